@@ -1,0 +1,220 @@
+// llmecon: the command-line shell over the facade. Parse flags, call the facade, print.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmecon/facade.hpp"
+#include "output.hpp"
+
+namespace {
+
+using llmecon::Json;
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
+  return 2;
+}
+
+// Parses "1,2,4", "1:1024:x2" (geometric) or "0:8192:+1024" (arithmetic) into numbers.
+std::optional<std::vector<double>> parse_list(const std::string& text, std::string& err) {
+  std::vector<double> out;
+  auto num = [&](const std::string& s, double& v) {
+    try {
+      std::size_t pos = 0;
+      v = std::stod(s, &pos);
+      return pos == s.size();
+    } catch (...) {
+      return false;
+    }
+  };
+  if (text.find(':') != std::string::npos) {
+    const auto a = text.find(':'), b = text.find(':', a + 1);
+    if (b == std::string::npos) {
+      err = "a range is START:STOP:xFACTOR or START:STOP:+STEP";
+      return std::nullopt;
+    }
+    double lo = 0, hi = 0, step = 0;
+    const std::string st = text.substr(b + 1);
+    if (!num(text.substr(0, a), lo) || !num(text.substr(a + 1, b - a - 1), hi) || st.size() < 2 ||
+        !num(st.substr(1), step) || (st[0] != 'x' && st[0] != '+')) {
+      err = "a range is START:STOP:xFACTOR or START:STOP:+STEP, e.g. 1:4096:x2";
+      return std::nullopt;
+    }
+    if ((st[0] == 'x' && (step <= 1 || lo <= 0)) || (st[0] == '+' && step <= 0) || hi < lo) {
+      err = "the range must grow: FACTOR > 1 (START > 0) or STEP > 0, and STOP >= START";
+      return std::nullopt;
+    }
+    for (double v = lo; v <= hi * (1 + 1e-12) && out.size() < 100000; v = st[0] == 'x' ? v * step : v + step) {
+      out.push_back(v);
+    }
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    double v = 0;
+    if (!num(part, v)) {
+      err = "'" + part + "' is not a number";
+      return std::nullopt;
+    }
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Turns a number given on the command line into JSON: whole numbers as integers.
+Json number_json(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v))) return static_cast<long long>(v);
+  return v;
+}
+
+struct StepFlags {
+  std::string model = "deepseek-v3";
+  std::string hw = "gb200";
+  std::optional<int> chips;
+  std::string phase = "decode";
+  std::string batch;
+  std::string context;
+  std::optional<double> chunk;
+  std::string weight_dtype, expert_dtype, act_dtype, kv_dtype, expert_touch;
+
+  void add(CLI::App* app, bool lists) {
+    app->add_option("--model,-m", model, "built-in model name or path to a config.json")->capture_default_str();
+    app->add_option("--hw", hw, "chip name (see `llmecon hardware`)")->capture_default_str();
+    app->add_option("--chips", chips, "chips in the scale-up domain (default: the whole domain)");
+    app->add_option("--phase", phase, "decode or prefill")->capture_default_str();
+    app->add_option("--batch,-b", batch, lists ? "batch sizes: 1,8,64 or 1:4096:x2" : "sequences per step (default 1)");
+    app->add_option("--context,-c", context,
+                    lists ? "context lengths: 1024,8192 or 1024:131072:x2" : "tokens of context (default 4096)");
+    app->add_option("--chunk", chunk, "prefill: tokens processed in this pass (default: the whole context)");
+    app->add_option("--weight-dtype", weight_dtype, "fp32, bf16, fp8, int8, fp4, int4 (default: as released)");
+    app->add_option("--expert-dtype", expert_dtype, "routed-expert weights (default: --weight-dtype)");
+    app->add_option("--act-dtype", act_dtype, "activations (default: the weight format)");
+    app->add_option("--kv-dtype", kv_dtype, "KV cache format (default bf16)");
+    app->add_option("--expert-touch", expert_touch, "expected (default) or all: routed experts read per step");
+  }
+
+  std::optional<Json> args(bool lists, std::string& err) const {
+    Json a{{"model", model}, {"hw", hw}, {"phase", phase}};
+    if (chips) a["chips"] = *chips;
+    auto put_list = [&](const char* key, const std::string& text, const char* flag) -> bool {
+      if (text.empty()) return true;
+      auto v = parse_list(text, err);
+      if (!v) {
+        err = std::string(flag) + ": " + err;
+        return false;
+      }
+      if (lists) {
+        Json arr = Json::array();
+        for (double x : *v) arr.push_back(number_json(x));
+        a[key] = arr;
+      } else {
+        if (v->size() != 1) {
+          err = std::string(flag) + ": expected one number (use `llmecon sweep` for lists)";
+          return false;
+        }
+        a[key] = number_json(v->front());
+      }
+      return true;
+    };
+    if (!put_list("batch", batch, "--batch") || !put_list("context", context, "--context")) return std::nullopt;
+    if (chunk) a["chunk"] = number_json(*chunk);
+    if (!weight_dtype.empty()) a["weight_dtype"] = weight_dtype;
+    if (!expert_dtype.empty()) a["expert_dtype"] = expert_dtype;
+    if (!act_dtype.empty()) a["act_dtype"] = act_dtype;
+    if (!kv_dtype.empty()) a["kv_dtype"] = kv_dtype;
+    if (!expert_touch.empty()) a["expert_touch"] = expert_touch;
+    return a;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"llmecon: the economics of training and serving large language models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "llmecon 0.1.0");
+  bool as_json = false, as_csv = false;
+  std::vector<std::string> hw_files;
+  app.add_flag("--json", as_json, "print JSON");
+  app.add_flag("--csv", as_csv, "print CSV");
+  app.add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
+
+  auto* models = app.add_subcommand("models", "list built-in models");
+  auto* hardware = app.add_subcommand("hardware", "list chips in the catalog");
+  auto* model = app.add_subcommand("model", "inspect a model");
+  model->require_subcommand(1);
+  auto* show = model->add_subcommand("show", "parameters, layers and KV bytes per token");
+  std::string show_model, show_kv = "bf16";
+  show->add_option("name", show_model, "built-in name or config.json path")->required();
+  show->add_option("--kv-dtype", show_kv, "KV cache format")->capture_default_str();
+
+  StepFlags rf, sf;
+  bool explain = false;
+  auto* roof = app.add_subcommand("roofline", "one step on one scale-up domain");
+  rf.add(roof, false);
+  roof->add_flag("--explain", explain, "print the derivation with values substituted");
+  auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
+  sf.add(sweep, true);
+  for (auto* sub : {models, hardware, show, roof, sweep}) {
+    sub->add_flag("--json", as_json, "print JSON");
+    sub->add_flag("--csv", as_csv, "print CSV");
+    sub->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    return fail(msg + " (hint: run with --help for usage)");
+  }
+  if (as_json && as_csv) return fail("--json and --csv: choose one output format");
+
+  auto engine = llmecon::Engine::open(hw_files);
+  if (!engine) return fail(engine.error().message());
+  const llmecon::cli::Format fmt_out = as_json ? llmecon::cli::Format::kJson
+                                       : as_csv ? llmecon::cli::Format::kCsv
+                                                : llmecon::cli::Format::kText;
+
+  if (*models) return llmecon::cli::print_models(engine->models(), fmt_out);
+  if (*hardware) return llmecon::cli::print_hardware(engine->hardware(), fmt_out);
+  if (*show) {
+    auto r = engine->model_show(Json{{"model", show_model}, {"kv_dtype", show_kv}});
+    if (!r) return fail(r.error().message());
+    return llmecon::cli::print_model(*r, fmt_out);
+  }
+  if (*roof || *sweep) {
+    const bool is_sweep = sweep->parsed();
+    std::string err;
+    auto args = (is_sweep ? sf : rf).args(is_sweep, err);
+    if (!args) return fail(err);
+    if (is_sweep) {
+      auto r = engine->sweep(*args);
+      if (!r) return fail(r.error().message());
+      return llmecon::cli::print_sweep(*r, fmt_out);
+    }
+    auto r = engine->roofline(*args);
+    if (!r) return fail(r.error().message());
+    std::vector<std::string> lines;
+    if (explain) {
+      auto e = engine->explain_roofline(*args);
+      if (!e) return fail(e.error().message());
+      lines = *e;
+    }
+    return llmecon::cli::print_roofline(*r, lines, fmt_out);
+  }
+  return fail("no subcommand (hint: run with --help)");
+}

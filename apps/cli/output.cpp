@@ -1,0 +1,169 @@
+#include "output.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+namespace llmecon::cli {
+namespace {
+
+void out(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+int print_json(const Json& j) {
+  out(j.dump(2) + "\n");
+  return 0;
+}
+
+std::string params(double v) {
+  if (v >= 1e12) return format_number(v / 1e12) + "T";
+  if (v >= 1e9) return format_number(v / 1e9) + "B";
+  return format_number(v / 1e6) + "M";
+}
+
+// A plain text table with columns padded to their widest cell.
+void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> w(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string s;
+    for (std::size_t i = 0; i < r.size(); ++i) s += fmt::format("{:<{}}", r[i], w[i] + 2);
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out(s + "\n");
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+Seconds secs(const Json& v) { return units::seconds(v.get<double>()); }
+Bytes byt(const Json& v) { return units::bytes(v.get<double>()); }
+
+}  // namespace
+
+int print_models(const Json& models, Format f) {
+  if (f == Format::kJson) return print_json(models);
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(models.begin(), models.end())));
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : models) {
+    rows.push_back({m["name"], m.value("family", "?"), params(m.value("params_total", 0.0)),
+                    params(m.value("params_active", 0.0)), std::to_string(m.value("layers", 0)),
+                    m.value("moe", false) ? "moe" : "dense"});
+  }
+  table({"name", "family", "total", "active", "layers", "kind"}, rows);
+  return 0;
+}
+
+int print_hardware(const Json& hw, Format f) {
+  if (f == Format::kJson) return print_json(hw);
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(hw.begin(), hw.end())));
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& h : hw) {
+    const Json& c = h["flops_per_s"];
+    auto rate = [&](const char* k) {
+      return c.contains(k) ? format(units::flop_per_s(c[k].get<double>())) : std::string("-");
+    };
+    rows.push_back({h["name"], rate("bf16"), rate("fp8"), rate("fp4"), format(byt(h["hbm_bytes"])),
+                    format(units::bytes_per_s(h["hbm_bytes_per_s"].get<double>())), format(secs(h["drain_time_s"])),
+                    std::to_string(h["scaleup_domain"].get<int>()) + " " + h["scaleup_topology"].get<std::string>(),
+                    fmt::format("${:.2f}", h["usd_per_hour"].get<double>())});
+  }
+  table({"name", "bf16", "fp8", "fp4", "HBM", "HBM bw", "drain", "scale-up", "$/chip-h"}, rows);
+  return 0;
+}
+
+int print_model(const Json& m, Format f) {
+  if (f == Format::kJson) return print_json(m);
+  if (f == Format::kCsv) {
+    out(to_csv({m}));
+    return 0;
+  }
+  out(fmt::format("{} ({}), from {}\n", m["name"].get<std::string>(), m["family"].get<std::string>(),
+                  m["origin"].get<std::string>()));
+  out(fmt::format("  parameters      {} total, {} active ({} in matmuls), sparsity {}\n",
+                  params(m["params_total"]), params(m["params_active"]), params(m["params_active_matmul"]),
+                  format_number(m["sparsity"].get<double>(), 3)));
+  std::string kinds;
+  for (const auto& [k, v] : m["layer_kinds"].items()) kinds += fmt::format("{}{} x {}", kinds.empty() ? "" : ", ", v.get<int>(), k);
+  out(fmt::format("  layers          {} ({})\n", m["layers"].get<int>(), kinds));
+  out(fmt::format("  attention       {}, {} heads, {} KV heads, head dim {}\n", m["attention"].get<std::string>(),
+                  m["heads"].get<int>(), m["kv_heads"].get<int>(), m["head_dim"].get<int>()));
+  if (m.contains("experts")) {
+    out(fmt::format("  experts         {} routed, {} per token, FFN {}, shared FFN {}\n", m["experts"].get<int>(),
+                    m["experts_per_token"].get<int>(), m["expert_ffn"].get<int>(), m["shared_ffn"].get<int>()));
+  }
+  out(fmt::format("  KV per token    {} at {}\n", format(units::bytes_per_token(m["kv_bytes_per_token"].get<double>())),
+                  m["kv_dtype"].get<std::string>()));
+  out(fmt::format("  weights         {} as released ({} dense, {} experts)\n",
+                  format(byt(m["weight_bytes_native"])), m["native_weight_dtype"].get<std::string>(),
+                  m["native_expert_dtype"].get<std::string>()));
+  if (m.contains("published")) {
+    const Json& p = m["published"];
+    out(fmt::format("  published       {} total{}  [{}]\n", params(p["total"]),
+                    p["active"].get<double>() > 0 ? ", " + params(p["active"]) + " active" : std::string(),
+                    p["source"].get<std::string>()));
+  }
+  return 0;
+}
+
+int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f) {
+  if (f == Format::kJson) {
+    if (explain.empty()) return print_json(r);
+    Json withx = r;
+    withx["explain"] = explain;
+    return print_json(withx);
+  }
+  if (f == Format::kCsv) {
+    out(to_csv({r}));
+    return 0;
+  }
+  out(fmt::format("{} on {} x {}, {} batch {} context {} ({} weights, {} KV)\n", r["model"].get<std::string>(),
+                  r["chips"].get<int>(), r["hardware"].get<std::string>(), r["phase"].get<std::string>(),
+                  format_number(r["batch"].get<double>()), format_number(r["context"].get<double>()),
+                  r["weight_dtype"].get<std::string>(), r["kv_dtype"].get<std::string>()));
+  out(fmt::format("  t_compute   {}\n  t_weights   {}\n  t_kv        {}\n", format(secs(r["t_compute_s"])),
+                  format(secs(r["t_weights_s"])), format(secs(r["t_kv_s"]))));
+  out(fmt::format("  t_step      {}  ({}-bound; no-overlap bound {})\n", format(secs(r["t_step_s"])),
+                  r["bound"].get<std::string>(), format(secs(r["t_upper_s"]))));
+  out(fmt::format("  throughput  {}   MFU {}%\n", format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
+                  format_number(100 * r["mfu"].get<double>(), 3)));
+  out(fmt::format("  cost        ${}/Mtok\n", format_number(r["usd_per_mtok"].get<double>())));
+  out(fmt::format("  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
+                  format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
+                  r["fits"].get<bool>() ? std::string("fits") : "DOES NOT FIT (" + r["fit_reason"].get<std::string>() + ")"));
+  if (!explain.empty()) {
+    out("\nderivation (docs/model.md):\n");
+    for (const auto& l : explain) out("  " + l + "\n");
+  }
+  return 0;
+}
+
+int print_sweep(const Json& s, Format f) {
+  if (f == Format::kJson) return print_json(s);
+  const Json& rows = s["rows"];
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
+    return 0;
+  }
+  out(fmt::format("{} on {} x {}\n", s["model"].get<std::string>(), s["chips"].get<int>(),
+                  s["hardware"].get<std::string>()));
+  std::vector<std::vector<std::string>> t;
+  for (const auto& r : rows) {
+    t.push_back({format_number(r["batch"].get<double>()), format_number(r["context"].get<double>()),
+                 format(secs(r["t_compute_s"])), format(secs(r["t_weights_s"])), format(secs(r["t_kv_s"])),
+                 format(secs(r["t_step_s"])), r["bound"].get<std::string>(),
+                 format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
+                 format_number(r["usd_per_mtok"].get<double>()), r["fits"].get<bool>() ? "yes" : "no"});
+  }
+  table({"batch", "context", "t_compute", "t_weights", "t_kv", "t_step", "bound", "tokens/s", "$/Mtok", "fits"}, t);
+  return 0;
+}
+
+}  // namespace llmecon::cli

@@ -1,0 +1,19 @@
+// Printing facade results as text tables, JSON or CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llmecon/facade.hpp"
+
+namespace llmecon::cli {
+
+enum class Format { kText, kJson, kCsv };
+
+int print_models(const Json& models, Format f);
+int print_hardware(const Json& hw, Format f);
+int print_model(const Json& m, Format f);
+int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f);
+int print_sweep(const Json& s, Format f);
+
+}  // namespace llmecon::cli

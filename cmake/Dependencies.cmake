@@ -1,0 +1,18 @@
+# Every third-party dependency is found here, from Debian packages. Nothing is downloaded.
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(tomlplusplus 3 REQUIRED)
+find_package(fmt 9 REQUIRED)
+find_package(CLI11 2 QUIET)
+if(NOT CLI11_FOUND)
+  # Debian's libcli11-dev ships the header only.
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+if(LLMECON_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  find_package(rapidcheck REQUIRED)
+endif()
+if(LLMECON_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

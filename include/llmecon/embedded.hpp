@@ -1,0 +1,20 @@
+// llmecon/embedded.hpp: data files compiled into the binary (see cmake/Embed.cmake).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace llmecon {
+
+/// One embedded file: its path relative to data/ and its bytes.
+struct EmbeddedFile {
+  std::string_view path;
+  std::string_view content;
+};
+
+/// Every shipped hardware file, data/hardware/*.toml.
+std::span<const EmbeddedFile> embedded_hardware();
+/// Every shipped model file, data/models/* (configs and index.toml).
+std::span<const EmbeddedFile> embedded_models();
+
+}  // namespace llmecon

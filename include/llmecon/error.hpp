@@ -1,0 +1,74 @@
+// llmecon/error.hpp: typed errors for bad input, and Result<T>.
+//
+// Bad input (a catalog file, a config, a CLI flag, an HTTP body) is reported as an Error value
+// that names where it came from (file or flag), the field, what is wrong and a hint. The shells
+// turn it into exit code 2, HTTP 400 or a Python ValueError. Programmer errors use
+// LLMECON_ASSERT instead. The library never prints and never exits.
+//
+//   Result<int> parse_count(std::string_view s);
+//   auto r = parse_count("x");
+//   if (!r) std::string msg = r.error().message();   // "--batch: value: not a number ..."
+#pragma once
+
+#include <cassert>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace llmecon {
+
+/// One bad-input error. `where` is a file path or a flag; `field` is the key inside it.
+struct Error {
+  std::string where;
+  std::string field;
+  std::string what;
+  std::string hint;
+
+  /// One line: "<where>: <field>: <what> (hint: <hint>)".
+  [[nodiscard]] std::string message() const;
+  /// The same error re-anchored to another file or flag, keeping the field path.
+  [[nodiscard]] Error at(std::string new_where) const;
+  /// The same error with `prefix.` prepended to the field path.
+  [[nodiscard]] Error in_field(const std::string& prefix) const;
+};
+
+/// Either a value or an Error. A minimal std::expected for C++20.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}       // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] bool ok() const { return std::holds_alternative<T>(v_); }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & {
+    assert(ok() && "Result::value() on an error");
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    assert(ok() && "Result::value() on an error");
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok() && "Result::value() on an error");
+    return std::get<T>(std::move(v_));
+  }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  [[nodiscard]] const Error& error() const {
+    assert(!ok() && "Result::error() on a value");
+    return std::get<Error>(v_);
+  }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+}  // namespace llmecon
+
+/// Programmer-error check: active in debug and sanitizer builds, never triggered by user input.
+#define LLMECON_ASSERT(cond, msg) assert((cond) && (msg))

@@ -1,0 +1,57 @@
+// llmecon/facade.hpp: the one entry point the CLI, the server and Python share.
+//
+// Each call takes a JSON object of arguments and returns the JSON the CLI prints with --json,
+// so every shell gives the same answer to the same question. Bad arguments are an Error that
+// names the flag and a hint.
+//
+//   auto eng = Engine::open({});                                  // embedded catalogs
+//   auto r = eng->roofline({{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"batch", 64}});
+//   double t = (*r)["t_step_s"];
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "llmecon/error.hpp"
+#include "llmecon/hardware.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/roofline.hpp"
+
+namespace llmecon {
+
+using Json = nlohmann::ordered_json;
+
+class Engine {
+ public:
+  /// Loads the embedded catalogs, then each user hardware file in order.
+  static Result<Engine> open(const std::vector<std::string>& hw_files);
+
+  [[nodiscard]] Json models() const;
+  [[nodiscard]] Json hardware() const;
+  /// args: model, kv_dtype?
+  [[nodiscard]] Result<Json> model_show(const Json& args) const;
+  /// args: model, hw, chips?, phase?, batch?, context?, chunk?, weight_dtype?, expert_dtype?,
+  /// act_dtype?, kv_dtype?, expert_touch?
+  [[nodiscard]] Result<Json> roofline(const Json& args) const;
+  /// As roofline, with batch and/or context given as arrays; one row per combination.
+  [[nodiscard]] Result<Json> sweep(const Json& args) const;
+  /// The derivation of roofline(args), one line per formula.
+  [[nodiscard]] Result<std::vector<std::string>> explain_roofline(const Json& args) const;
+  /// The evaluated input for roofline(args) (for callers that want the typed result).
+  [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
+
+  [[nodiscard]] const HardwareCatalog& hardware_catalog() const { return hw_; }
+  [[nodiscard]] const ModelCatalog& model_catalog() const { return models_; }
+
+ private:
+  HardwareCatalog hw_;
+  ModelCatalog models_;
+};
+
+/// JSON of one roofline evaluation (the keys documented in docs/cli.md).
+Json to_json(const RooflineResult& r);
+/// CSV: a header line of the scalar keys, then one line per row object.
+std::string to_csv(const std::vector<Json>& rows);
+
+}  // namespace llmecon

@@ -1,0 +1,114 @@
+// llmecon/hardware.hpp: accelerators as sourced data, and the catalog that holds them.
+//
+// Every figure comes from a TOML file with units in its values and source URLs
+// (data/hardware/*.toml, embedded in the binary). Users add or override chips with their own
+// files.
+//
+//   auto cat = HardwareCatalog::builtin();              // Result<HardwareCatalog>
+//   const Hardware* h = cat->find("h100-sxm");
+//   FlopsPerSecond f = h->peak(DType::kBf16);             // 989.4 TFLOP/s
+//   Seconds drain = h->hbm_capacity.value / h->hbm_bandwidth.value;
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/dtype.hpp"
+#include "llmecon/error.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+
+/// A default value and, where sources disagree, the range they span (lo <= value <= hi).
+template <class Q>
+struct Ranged {
+  Q value{};
+  std::optional<Q> lo;
+  std::optional<Q> hi;
+  [[nodiscard]] Q low() const { return lo.value_or(value); }
+  [[nodiscard]] Q high() const { return hi.value_or(value); }
+};
+
+enum class Topology { kSwitch, kTorus, kMesh, kNone };
+std::string_view name(Topology t);
+
+/// A link class: per-chip bandwidth in one direction and a per-message latency.
+struct Link {
+  BytesPerSecond bandwidth{};
+  Seconds latency{};
+};
+
+/// A storage tier below HBM (host DDR, flash, disk), per chip share.
+struct HostTier {
+  std::string name;
+  Bytes capacity{};
+  BytesPerSecond bandwidth{};
+  DollarsPerSecond price{};  ///< amortized cost of this capacity per chip share
+  std::string source;
+};
+
+struct Hardware {
+  std::string name;
+  std::string display_name;
+  std::string vendor;
+  int year = 0;
+  std::string status;
+  std::vector<std::string> sources;
+  std::string notes;
+  std::string origin;  ///< the file it was read from ("builtin:..." for embedded files)
+
+  /// Dense peak rate per dtype; nullopt where the chip has no rate for that format.
+  std::array<std::optional<Ranged<FlopsPerSecond>>, kDTypeCount> compute;
+  Ranged<Bytes> hbm_capacity;
+  Ranged<BytesPerSecond> hbm_bandwidth;
+  std::optional<Bytes> sram;
+
+  int domain_size = 1;
+  Topology topology = Topology::kSwitch;
+  Link scale_up;
+  Link scale_out;
+  std::vector<HostTier> host_tiers;
+  Watts tdp{};
+  Ranged<DollarsPerSecond> price;
+  std::string price_source;
+
+  /// The dense peak for a format. A format without native support runs at the next wider
+  /// supported format (fp8 on an A100 runs at the bf16 rate).
+  [[nodiscard]] FlopsPerSecond peak(DType d) const;
+  /// The format whose rate peak(d) uses.
+  [[nodiscard]] DType effective_compute_dtype(DType d) const;
+  /// HBM capacity / HBM bandwidth (model.md F8).
+  [[nodiscard]] Seconds drain_time() const { return hbm_capacity.value / hbm_bandwidth.value; }
+  [[nodiscard]] const HostTier* tier(std::string_view tier_name) const;
+};
+
+/// Parses one hardware TOML document. `origin` names the file in errors.
+Result<Hardware> parse_hardware_toml(std::string_view text, const std::string& origin);
+
+/// The set of known chips: the embedded catalog plus user files, later entries overriding
+/// earlier ones by name.
+class HardwareCatalog {
+ public:
+  /// The embedded catalog.
+  static Result<HardwareCatalog> builtin();
+  /// Adds or overrides chips from a file on disk.
+  Result<bool> add_file(const std::string& path);
+  /// Adds or overrides one chip.
+  void put(Hardware h);
+
+  [[nodiscard]] const Hardware* find(std::string_view name) const;
+  /// find() or an Error naming `where` (a flag) with the closest known names as the hint.
+  [[nodiscard]] Result<const Hardware*> get(std::string_view name, const std::string& where) const;
+  [[nodiscard]] const std::vector<Hardware>& all() const { return chips_; }
+
+ private:
+  std::vector<Hardware> chips_;
+};
+
+/// Up to three known names closest to `name` by edit distance, for "did you mean" hints.
+std::string closest_names(std::string_view name, const std::vector<std::string>& known);
+
+}  // namespace llmecon

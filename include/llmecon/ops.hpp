@@ -1,0 +1,111 @@
+// llmecon/ops.hpp: operator accounting for one forward pass (a prefill chunk or a decode step).
+//
+// Every GEMM goes through matmul_flops(m, n, k) = 2*m*n*k. Bytes are split by class: weights,
+// KV read, KV write and activations (docs/model.md §4).
+//
+//   Step s{Phase::kDecode, /*batch=*/64, /*new_tokens=*/1, /*cached=*/8192};
+//   StepCost c = step_cost(model, s, Precision::native(model));
+//   Flops f = c.flops_total();  Bytes w = c.weights;
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/dtype.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+
+/// 2*m*n*k: the one FLOP formula for every matrix multiply (model.md §4.1).
+constexpr Flops matmul_flops(double m, double n, double k) { return units::flops(2.0 * m * n * k); }
+
+enum class Phase { kPrefill, kDecode };
+std::string_view name(Phase p);
+
+/// One forward pass over `batch` sequences, each adding `new_tokens` tokens after `cached`
+/// tokens already in the KV cache. Decode: new_tokens = 1. Prefill of a whole prompt:
+/// cached = 0, new_tokens = prompt length.
+struct Step {
+  Phase phase = Phase::kDecode;
+  double batch = 1;
+  double new_tokens = 1;
+  double cached = 0;
+  [[nodiscard]] double tokens() const { return batch * new_tokens; }
+};
+
+/// Numeric formats per tensor class.
+struct Precision {
+  DType weights = DType::kBf16;  ///< dense weights (attention, dense MLP, shared experts, head)
+  DType experts = DType::kBf16;  ///< routed-expert weights
+  DType act = DType::kBf16;      ///< activations: GEMMs run at wider(weights, act)
+  DType kv = DType::kBf16;       ///< KV cache: attention runs at wider(kv, act)
+  /// The released formats, activations at the dense weight format, KV at bf16.
+  static Precision native(const ModelSpec& m);
+};
+
+/// How many routed experts a step reads from memory (model.md §4.4).
+enum class ExpertTouch {
+  kExpected,  ///< E*(1-(1-k/E)^T) distinct experts for T tokens under uniform routing
+  kAll,       ///< every expert, every step (the lecture's assumption)
+};
+
+enum class OpKind {
+  kEmbedding,
+  kQkvProj,
+  kAttnCore,     ///< scores and weighted values over the cached context
+  kIndexer,      ///< DSA lightning indexer
+  kLinearMixer,  ///< linear-attention state update
+  kOProj,
+  kRouter,
+  kMlp,
+  kExperts,
+  kSharedExperts,
+  kLmHead,
+};
+inline constexpr std::size_t kOpKindCount = 11;
+std::string_view name(OpKind k);
+
+/// The compute rate an op's FLOPs run at.
+enum class ComputeClass { kDense, kExpert, kAttention };
+
+/// One operator's cost in one layer (layer -1 for embedding and head).
+struct OpCost {
+  OpKind kind = OpKind::kQkvProj;
+  int layer = -1;
+  ComputeClass cls = ComputeClass::kDense;
+  Flops flops{};
+  Bytes weights{};
+  Bytes kv_read{};
+  Bytes kv_write{};
+  Bytes act{};
+};
+
+struct StepCost {
+  Flops flops_dense{};
+  Flops flops_expert{};
+  Flops flops_attention{};
+  Bytes weights{};
+  Bytes kv_read{};
+  Bytes kv_write{};
+  Bytes act{};
+  double experts_read_per_layer = 0;  ///< distinct routed experts read per MoE layer
+  std::vector<OpCost> ops;            ///< filled only when detail is requested
+
+  [[nodiscard]] Flops flops_total() const { return flops_dense + flops_expert + flops_attention; }
+  [[nodiscard]] Bytes kv_bytes() const { return kv_read + kv_write; }
+};
+
+/// Costs of one forward pass. With `detail`, ops holds one record per layer and operator.
+StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p,
+                   ExpertTouch touch = ExpertTouch::kExpected, bool detail = false);
+
+/// Query-key pairs one sequence evaluates in a layer when `n` new tokens follow `cached`
+/// tokens, for each mixer (model.md §4.2). Exposed for tests.
+double attention_pairs(Mixer mixer, double window, double cached, double n);
+
+/// Expected distinct experts read by T tokens each choosing k of E (model.md §4.4).
+double expected_experts_touched(double experts, double top_k, double tokens);
+
+}  // namespace llmecon

@@ -1,0 +1,83 @@
+// llmecon/roofline.hpp: one forward pass on one scale-up domain (the lecture's model).
+//
+// The domain's chips pool their FLOP/s and HBM bandwidth perfectly (docs/model.md §5):
+//   t_compute = FLOPs / (chips * peak * eff_compute)
+//   t_weights = weight bytes / (chips * HBM bandwidth * eff_memory)
+//   t_kv      = KV bytes     / (chips * HBM bandwidth * eff_memory)
+//   t_step    = max(t_compute, t_weights + t_kv)          (lower bound, F1)
+//   t_upper   = t_compute + t_weights + t_kv             (no overlap)
+//
+//   RooflineInput in{&model, &hw, 8, Step{Phase::kDecode, 64, 1, 4096}, Precision::native(model)};
+//   auto r = roofline(in);   // Result<RooflineResult>
+//   r->t_step, r->bound, r->tokens_per_s, r->usd_per_token
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/error.hpp"
+#include "llmecon/hardware.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/ops.hpp"
+
+namespace llmecon {
+
+/// Achievable fractions of peak. Defaults to 1 (pure roofline); later calibrated.
+struct Efficiency {
+  double compute = 1.0;
+  double memory = 1.0;
+};
+
+enum class Bound { kCompute, kWeights, kKv };
+std::string_view name(Bound b);
+
+struct RooflineInput {
+  const ModelSpec* model = nullptr;
+  const Hardware* hw = nullptr;
+  int chips = 1;
+  Step step;
+  Precision precision;
+  ExpertTouch touch = ExpertTouch::kExpected;
+  Efficiency eff;
+  /// Fraction of HBM usable for weights and KV (the rest: activations, runtime). 1 = all.
+  double usable_hbm = 1.0;
+};
+
+struct RooflineResult {
+  RooflineInput in;
+  StepCost cost;
+  FlopsPerSecond flops_per_s_dense{};    ///< pooled rate for dense-weight GEMMs
+  FlopsPerSecond flops_per_s_expert{};   ///< pooled rate for expert GEMMs
+  FlopsPerSecond flops_per_s_attention{};
+  BytesPerSecond mem_bw{};               ///< pooled HBM bandwidth
+  Seconds t_compute{};
+  Seconds t_weights{};
+  Seconds t_kv{};
+  Seconds t_step{};
+  Seconds t_upper{};
+  Bound bound = Bound::kCompute;
+  TokensPerSecond tokens_per_s{};
+  DollarsPerSecond usd_per_s{};
+  DollarsPerToken usd_per_token{};
+  Bytes mem_weights{};
+  Bytes mem_kv{};
+  Bytes mem_capacity{};
+  bool fits = true;
+  std::string fit_reason;   ///< why it does not fit, empty when it fits
+  /// Useful FLOPs over what the domain could do in t_step.
+  double mfu = 0.0;
+  /// FLOPs per byte moved from HBM.
+  FlopsPerByte intensity{};
+};
+
+/// Validates the input (Error naming the flag for bad chip counts) and evaluates the step.
+Result<RooflineResult> roofline(const RooflineInput& in);
+
+/// The evaluation without validation, for hot loops (sweeps, search, benchmarks).
+RooflineResult roofline_unchecked(const RooflineInput& in);
+
+/// The derivation as the lecture would write it, one line per formula with values substituted.
+std::vector<std::string> explain(const RooflineResult& r);
+
+}  // namespace llmecon

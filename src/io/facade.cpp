@@ -1,0 +1,381 @@
+// The facade: JSON arguments in, JSON results out (docs/cli.md lists the keys).
+#include "llmecon/facade.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace llmecon {
+namespace {
+
+std::string flag(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+Result<bool> only_keys(const Json& args, std::initializer_list<const char*> allowed) {
+  if (!args.is_object()) return Error{"request", "", "expected a JSON object of arguments", ""};
+  for (const auto& [k, v] : args.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + flag(a);
+      return Error{flag(k), "", "unknown argument", "known: " + list};
+    }
+  }
+  return true;
+}
+
+Result<std::string> get_string(const Json& args, const char* key, bool required, std::string fallback = "") {
+  if (!args.contains(key) || args[key].is_null()) {
+    if (required) return Error{flag(key), "", "is required", ""};
+    return fallback;
+  }
+  if (!args[key].is_string()) return Error{flag(key), "", "expected a string", ""};
+  return args[key].get<std::string>();
+}
+
+Result<double> get_number(const Json& args, const char* key, double fallback, double min_value, bool integer) {
+  if (!args.contains(key) || args[key].is_null()) return fallback;
+  const Json& v = args[key];
+  if (!v.is_number()) return Error{flag(key), "", "expected a number, got " + v.dump(), ""};
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) return Error{flag(key), "", "must be finite", ""};
+  if (integer && x != std::floor(x)) return Error{flag(key), "", "expected a whole number, got " + v.dump(), ""};
+  if (x < min_value) {
+    return Error{flag(key), "", fmt::format("must be at least {}, got {}", format_number(min_value), v.dump()),
+                 "sizes and counts are positive"};
+  }
+  return x;
+}
+
+Result<DType> get_dtype(const Json& args, const char* key, DType fallback) {
+  auto s = get_string(args, key, false);
+  if (!s) return s.error();
+  if (s->empty()) return fallback;
+  auto d = parse_dtype(*s);
+  if (!d) return d.error().at(flag(key));
+  return *d;
+}
+
+#define TRY(var, expr)                  \
+  auto var##_r = (expr);                \
+  if (!var##_r) return var##_r.error(); \
+  auto var = std::move(var##_r).value()
+
+constexpr std::initializer_list<const char*> kRooflineKeys = {
+    "model", "hw", "chips", "phase", "batch", "context", "chunk", "weight_dtype", "expert_dtype", "act_dtype",
+    "kv_dtype", "expert_touch"};
+
+// Everything roofline needs, resolved; the model is owned here.
+struct Resolved {
+  ModelSpec model;
+  const Hardware* hw = nullptr;
+  RooflineInput in;
+};
+
+Result<Resolved> resolve(const Engine& e, const Json& args, const Json& batch_override = Json(),
+                         const Json& context_override = Json()) {
+  Resolved r;
+  TRY(model_name, get_string(args, "model", true));
+  TRY(model, e.model_catalog().resolve(model_name, "--model"));
+  r.model = std::move(model);
+  TRY(hw_name, get_string(args, "hw", true));
+  TRY(hw, e.hardware_catalog().get(hw_name, "--hw"));
+  r.hw = hw;
+  TRY(chips, get_number(args, "chips", hw->domain_size, 1, true));
+  TRY(phase_s, get_string(args, "phase", false, "decode"));
+  Phase phase;
+  if (phase_s == "decode") {
+    phase = Phase::kDecode;
+  } else if (phase_s == "prefill") {
+    phase = Phase::kPrefill;
+  } else {
+    return Error{"--phase", "", "unknown phase '" + phase_s + "'", "use decode or prefill"};
+  }
+  Json a = args;
+  if (!batch_override.is_null()) a["batch"] = batch_override;
+  if (!context_override.is_null()) a["context"] = context_override;
+  TRY(batch, get_number(a, "batch", 1, 1, true));
+  TRY(context, get_number(a, "context", phase == Phase::kDecode ? 4096 : 4096, phase == Phase::kDecode ? 0 : 1, true));
+  Step step;
+  step.phase = phase;
+  step.batch = batch;
+  if (phase == Phase::kDecode) {
+    step.new_tokens = 1;
+    step.cached = context;
+  } else {
+    TRY(chunk, get_number(a, "chunk", context, 1, true));
+    if (chunk > context) return Error{"--chunk", "", "must not exceed --context", "the chunk is the last part of the prompt"};
+    step.new_tokens = chunk;
+    step.cached = context - chunk;
+  }
+  Precision native = Precision::native(r.model);
+  TRY(wd, get_dtype(args, "weight_dtype", native.weights));
+  // One --weight-dtype sets experts too unless --expert-dtype says otherwise.
+  const bool weight_given = args.contains("weight_dtype") && !args["weight_dtype"].is_null();
+  TRY(ed, get_dtype(args, "expert_dtype", weight_given ? wd : native.experts));
+  TRY(ad, get_dtype(args, "act_dtype", weight_given ? wd : native.act));
+  TRY(kd, get_dtype(args, "kv_dtype", native.kv));
+  TRY(touch_s, get_string(args, "expert_touch", false, "expected"));
+  ExpertTouch touch;
+  if (touch_s == "expected") {
+    touch = ExpertTouch::kExpected;
+  } else if (touch_s == "all") {
+    touch = ExpertTouch::kAll;
+  } else {
+    return Error{"--expert-touch", "", "unknown value '" + touch_s + "'", "use expected or all"};
+  }
+  r.in.hw = hw;
+  r.in.chips = static_cast<int>(chips);
+  r.in.step = step;
+  r.in.precision = Precision{wd, ed, ad, kd};
+  r.in.touch = touch;
+  return r;
+}
+
+}  // namespace
+
+Result<Engine> Engine::open(const std::vector<std::string>& hw_files) {
+  Engine e;
+  TRY(hw, HardwareCatalog::builtin());
+  e.hw_ = std::move(hw);
+  for (const auto& f : hw_files) {
+    TRY(ok, e.hw_.add_file(f));
+    (void)ok;
+  }
+  TRY(models, ModelCatalog::builtin());
+  e.models_ = std::move(models);
+  return e;
+}
+
+Json Engine::models() const {
+  Json out = Json::array();
+  for (const auto& e : models_.entries()) {
+    auto m = models_.load(e.name);
+    Json row{{"name", e.name}, {"source", e.source}};
+    if (m) {
+      row["family"] = m->family;
+      row["params_total"] = m->params_total();
+      row["params_active"] = m->params_active();
+      row["layers"] = m->n_layers();
+      row["moe"] = m->is_moe();
+    } else {
+      row["error"] = m.error().message();
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+Json Engine::hardware() const {
+  Json out = Json::array();
+  for (const auto& h : hw_.all()) {
+    Json compute = Json::object();
+    for (std::size_t i = 0; i < kDTypeCount; ++i) {
+      if (h.compute[i]) compute[std::string(kDTypeNames[i])] = h.compute[i]->value.si();
+    }
+    Json tiers = Json::array();
+    for (const auto& t : h.host_tiers) {
+      tiers.push_back({{"name", t.name},
+                       {"capacity_bytes", t.capacity.si()},
+                       {"bandwidth_bytes_per_s", t.bandwidth.si()},
+                       {"usd_per_hour", t.price.si() * 3600.0}});
+    }
+    out.push_back({{"name", h.name},
+                   {"display_name", h.display_name},
+                   {"vendor", h.vendor},
+                   {"year", h.year},
+                   {"status", h.status},
+                   {"flops_per_s", compute},
+                   {"hbm_bytes", h.hbm_capacity.value.si()},
+                   {"hbm_bytes_per_s", h.hbm_bandwidth.value.si()},
+                   {"drain_time_s", h.drain_time().si()},
+                   {"scaleup_domain", h.domain_size},
+                   {"scaleup_topology", std::string(name(h.topology))},
+                   {"scaleup_bytes_per_s", h.scale_up.bandwidth.si()},
+                   {"scaleout_bytes_per_s", h.scale_out.bandwidth.si()},
+                   {"host_tiers", tiers},
+                   {"tdp_w", h.tdp.si()},
+                   {"usd_per_hour", h.price.value.si() * 3600.0},
+                   {"usd_per_hour_range", {h.price.low().si() * 3600.0, h.price.high().si() * 3600.0}},
+                   {"sources", h.sources},
+                   {"origin", h.origin}});
+  }
+  return out;
+}
+
+Result<Json> Engine::model_show(const Json& args) const {
+  TRY(ok, only_keys(args, {"model", "kv_dtype"}));
+  (void)ok;
+  TRY(model_name, get_string(args, "model", true));
+  TRY(m, models_.resolve(model_name, "--model"));
+  TRY(kv, get_dtype(args, "kv_dtype", DType::kBf16));
+  Json layers = Json::object();
+  for (const auto& l : m.layers) {
+    const std::string key = std::string(name(l.mixer)) + (l.moe ? "+moe" : "");
+    layers[key] = layers.value(key, 0) + 1;
+  }
+  Json out{{"name", m.name},
+           {"family", m.family},
+           {"origin", m.origin},
+           {"params_total", m.params_total()},
+           {"params_active", m.params_active()},
+           {"params_active_matmul", m.params_active_matmul()},
+           {"params_embedding", m.params_embedding()},
+           {"sparsity", m.sparsity()},
+           {"layers", m.n_layers()},
+           {"layer_kinds", layers},
+           {"d_model", m.d_model},
+           {"vocab", m.vocab},
+           {"attention", m.attn.kind == AttentionKind::kMla ? "mla" : (m.attn.kv_heads == m.attn.heads ? "mha" : (m.attn.kv_heads == 1 ? "mqa" : "gqa"))},
+           {"heads", m.attn.heads},
+           {"kv_heads", m.attn.kv_heads},
+           {"head_dim", m.attn.head_dim},
+           {"kv_dtype", std::string(name(kv))},
+           {"kv_bytes_per_token", m.kv_bytes_per_token(kv).si()},
+           {"native_weight_dtype", std::string(name(m.native_weight_dtype))},
+           {"native_expert_dtype", std::string(name(m.native_expert_dtype))},
+           {"weight_bytes_native", m.weight_bytes(m.native_weight_dtype, m.native_expert_dtype).si()},
+           {"max_context", m.max_context}};
+  if (m.is_moe()) {
+    out["experts"] = m.moe.experts;
+    out["experts_per_token"] = m.moe.top_k;
+    out["expert_ffn"] = m.moe.expert_ffn;
+    out["shared_ffn"] = m.moe.shared_ffn;
+  }
+  if (const ModelEntry* e = models_.entry(m.name)) {
+    out["source"] = e->source;
+    out["published"] = {{"total", e->published.total}, {"active", e->published.active}, {"source", e->published.source}};
+  }
+  return out;
+}
+
+Result<RooflineResult> Engine::evaluate(const Json& args) const {
+  TRY(ok, only_keys(args, kRooflineKeys));
+  (void)ok;
+  TRY(res, resolve(*this, args));
+  res.in.model = &res.model;
+  TRY(r, llmecon::roofline(res.in));
+  // The result must not point into `res`; detach the model pointer for callers.
+  r.in.model = nullptr;
+  return r;
+}
+
+Json to_json(const RooflineResult& r) {
+  const auto& in = r.in;
+  return Json{{"model", in.model ? Json(in.model->name) : Json()},
+              {"hardware", in.hw->name},
+              {"chips", in.chips},
+              {"phase", std::string(name(in.step.phase))},
+              {"batch", in.step.batch},
+              {"context", in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)},
+              {"new_tokens", in.step.new_tokens},
+              {"weight_dtype", std::string(name(in.precision.weights))},
+              {"expert_dtype", std::string(name(in.precision.experts))},
+              {"act_dtype", std::string(name(in.precision.act))},
+              {"kv_dtype", std::string(name(in.precision.kv))},
+              {"flops", r.cost.flops_total().si()},
+              {"bytes_weights", r.cost.weights.si()},
+              {"bytes_kv_read", r.cost.kv_read.si()},
+              {"bytes_kv_write", r.cost.kv_write.si()},
+              {"t_compute_s", r.t_compute.si()},
+              {"t_weights_s", r.t_weights.si()},
+              {"t_kv_s", r.t_kv.si()},
+              {"t_step_s", r.t_step.si()},
+              {"t_upper_s", r.t_upper.si()},
+              {"bound", std::string(name(r.bound))},
+              {"tokens_per_s", r.tokens_per_s.si()},
+              {"usd_per_mtok", r.usd_per_token.si() * 1e6},
+              {"mfu", r.mfu},
+              {"arithmetic_intensity", r.intensity.si()},
+              {"mem_weights_bytes", r.mem_weights.si()},
+              {"mem_kv_bytes", r.mem_kv.si()},
+              {"mem_capacity_bytes", r.mem_capacity.si()},
+              {"fits", r.fits},
+              {"fit_reason", r.fit_reason}};
+}
+
+Result<Json> Engine::roofline(const Json& args) const {
+  TRY(ok, only_keys(args, kRooflineKeys));
+  (void)ok;
+  TRY(res, resolve(*this, args));
+  res.in.model = &res.model;
+  TRY(r, llmecon::roofline(res.in));
+  return to_json(r);
+}
+
+Result<std::vector<std::string>> Engine::explain_roofline(const Json& args) const {
+  TRY(ok, only_keys(args, kRooflineKeys));
+  (void)ok;
+  TRY(res, resolve(*this, args));
+  res.in.model = &res.model;
+  TRY(r, llmecon::roofline(res.in));
+  return explain(r);
+}
+
+Result<Json> Engine::sweep(const Json& args) const {
+  TRY(ok, only_keys(args, kRooflineKeys));
+  (void)ok;
+  auto as_list = [&](const char* key, double fallback) -> Result<std::vector<Json>> {
+    std::vector<Json> out;
+    if (!args.contains(key) || args[key].is_null()) {
+      out.emplace_back(fallback);
+    } else if (args[key].is_array()) {
+      if (args[key].empty()) return Error{flag(key), "", "the list is empty", "give at least one value"};
+      for (const auto& v : args[key]) out.push_back(v);
+    } else {
+      out.push_back(args[key]);
+    }
+    return out;
+  };
+  TRY(batches, as_list("batch", 1));
+  TRY(contexts, as_list("context", 4096));
+  Json base = args;
+  base.erase("batch");
+  base.erase("context");
+  TRY(res, resolve(*this, base, batches.front(), contexts.front()));
+  Json rows = Json::array();
+  for (const auto& c : contexts) {
+    for (const auto& b : batches) {
+      TRY(one, resolve(*this, base, b, c));
+      one.in.model = &res.model;  // parsed once
+      TRY(r, llmecon::roofline(one.in));
+      rows.push_back(to_json(r));
+    }
+  }
+  return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+}
+
+std::string to_csv(const std::vector<Json>& rows) {
+  if (rows.empty()) return "";
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : rows.front().items()) {
+    if (v.is_primitive()) keys.push_back(k);
+  }
+  auto cell = [](const Json& v) -> std::string {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    }
+    if (v.is_null()) return "";
+    return v.dump();
+  };
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
+  out += "\n";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + cell(r.value(keys[i], Json()));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace llmecon

@@ -1,0 +1,121 @@
+// The embedded model catalog (data/models/index.toml and the configs it names).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "llmecon/embedded.hpp"
+#include "llmecon/hardware.hpp"  // closest_names
+#include "llmecon/model.hpp"
+
+namespace llmecon {
+namespace {
+
+const EmbeddedFile* embedded_model_file(std::string_view path) {
+  for (const auto& f : embedded_models()) {
+    if (f.path == path) return &f;
+  }
+  return nullptr;
+}
+
+// "70.6B" -> {70.6e9, 0.1e9}; "1T" -> {1e12, 1e12}: value and one unit of the last digit.
+Result<std::pair<double, double>> parse_count(const std::string& s, const std::string& where) {
+  if (s.empty()) return Error{where, "", "empty parameter count", "write e.g. \"70.6B\""};
+  double scale = 1.0;
+  std::string num = s;
+  switch (s.back()) {
+    case 'M': scale = 1e6; num.pop_back(); break;
+    case 'B': scale = 1e9; num.pop_back(); break;
+    case 'T': scale = 1e12; num.pop_back(); break;
+    default: break;
+  }
+  char* end = nullptr;
+  const double v = std::strtod(num.c_str(), &end);
+  if (end == num.c_str() || *end != '\0' || v <= 0) {
+    return Error{where, "", "bad parameter count '" + s + "'", "write e.g. \"70.6B\" or \"1T\""};
+  }
+  const auto dot = num.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(num.size() - dot - 1);
+  return std::pair<double, double>{v * scale, std::pow(10.0, -decimals) * scale};
+}
+
+}  // namespace
+
+Result<ModelCatalog> ModelCatalog::builtin() {
+  const EmbeddedFile* index = embedded_model_file("index.toml");
+  if (index == nullptr) return Error{"builtin:index.toml", "", "missing from the binary", "rebuild llmecon"};
+  ModelCatalog cat;
+  try {
+    toml::table root = toml::parse(index->content, std::string_view("builtin:index.toml"));
+    const toml::array* arr = root["model"].as_array();
+    if (arr == nullptr) return Error{"builtin:index.toml", "model", "expected [[model]] entries", ""};
+    for (const auto& node : *arr) {
+      const toml::table* t = node.as_table();
+      if (t == nullptr) continue;
+      ModelEntry e;
+      e.name = (*t)["name"].value_or(std::string());
+      e.file = (*t)["file"].value_or(std::string());
+      e.source = (*t)["source"].value_or(std::string());
+      e.notes = (*t)["notes"].value_or(std::string());
+      const std::string where = "builtin:index.toml[" + e.name + "]";
+      if (e.name.empty() || e.file.empty() || e.source.empty()) {
+        return Error{where, "", "every entry needs name, file and source", ""};
+      }
+      if (auto total = (*t)["published_total"].value<std::string>()) {
+        auto c = parse_count(*total, where);
+        if (!c) return c.error();
+        e.published.total = c->first;
+        e.published.total_rounding = c->second;
+      }
+      if (auto active = (*t)["published_active"].value<std::string>()) {
+        auto c = parse_count(*active, where);
+        if (!c) return c.error();
+        e.published.active = c->first;
+        e.published.active_rounding = c->second;
+      }
+      e.published.active_includes_embedding = (*t)["active_includes_embedding"].value_or(true);
+      e.published.source = (*t)["published_source"].value_or(std::string());
+      cat.entries_.push_back(std::move(e));
+    }
+  } catch (const toml::parse_error& err) {
+    return Error{"builtin:index.toml", "", std::string(err.description()), ""};
+  }
+  return cat;
+}
+
+const ModelEntry* ModelCatalog::entry(std::string_view n) const {
+  for (const auto& e : entries_) {
+    if (e.name == n) return &e;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ModelCatalog::names() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) out.push_back(e.name);
+  return out;
+}
+
+Result<ModelSpec> ModelCatalog::load(std::string_view n) const {
+  const ModelEntry* e = entry(n);
+  if (e == nullptr) return Error{"", "", "unknown model '" + std::string(n) + "'", ""};
+  const EmbeddedFile* f = embedded_model_file(e->file);
+  if (f == nullptr) return Error{"builtin:" + e->file, "", "missing from the binary", "rebuild llmecon"};
+  return parse_model_config(f->content, "builtin:" + e->file, e->name);
+}
+
+Result<ModelSpec> ModelCatalog::resolve(std::string_view name_or_path, const std::string& flag) const {
+  if (entry(name_or_path) != nullptr) return load(name_or_path);
+  const std::string s(name_or_path);
+  std::error_code ec;
+  if (s.find('/') != std::string::npos || s.find(".json") != std::string::npos ||
+      std::filesystem::exists(s, ec)) {
+    return load_model_file(s);
+  }
+  return Error{flag, "", "unknown model '" + s + "'",
+               "did you mean " + closest_names(s, names()) + "? `llmecon models` lists all, or pass a path to a config.json"};
+}
+
+}  // namespace llmecon

@@ -1,0 +1,498 @@
+// Reading model configs: HuggingFace config.json (Llama, Mistral/Mixtral, Qwen2/3 dense and
+// MoE, Qwen3-Next, DeepSeek V2/V3/V3.2, Kimi K2, gpt-oss, Gemma 3, Llama 4, and llmecon's own
+// model_types for PaLM, GPT-3 and Chinchilla) and DeepSeek's inference config format.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "llmecon/model.hpp"
+
+namespace llmecon {
+namespace {
+
+using json = nlohmann::json;
+
+/// Field access with errors that name the file and field.
+class Cfg {
+ public:
+  Cfg(const json& j, std::string origin, std::string prefix = "")
+      : j_(j), origin_(std::move(origin)), prefix_(std::move(prefix)) {}
+
+  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+
+  Result<int> integer(const char* key) const {
+    if (!has(key)) {
+      return Error{origin_, field(key), "missing required field",
+                   "a config.json for this model_type needs \"" + std::string(key) + "\""};
+    }
+    return checked_int(key);
+  }
+  Result<int> integer_or(const char* key, int fallback) const {
+    if (!has(key)) return fallback;
+    return checked_int(key);
+  }
+  /// Like integer_or but 0 is allowed (counts that may be absent, e.g. shared experts).
+  Result<int> count_or(const char* key, int fallback) const {
+    if (!has(key)) return fallback;
+    if (j_.at(key).is_number_integer() && j_.at(key).get<long long>() == 0) return 0;
+    return checked_int(key);
+  }
+  Result<bool> boolean_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = j_.at(key);
+    if (!v.is_boolean()) return Error{origin_, field(key), "expected true or false", ""};
+    return v.get<bool>();
+  }
+  std::string string_or(const char* key, std::string fallback) const {
+    if (!has(key) || !j_.at(key).is_string()) return fallback;
+    return j_.at(key).get<std::string>();
+  }
+  const json& raw() const { return j_; }
+  std::string field(const char* key) const { return prefix_ + key; }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  Result<int> checked_int(const char* key) const {
+    const json& v = j_.at(key);
+    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))) {
+      return Error{origin_, field(key), "expected an integer, got " + std::string(v.type_name()), ""};
+    }
+    const double x = v.get<double>();
+    if (x <= 0) {
+      return Error{origin_, field(key), "must be positive, got " + v.dump(), "sizes and counts are at least 1"};
+    }
+    if (x > 1e9) return Error{origin_, field(key), "implausibly large: " + v.dump(), ""};
+    return static_cast<int>(x);
+  }
+
+  const json& j_;
+  std::string origin_;
+  std::string prefix_;
+};
+
+#define TRY(var, expr)                  \
+  auto var##_r = (expr);                \
+  if (!var##_r) return var##_r.error(); \
+  auto var = std::move(var##_r).value()
+
+DType quant_dtype(const json& root) {
+  if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
+    const auto& q = root["quantization_config"];
+    const std::string m = q.value("quant_method", "");
+    if (m == "fp8") return DType::kFp8;
+    if (m == "mxfp4") return DType::kFp4;
+  }
+  if (root.contains("dtype") && root["dtype"].is_string() && root["dtype"] == "fp8") return DType::kFp8;
+  return DType::kBf16;
+}
+
+// Fields common to the GQA families.
+Result<bool> read_gqa(const Cfg& c, ModelSpec& m) {
+  TRY(d, c.integer("hidden_size"));
+  TRY(layers, c.integer("num_hidden_layers"));
+  TRY(heads, c.integer("num_attention_heads"));
+  TRY(kv, c.integer_or("num_key_value_heads", heads));
+  if (heads % kv != 0) {
+    return Error{c.origin(), c.field("num_key_value_heads"),
+                 "must divide num_attention_heads (" + std::to_string(heads) + ")", ""};
+  }
+  TRY(hd, c.integer_or("head_dim", d / heads));
+  TRY(vocab, c.integer("vocab_size"));
+  TRY(tied, c.boolean_or("tie_word_embeddings", false));
+  TRY(bias, c.boolean_or("attention_bias", false));
+  m.d_model = d;
+  m.vocab = vocab;
+  m.tied_embeddings = tied;
+  m.attn.kind = AttentionKind::kGqa;
+  m.attn.heads = heads;
+  m.attn.kv_heads = kv;
+  m.attn.head_dim = hd;
+  m.attn.v_head_dim = hd;
+  m.attn.qkv_bias = bias;
+  m.attn.o_bias = bias;
+  m.layers.assign(static_cast<std::size_t>(layers), Layer{});
+  TRY(maxpos, c.integer_or("max_position_embeddings", 4096));
+  m.max_context = maxpos;
+  return true;
+}
+
+Result<bool> set_dense_ffn(const Cfg& c, ModelSpec& m, const char* key) {
+  TRY(f, c.integer(key));
+  for (auto& l : m.layers) l.dense_ffn = f;
+  return true;
+}
+
+Result<bool> read_mla(const Cfg& c, ModelSpec& m) {
+  m.attn.kind = AttentionKind::kMla;
+  TRY(ql, c.count_or("q_lora_rank", 0));
+  TRY(kl, c.integer("kv_lora_rank"));
+  TRY(nope, c.integer("qk_nope_head_dim"));
+  TRY(rope, c.integer("qk_rope_head_dim"));
+  TRY(vd, c.integer("v_head_dim"));
+  m.attn.q_lora_rank = ql;
+  m.attn.kv_lora_rank = kl;
+  m.attn.qk_nope_head_dim = nope;
+  m.attn.qk_rope_head_dim = rope;
+  m.attn.v_head_dim = vd;
+  m.attn.head_dim = nope + rope;
+  m.attn.kv_heads = m.attn.heads;
+  m.attn.qkv_bias = m.attn.o_bias = false;
+  if (c.has("index_topk")) {
+    TRY(ih, c.integer("index_n_heads"));
+    TRY(id, c.integer("index_head_dim"));
+    TRY(tk, c.integer("index_topk"));
+    m.attn.sparse = SparseAttention::kTopK;
+    m.attn.index_heads = ih;
+    m.attn.index_head_dim = id;
+    m.attn.index_topk = tk;
+  }
+  return true;
+}
+
+Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
+  TRY(d, c.integer("hidden_size"));
+  TRY(layers, c.integer("num_hidden_layers"));
+  TRY(heads, c.integer("num_attention_heads"));
+  TRY(vocab, c.integer("vocab_size"));
+  TRY(tied, c.boolean_or("tie_word_embeddings", false));
+  m.d_model = d;
+  m.vocab = vocab;
+  m.tied_embeddings = tied;
+  m.attn.heads = heads;
+  TRY(ok, read_mla(c, m));
+  (void)ok;
+  m.layers.assign(static_cast<std::size_t>(layers), Layer{});
+  TRY(inter, c.integer("intermediate_size"));
+  if (c.has("n_routed_experts")) {
+    TRY(e, c.integer("n_routed_experts"));
+    TRY(k, c.integer("num_experts_per_tok"));
+    TRY(fe, c.integer("moe_intermediate_size"));
+    TRY(ns, c.count_or("n_shared_experts", 0));
+    TRY(first_dense, c.count_or("first_k_dense_replace", 0));
+    TRY(freq, c.integer_or("moe_layer_freq", 1));
+    m.moe = Moe{e, k, fe, ns * fe, false, false, false};
+    for (int i = 0; i < layers; ++i) {
+      auto& l = m.layers[static_cast<std::size_t>(i)];
+      l.moe = i >= first_dense && i % freq == 0;
+      l.dense_ffn = l.moe ? 0 : inter;
+    }
+  } else {
+    for (auto& l : m.layers) l.dense_ffn = inter;
+  }
+  TRY(maxpos, c.integer_or("max_position_embeddings", 4096));
+  m.max_context = maxpos;
+  m.norms_per_layer = 2;
+  return m;
+}
+
+// DeepSeek's own inference format (inference/configs/config_671B.json).
+Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
+  m.family = "deepseek_v3";
+  TRY(d, c.integer("dim"));
+  TRY(layers, c.integer("n_layers"));
+  TRY(heads, c.integer("n_heads"));
+  TRY(vocab, c.integer("vocab_size"));
+  TRY(inter, c.integer("inter_dim"));
+  TRY(fe, c.integer("moe_inter_dim"));
+  TRY(e, c.integer("n_routed_experts"));
+  TRY(k, c.integer("n_activated_experts"));
+  TRY(ns, c.count_or("n_shared_experts", 1));
+  TRY(dense, c.count_or("n_dense_layers", 1));
+  m.d_model = d;
+  m.vocab = vocab;
+  m.tied_embeddings = false;
+  m.attn.heads = heads;
+  TRY(ok, read_mla(c, m));
+  (void)ok;
+  m.moe = Moe{e, k, fe, ns * fe, false, false, false};
+  m.layers.assign(static_cast<std::size_t>(layers), Layer{});
+  for (int i = 0; i < layers; ++i) {
+    auto& l = m.layers[static_cast<std::size_t>(i)];
+    l.moe = i >= dense;
+    l.dense_ffn = l.moe ? 0 : inter;
+  }
+  m.max_context = 163840;
+  return m;
+}
+
+Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpec m) {
+  // Multimodal wrappers keep the language model under text_config.
+  const json* body = &root;
+  std::string prefix;
+  if (root.contains("text_config") && root["text_config"].is_object()) {
+    body = &root["text_config"];
+    prefix = "text_config.";
+  }
+  Cfg c(*body, origin, prefix);
+  std::string type = c.string_or("model_type", "");
+  if (type.empty() && body != &root) type = root.value("model_type", "");
+  if (type.empty()) {
+    return Error{origin, "model_type", "missing required field",
+                 "a HuggingFace config.json names its model_type (llama, qwen3, deepseek_v3, ...)"};
+  }
+  m.family = type;
+  m.native_weight_dtype = quant_dtype(root);
+  m.native_expert_dtype = m.native_weight_dtype;
+
+  if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" || type == "deepseek_v32") {
+    return parse_deepseek_v3_family(c, std::move(m));
+  }
+
+  if (type == "gemma3_text" || type == "gemma3") {
+    // Gemma3TextConfig defaults for fields the short config omits.
+    ModelSpec g = std::move(m);
+    json filled = *body;
+    if (!filled.contains("vocab_size")) filled["vocab_size"] = 262208;
+    if (!filled.contains("tie_word_embeddings")) filled["tie_word_embeddings"] = true;
+    if (!filled.contains("max_position_embeddings")) filled["max_position_embeddings"] = 131072;
+    Cfg gc(filled, origin, prefix);
+    TRY(ok, read_gqa(gc, g));
+    (void)ok;
+    TRY(ok2, set_dense_ffn(gc, g, "intermediate_size"));
+    (void)ok2;
+    TRY(window, gc.integer_or("sliding_window", 4096));
+    TRY(pattern, gc.integer_or("sliding_window_pattern", 6));
+    for (std::size_t i = 0; i < g.layers.size(); ++i) {
+      if ((i + 1) % static_cast<std::size_t>(pattern) != 0) {
+        g.layers[i].mixer = Mixer::kSliding;
+        g.layers[i].window = window;
+      }
+    }
+    g.attn.qk_norm = true;
+    g.attn.qkv_bias = g.attn.o_bias = false;
+    g.norms_per_layer = 4;  // pre- and post-norms around attention and MLP
+    return g;
+  }
+
+  TRY(ok, read_gqa(c, m));
+  (void)ok;
+
+  if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3" || type == "mixtral" ||
+      type == "qwen2_moe" || type == "qwen3_moe") {
+    TRY(mlp_bias, c.boolean_or("mlp_bias", false));
+    m.mlp_bias = mlp_bias;
+    if (type == "qwen2" || type == "qwen2_moe") {
+      m.attn.qkv_bias = true;  // Qwen2 has q/k/v biases and no o bias
+      m.attn.o_bias = false;
+    }
+    if (type == "qwen3" || type == "qwen3_moe") m.attn.qk_norm = true;
+    // Sliding window: Mistral applies it to every layer; Qwen only when use_sliding_window.
+    bool sliding = c.has("sliding_window");
+    if (type.rfind("qwen", 0) == 0) {
+      TRY(use, c.boolean_or("use_sliding_window", false));
+      sliding = use;
+    }
+    if (sliding) {
+      TRY(w, c.integer("sliding_window"));
+      for (auto& l : m.layers) {
+        l.mixer = Mixer::kSliding;
+        l.window = w;
+      }
+    }
+    if (type == "mixtral") {
+      TRY(e, c.integer("num_local_experts"));
+      TRY(k, c.integer("num_experts_per_tok"));
+      TRY(fe, c.integer("intermediate_size"));
+      m.moe = Moe{e, k, fe, 0, false, false, false};
+      for (auto& l : m.layers) l.moe = true;
+      return m;
+    }
+    if (type == "qwen2_moe" || type == "qwen3_moe") {
+      TRY(e, c.integer("num_experts"));
+      TRY(k, c.integer("num_experts_per_tok"));
+      TRY(fe, c.integer("moe_intermediate_size"));
+      TRY(shared, c.count_or("shared_expert_intermediate_size", 0));
+      TRY(step, c.integer_or("decoder_sparse_step", 1));
+      TRY(inter, c.integer("intermediate_size"));
+      m.moe = Moe{e, k, fe, shared, shared > 0, false, false};
+      std::vector<int> mlp_only;
+      if (c.has("mlp_only_layers") && c.raw()["mlp_only_layers"].is_array()) {
+        for (const auto& v : c.raw()["mlp_only_layers"]) mlp_only.push_back(v.get<int>());
+      }
+      for (std::size_t i = 0; i < m.layers.size(); ++i) {
+        const bool only = std::find(mlp_only.begin(), mlp_only.end(), static_cast<int>(i)) != mlp_only.end();
+        m.layers[i].moe = !only && (i + 1) % static_cast<std::size_t>(step) == 0;
+        m.layers[i].dense_ffn = m.layers[i].moe ? 0 : inter;
+      }
+      return m;
+    }
+    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
+    (void)ok2;
+    return m;
+  }
+
+  if (type == "qwen3_next") {
+    TRY(e, c.integer("num_experts"));
+    TRY(k, c.integer("num_experts_per_tok"));
+    TRY(fe, c.integer("moe_intermediate_size"));
+    TRY(shared, c.count_or("shared_expert_intermediate_size", 0));
+    TRY(interval, c.integer_or("full_attention_interval", 4));
+    TRY(nk, c.integer("linear_num_key_heads"));
+    TRY(nv, c.integer("linear_num_value_heads"));
+    TRY(dk, c.integer("linear_key_head_dim"));
+    TRY(dv, c.integer("linear_value_head_dim"));
+    TRY(kern, c.integer_or("linear_conv_kernel_dim", 4));
+    m.linear = LinearAttention{nk, nv, dk, dv, kern};
+    m.moe = Moe{e, k, fe, shared, shared > 0, false, false};
+    m.attn.qk_norm = true;
+    m.attn.gated_q = true;
+    m.attn.qkv_bias = m.attn.o_bias = false;
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].moe = true;
+      if ((i + 1) % static_cast<std::size_t>(interval) != 0) m.layers[i].mixer = Mixer::kLinear;
+    }
+    return m;
+  }
+
+  if (type == "gpt_oss") {
+    TRY(e, c.integer("num_local_experts"));
+    TRY(k, c.integer_or("num_experts_per_tok", 4));
+    TRY(fe, c.integer("intermediate_size"));
+    TRY(window, c.integer("sliding_window"));
+    m.moe = Moe{e, k, fe, 0, false, true, true};
+    m.attn.sinks = true;
+    // Attention, router, embeddings stay bf16; only expert weights are MXFP4.
+    if (m.native_weight_dtype == DType::kFp4) {
+      m.native_weight_dtype = DType::kBf16;
+      m.native_expert_dtype = DType::kFp4;
+    }
+    const json& types = c.raw().contains("layer_types") ? c.raw()["layer_types"] : json();
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      m.layers[i].moe = true;
+      bool slide = i % 2 == 0;
+      if (types.is_array()) {
+        if (types.size() != m.layers.size()) {
+          return Error{origin, c.field("layer_types"), "has " + std::to_string(types.size()) +
+                       " entries for " + std::to_string(m.layers.size()) + " layers", "one entry per layer"};
+        }
+        slide = types[i] == "sliding_attention";
+      }
+      if (slide) {
+        m.layers[i].mixer = Mixer::kSliding;
+        m.layers[i].window = window;
+      }
+    }
+    return m;
+  }
+
+  if (type == "llama4_text" || type == "llama4") {
+    TRY(e, c.integer("num_local_experts"));
+    TRY(k, c.integer_or("num_experts_per_tok", 1));
+    TRY(fe, c.integer("intermediate_size"));
+    TRY(dense_ffn, c.integer_or("intermediate_size_mlp", fe));
+    TRY(step, c.integer_or("interleave_moe_layer_step", 1));
+    TRY(chunk, c.integer_or("attention_chunk_size", 8192));
+    m.moe = Moe{e, k, fe, fe, false, false, false};
+    std::vector<int> nope;
+    if (c.has("no_rope_layers") && c.raw()["no_rope_layers"].is_array()) {
+      for (const auto& v : c.raw()["no_rope_layers"]) nope.push_back(v.get<int>());
+    }
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      auto& l = m.layers[i];
+      l.moe = (i + 1) % static_cast<std::size_t>(step) == 0;
+      l.dense_ffn = l.moe ? 0 : dense_ffn;
+      // no_rope_layers lists 1 for RoPE (chunked) layers and 0 for NoPE (global) layers; when
+      // empty, every 4th layer is a global NoPE layer.
+      const bool global = nope.size() == m.layers.size() ? nope[i] == 0 : (i + 1) % 4 == 0;
+      if (!global) {
+        l.mixer = Mixer::kChunked;
+        l.window = chunk;
+      }
+    }
+    return m;
+  }
+
+  // llmecon's own model_types for models without a public config.json.
+  if (type == "palm") {
+    m.tied_embeddings = true;
+    m.attn.qkv_bias = m.attn.o_bias = false;
+    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
+    (void)ok2;
+    m.norms_per_layer = 1;  // parallel block: one LayerNorm feeds attention and MLP
+    return m;
+  }
+  if (type == "gpt3") {
+    m.mlp = MlpKind::kPlain;
+    m.mlp_bias = true;
+    m.norm_bias = true;
+    TRY(pos, c.integer_or("max_position_embeddings", 2048));
+    m.learned_positions = pos;
+    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
+    (void)ok2;
+    return m;
+  }
+  if (type == "chinchilla") {
+    m.mlp = MlpKind::kPlain;
+    m.attn.rel_pos_proj = true;
+    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
+    (void)ok2;
+    return m;
+  }
+  return Error{origin, c.field("model_type"), "unsupported model_type '" + type + "'",
+               "supported: llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, qwen3_next, "
+               "deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, gemma3, llama4, palm, gpt3, chinchilla"};
+}
+
+// Cross-layer KV sharing (model.md §3.3): "cross_layer_kv_sharing": N groups N consecutive
+// layers that reuse the first one's KV cache.
+Result<bool> apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& m) {
+  if (!root.contains("cross_layer_kv_sharing")) return true;
+  const json& v = root["cross_layer_kv_sharing"];
+  if (!v.is_number_integer() || v.get<int>() < 1) {
+    return Error{origin, "cross_layer_kv_sharing", "expected a positive integer group size", ""};
+  }
+  const auto g = static_cast<std::size_t>(v.get<int>());
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    if (i % g != 0) m.layers[i].kv_source = static_cast<int>(i - i % g);
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin,
+                                     const std::string& name) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    return Error{origin, "", "malformed JSON at byte " + std::to_string(e.byte),
+                 "the file is truncated or not valid JSON"};
+  }
+  if (!root.is_object()) return Error{origin, "", "expected a JSON object", "a config.json is one object"};
+  ModelSpec m;
+  m.name = name;
+  m.origin = origin;
+  Result<ModelSpec> r = (root.contains("dim") && root.contains("n_layers"))
+                            ? parse_deepseek_inference(Cfg(root, origin), std::move(m))
+                            : parse_hf(root, origin, std::move(m));
+  if (!r) return r;
+  ModelSpec out = std::move(r).value();
+  if (root.contains("dtype") && root["dtype"] == "fp8") out.native_weight_dtype = out.native_expert_dtype = DType::kFp8;
+  if (root.contains("llmecon_sparse_attention")) {
+    const json& s = root["llmecon_sparse_attention"];
+    if (s == "sqrt") {
+      out.attn.sparse = SparseAttention::kSqrt;
+    } else {
+      return Error{origin, "llmecon_sparse_attention", "unknown value " + s.dump(), "use \"sqrt\""};
+    }
+  }
+  TRY(ok, apply_kv_sharing(root, origin, out));
+  (void)ok;
+  return out;
+}
+
+Result<ModelSpec> load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "", "cannot open file", "give a built-in model name (`llmecon models`) or a path to a config.json"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string stem = path;
+  if (auto slash = stem.find_last_of('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
+  if (auto dot = stem.find(".json"); dot != std::string::npos) stem = stem.substr(0, dot);
+  return parse_model_config(ss.str(), path, stem);
+}
+
+}  // namespace llmecon

@@ -1,0 +1,127 @@
+// The single-domain roofline (docs/model.md §5).
+#include "llmecon/roofline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace llmecon {
+
+std::string_view name(Bound b) {
+  switch (b) {
+    case Bound::kCompute: return "compute";
+    case Bound::kWeights: return "weights";
+    case Bound::kKv: return "kv";
+  }
+  return "?";
+}
+
+Result<RooflineResult> roofline(const RooflineInput& in) {
+  LLMECON_ASSERT(in.model != nullptr && in.hw != nullptr, "roofline needs a model and hardware");
+  if (in.chips < 1) return Error{"--chips", "", "must be at least 1, got " + std::to_string(in.chips), ""};
+  if (in.chips > in.hw->domain_size) {
+    return Error{"--chips", "",
+                 std::to_string(in.chips) + " chips exceed the " + std::to_string(in.hw->domain_size) +
+                     "-chip scale-up domain of " + in.hw->name,
+                 "the single-domain roofline pools at most one scale-up domain; use at most " +
+                     std::to_string(in.hw->domain_size)};
+  }
+  if (!(in.step.batch >= 1)) return Error{"--batch", "", "must be at least 1", ""};
+  if (!(in.step.new_tokens >= 1)) return Error{"--context", "", "a pass processes at least one token", ""};
+  if (!(in.step.cached >= 0)) return Error{"--context", "", "must not be negative", ""};
+  if (!(in.eff.compute > 0 && in.eff.compute <= 1 && in.eff.memory > 0 && in.eff.memory <= 1)) {
+    return Error{"efficiency", "", "fractions of peak must lie in (0, 1]", ""};
+  }
+  return roofline_unchecked(in);
+}
+
+RooflineResult roofline_unchecked(const RooflineInput& in) {
+  RooflineResult r;
+  r.in = in;
+  const ModelSpec& m = *in.model;
+  const Hardware& hw = *in.hw;
+  const Precision& p = in.precision;
+  const double n = in.chips;
+  r.cost = step_cost(m, in.step, p, in.touch, /*detail=*/false);
+
+  // model.md §5.1: GEMMs run at the wider of weight and activation format, attention at the
+  // wider of KV and activation format.
+  r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute);
+  r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute);
+  r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute);
+  r.mem_bw = hw.hbm_bandwidth.value * (n * in.eff.memory);
+
+  r.t_compute = r.cost.flops_dense / r.flops_per_s_dense + r.cost.flops_expert / r.flops_per_s_expert +
+                r.cost.flops_attention / r.flops_per_s_attention;
+  r.t_weights = r.cost.weights / r.mem_bw;
+  r.t_kv = r.cost.kv_bytes() / r.mem_bw;
+  const Seconds t_mem = r.t_weights + r.t_kv;
+  r.t_step = max(r.t_compute, t_mem);  // F1
+  r.t_upper = r.t_compute + t_mem;
+  if (r.t_compute >= t_mem) {
+    r.bound = Bound::kCompute;
+  } else {
+    r.bound = r.t_weights >= r.t_kv ? Bound::kWeights : Bound::kKv;
+  }
+  const Tokens toks = units::tokens(in.step.tokens());
+  r.tokens_per_s = toks / r.t_step;
+  r.usd_per_s = hw.price.value * n;
+  r.usd_per_token = r.usd_per_s * r.t_step / toks;  // D1
+
+  // Memory footprint (F21): all weights plus every sequence's KV after this pass.
+  r.mem_weights = m.weight_bytes(p.weights, p.experts);
+  r.mem_kv = m.kv_bytes_sequence(in.step.cached + in.step.new_tokens, p.kv) * in.step.batch;
+  r.mem_capacity = hw.hbm_capacity.value * (n * in.usable_hbm);
+  r.fits = r.mem_weights + r.mem_kv <= r.mem_capacity;
+  if (!r.fits) {
+    r.fit_reason = fmt::format("weights {} + KV {} = {} > {} HBM on {} x {}", format(r.mem_weights),
+                               format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
+                               in.chips, hw.name);
+  }
+  const FlopsPerSecond peak_dense = hw.peak(wider(p.weights, p.act)) * n;
+  r.mfu = (r.cost.flops_total() / r.t_step) / peak_dense;
+  const Bytes moved = r.cost.weights + r.cost.kv_bytes();
+  r.intensity = r.cost.flops_total() / moved;
+  return r;
+}
+
+std::vector<std::string> explain(const RooflineResult& r) {
+  const auto& in = r.in;
+  const Step& s = in.step;
+  std::vector<std::string> out;
+  out.push_back(fmt::format("model {} on {} x {} ({}), {} B={} new_tokens={} cached={}", in.model->name, in.chips,
+                            in.hw->name, name(in.hw->topology), name(s.phase), format_number(s.batch),
+                            format_number(s.new_tokens), format_number(s.cached)));
+  out.push_back(fmt::format("precision: weights {}, experts {}, activations {}, KV {}", name(in.precision.weights),
+                            name(in.precision.experts), name(in.precision.act), name(in.precision.kv)));
+  out.push_back(fmt::format("FLOPs = 2*m*n*k over every GEMM (model.md §4.1) = {} dense + {} expert + {} attention",
+                            format(r.cost.flops_dense), format(r.cost.flops_expert), format(r.cost.flops_attention)));
+  out.push_back(fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
+                            format(r.cost.flops_dense), format(r.flops_per_s_dense), format(r.cost.flops_expert),
+                            format(r.flops_per_s_expert), format(r.cost.flops_attention),
+                            format(r.flops_per_s_attention), format(r.t_compute)));
+  if (in.model->is_moe()) {
+    out.push_back(fmt::format("experts read per MoE layer = E*(1-(1-k/E)^T) (model.md §4.4) = {} of {} (T = {} tokens, k = {})",
+                              format_number(r.cost.experts_read_per_layer), in.model->moe.experts,
+                              format_number(s.tokens()), in.model->moe.top_k));
+  }
+  out.push_back(fmt::format("t_weights = weight bytes / (chips * HBM bw) (F3, F19) = {} / ({} x {}) = {}",
+                            format(r.cost.weights), in.chips, format(in.hw->hbm_bandwidth.value * in.eff.memory),
+                            format(r.t_weights)));
+  out.push_back(fmt::format("t_kv = (KV read + KV write) / (chips * HBM bw) (F3) = ({} + {}) / {} = {}",
+                            format(r.cost.kv_read), format(r.cost.kv_write), format(r.mem_bw), format(r.t_kv)));
+  out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) (F1) = max({}, {}) = {}  -> {}-bound",
+                            format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_step), name(r.bound)));
+  out.push_back(fmt::format("t_upper = t_compute + t_weights + t_kv = {}", format(r.t_upper)));
+  out.push_back(fmt::format("tokens/s = B * new_tokens / t_step (F9) = {} / {} = {}", format_number(s.tokens()),
+                            format(r.t_step), format(r.tokens_per_s)));
+  out.push_back(fmt::format("$/token = chips * $/chip-h * t_step / tokens (D1) = {} x {} x {} / {} = {}", in.chips,
+                            format(in.hw->price.value), format(r.t_step), format_number(s.tokens()),
+                            format(r.usd_per_token)));
+  out.push_back(fmt::format("memory = weights + B * KV(seq) (F21) = {} + {} = {} of {} -> {}", format(r.mem_weights),
+                            format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
+                            r.fits ? "fits" : "does not fit"));
+  return out;
+}
+
+}  // namespace llmecon

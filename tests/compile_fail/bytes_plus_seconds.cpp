@@ -1,0 +1,7 @@
+// Must not compile: bytes and seconds do not add.
+#include "llmecon/units.hpp"
+using namespace llmecon;
+int main() {
+  auto x = units::gb(1) + units::seconds(1);
+  return static_cast<int>(x.si());
+}

@@ -1,0 +1,7 @@
+// Must not compile: FLOPs / bytes-per-second is not a time.
+#include "llmecon/units.hpp"
+using namespace llmecon;
+int main() {
+  Seconds t = units::flops(1e12) / units::gb_per_s(1);
+  return static_cast<int>(t.si());
+}
