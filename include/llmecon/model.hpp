@@ -171,9 +171,10 @@ Result<ModelSpec> load_model_file(const std::string& path);
 /// A published parameter count to check the computed one against.
 struct PublishedParams {
   double total = 0.0;
-  double total_rounding = 0.0;      ///< one unit of the last published digit ("70.6B" -> 0.1e9)
+  double total_rounding = 0.0;      ///< half a unit of the last published digit ("70.6B" -> 0.05e9)
   double active = 0.0;              ///< 0 when not published (dense models)
   double active_rounding = 0.0;
+  double active_tolerance = 0.01;   ///< relative; an entry may widen it and say why
   bool active_includes_embedding = true;
   std::string source;
 };

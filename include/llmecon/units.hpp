@@ -58,7 +58,7 @@ class Quantity {
 
   constexpr Quantity() = default;
   /// Raw construction in SI base units; use the named factories instead.
-  constexpr Quantity(detail::RawTag, double si_value) : v_(si_value) {}
+  constexpr Quantity(detail::RawTag, double value) : v_(value) {}
 
   /// The value in SI base units (byte, FLOP, s, $, token, J and their products).
   [[nodiscard]] constexpr double si() const { return v_; }

@@ -409,7 +409,11 @@ std::string closest_names(std::string_view name, const std::vector<std::string>&
     return prev[b.size()];
   };
   std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& k : known) scored.emplace_back(dist(name, k), k);
+  for (const auto& k : known) {
+    // A name that contains the query ("h100" in "h100-sxm") ranks first.
+    const bool contains = !name.empty() && k.find(name) != std::string::npos;
+    scored.emplace_back(contains ? 0 : dist(name, k), k);
+  }
   std::sort(scored.begin(), scored.end());
   std::string out;
   for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out += (i ? ", " : "") + scored[i].second;

@@ -20,7 +20,7 @@ const EmbeddedFile* embedded_model_file(std::string_view path) {
   return nullptr;
 }
 
-// "70.6B" -> {70.6e9, 0.1e9}; "1T" -> {1e12, 1e12}: value and one unit of the last digit.
+// "70.6B" -> {70.6e9, 0.05e9}; "1T" -> {1e12, 0.5e12}: value and half a unit of the last digit.
 Result<std::pair<double, double>> parse_count(const std::string& s, const std::string& where) {
   if (s.empty()) return Error{where, "", "empty parameter count", "write e.g. \"70.6B\""};
   double scale = 1.0;
@@ -38,7 +38,7 @@ Result<std::pair<double, double>> parse_count(const std::string& s, const std::s
   }
   const auto dot = num.find('.');
   const int decimals = dot == std::string::npos ? 0 : static_cast<int>(num.size() - dot - 1);
-  return std::pair<double, double>{v * scale, std::pow(10.0, -decimals) * scale};
+  return std::pair<double, double>{v * scale, 0.5 * std::pow(10.0, -decimals) * scale};
 }
 
 }  // namespace
@@ -75,6 +75,7 @@ Result<ModelCatalog> ModelCatalog::builtin() {
         e.published.active = c->first;
         e.published.active_rounding = c->second;
       }
+      e.published.active_tolerance = (*t)["active_tolerance"].value_or(0.01);
       e.published.active_includes_embedding = (*t)["active_includes_embedding"].value_or(true);
       e.published.source = (*t)["published_source"].value_or(std::string());
       cat.entries_.push_back(std::move(e));

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# CLI smoke test: every subcommand runs in every output format, and bad input gets a one-line
+# error naming the flag or file, with exit code 2. Usage: cli_test.sh LLMECON DATA_DIR
+set -u
+bin=$1
+data=$2
+fails=0
+passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {  # ok NAME CMD... : must exit 0 and print something
+  local name=$1; shift
+  if "$@" >"$tmp/out" 2>"$tmp/err" && [ -s "$tmp/out" ]; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name: exit $? : $(head -c 400 "$tmp/err")"; fails=$((fails + 1))
+  fi
+}
+
+json_ok() {  # json_ok NAME EXPR CMD... : valid JSON on stdout and python EXPR on it is true
+  local name=$1 expr=$2; shift 2
+  if "$@" >"$tmp/out" 2>"$tmp/err" && python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($expr) else 1)"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name: $(head -c 400 "$tmp/out") $(head -c 400 "$tmp/err")"; fails=$((fails + 1))
+  fi
+}
+
+bad() {  # bad NAME PATTERN CMD... : exit 2, exactly one stderr line matching PATTERN, no stdout
+  local name=$1 pattern=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines; lines=$(wc -l <"$tmp/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pattern" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name: rc=$rc lines=$lines stderr=$(cat "$tmp/err")"; fails=$((fails + 1))
+  fi
+}
+
+ok models "$bin" models
+ok hardware "$bin" hardware
+ok model-show "$bin" model show deepseek-v3
+ok roofline-default "$bin" roofline
+ok roofline-explain "$bin" roofline --model llama-3.1-70b --hw h100-sxm --batch 64 --context 8192 --explain
+ok sweep "$bin" sweep --model llama-3.1-8b --hw h100-sxm --chips 1 --batch 1:256:x2
+ok models-csv "$bin" models --csv
+ok hardware-csv "$bin" hardware --csv
+ok sweep-csv "$bin" sweep --csv --batch 1,8 --context 1024,4096
+ok config-path "$bin" roofline --model "$data/tiny_llama.json" --hw h100-sxm --chips 1
+ok hw-file "$bin" roofline --hw-file "$data/hw_custom.toml" --hw h100-custom --model llama-3.1-8b
+
+json_ok models-json "len(d) >= 27 and all('params_total' in m for m in d)" "$bin" models --json
+json_ok hardware-json "any(h['name'] == 'blackboard' for h in d)" "$bin" hardware --json
+json_ok show-json "d['kv_bytes_per_token'] == 327680 and d['layers'] == 80" "$bin" model show llama-3.1-70b --json
+json_ok show-json-kv "d['kv_bytes_per_token'] == 61*576*2" "$bin" model show deepseek-v3 --json --kv-dtype bf16
+json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok','mem_weights_bytes','mem_kv_bytes','fits']) <= set(d)" \
+  "$bin" roofline --json --model deepseek-v3 --hw gb200 --batch 512 --context 4096
+json_ok roofline-explain-json "len(d['explain']) >= 8" "$bin" roofline --json --explain
+json_ok sweep-json "len(d['rows']) == 6" "$bin" sweep --json --batch 1,2,4 --context 1024,2048
+json_ok sweep-range "[r['batch'] for r in d['rows']] == [1,4,16,64]" "$bin" sweep --json --batch 1:64:x4
+
+bad unknown-model "--model: unknown model 'gpt-5'" "$bin" roofline --model gpt-5
+bad unknown-hw "--hw: unknown hardware 'h100'.*hint" "$bin" roofline --hw h100
+bad zero-chips "--chips: must be at least 1" "$bin" roofline --chips 0
+bad too-many-chips "--chips: 16 chips exceed" "$bin" roofline --hw h100-sxm --chips 16
+bad negative-batch "--batch: must be at least 1" "$bin" roofline --batch -3
+bad nonnumeric-batch "--batch: 'lots' is not a number" "$bin" roofline --batch lots
+bad nonnumeric-chips "chips" "$bin" roofline --chips eight
+bad batch-list-roofline "--batch: expected one number" "$bin" roofline --batch 1,2
+bad bad-range "--batch: the range must grow" "$bin" sweep --batch 8:1:x2
+bad truncated-json "truncated.json: malformed JSON" "$bin" roofline --model "$data/truncated.json"
+bad missing-field "missing_field.json: num_hidden_layers: missing required field" "$bin" model show "$data/missing_field.json"
+bad zero-layers "zero_layers.json: num_hidden_layers: must be positive" "$bin" model show "$data/zero_layers.json"
+bad negative-hidden "negative_hidden.json: hidden_size: must be positive" "$bin" model show "$data/negative_hidden.json"
+bad missing-file "nope.json: cannot open file" "$bin" model show "$data/nope.json"
+bad unitless-hw "hw_unitless.toml:31: memory.hbm_bandwidth: '3.35' has no unit" "$bin" hardware --hw-file "$data/hw_unitless.toml"
+bad unknown-key-hw "memory.hbm_speed: unknown key" "$bin" hardware --hw-file "$data/hw_unknown_key.toml"
+bad malformed-hw "hw_malformed.toml:2: malformed TOML" "$bin" hardware --hw-file "$data/hw_malformed.toml"
+bad bad-dtype "--kv-dtype: unknown dtype 'fp6'" "$bin" roofline --kv-dtype fp6
+bad bad-phase "--phase: unknown phase" "$bin" roofline --phase train
+bad unknown-flag "bogus" "$bin" roofline --bogus
+bad json-and-csv "choose one output format" "$bin" models --json --csv
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,106 @@
+// The facade's JSON contract: keys other tools rely on, and errors naming the flag.
+#include <gtest/gtest.h>
+
+#include "llmecon/facade.hpp"
+
+namespace llmecon {
+namespace {
+
+const Engine& engine() {
+  static const Engine e = Engine::open({}).value();
+  return e;
+}
+
+TEST(Facade, ModelShowKeys) {
+  auto r = engine().model_show(Json{{"model", "llama-3.1-70b"}});
+  ASSERT_TRUE(r) << r.error().message();
+  for (const char* k : {"name", "params_total", "params_active", "layers", "kv_bytes_per_token"}) {
+    EXPECT_TRUE(r->contains(k)) << k;
+  }
+  EXPECT_EQ((*r)["name"], "llama-3.1-70b");
+  EXPECT_EQ((*r)["layers"], 80);
+  EXPECT_DOUBLE_EQ((*r)["kv_bytes_per_token"].get<double>(), 327680.0);
+  auto fp8 = engine().model_show(Json{{"model", "llama-3.1-70b"}, {"kv_dtype", "fp8"}});
+  EXPECT_DOUBLE_EQ((*fp8)["kv_bytes_per_token"].get<double>(), 163840.0);
+}
+
+TEST(Facade, RooflineKeys) {
+  auto r = engine().roofline(Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}});
+  ASSERT_TRUE(r) << r.error().message();
+  for (const char* k : {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s",
+                        "t_kv_s", "t_step_s", "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes",
+                        "mem_kv_bytes", "fits"}) {
+    EXPECT_TRUE(r->contains(k)) << k;
+  }
+  EXPECT_EQ((*r)["chips"], 72);  // the whole NVL72 domain by default
+  EXPECT_EQ((*r)["phase"], "decode");
+  const std::string bound = (*r)["bound"];
+  EXPECT_TRUE(bound == "compute" || bound == "weights" || bound == "kv");
+  const double t = (*r)["t_step_s"];
+  EXPECT_DOUBLE_EQ(t, std::max((*r)["t_compute_s"].get<double>(),
+                               (*r)["t_weights_s"].get<double>() + (*r)["t_kv_s"].get<double>()));
+  EXPECT_NEAR((*r)["tokens_per_s"].get<double>(), 256 / t, 1e-6);
+}
+
+TEST(Facade, ErrorsNameTheFlag) {
+  struct Case {
+    Json args;
+    const char* where;
+    const char* what;
+  };
+  const Case cases[] = {
+      {{{"model", "gpt-5"}, {"hw", "h100-sxm"}}, "--model", "unknown model 'gpt-5'"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100"}}, "--hw", "unknown hardware 'h100'"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 0}}, "--chips", "must be at least 1, got 0"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", -4}}, "--batch", "must be at least 1, got -4"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", "many"}}, "--batch", "expected a number, got \"many\""},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"kv_dtype", "fp6"}}, "--kv-dtype", "unknown dtype 'fp6'"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"bacth", 4}}, "--bacth", "unknown argument"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "train"}}, "--phase", "unknown phase 'train'"},
+  };
+  for (const auto& c : cases) {
+    auto r = engine().roofline(c.args);
+    ASSERT_FALSE(r) << c.args.dump();
+    EXPECT_EQ(r.error().where, c.where) << c.args.dump();
+    EXPECT_EQ(r.error().what, c.what) << c.args.dump();
+  }
+}
+
+TEST(Facade, SweepRowsAndCsv) {
+  auto r = engine().sweep(Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1},
+                               {"batch", {1, 2, 4, 8}}, {"context", {1024, 8192}}});
+  ASSERT_TRUE(r) << r.error().message();
+  const Json& rows = (*r)["rows"];
+  ASSERT_EQ(rows.size(), 8u);
+  // Cost per token falls with batch at fixed context while weight-bound.
+  EXPECT_GT(rows[0]["usd_per_mtok"].get<double>(), rows[3]["usd_per_mtok"].get<double>());
+  const std::string csv = to_csv(std::vector<Json>(rows.begin(), rows.end()));
+  EXPECT_EQ(csv.substr(0, 40), "model,hardware,chips,phase,batch,context");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
+}
+
+TEST(Facade, PrefillChunkSemantics) {
+  auto whole = engine().roofline(Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 8192}});
+  auto chunk = engine().roofline(
+      Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 8192}, {"chunk", 2048}});
+  ASSERT_TRUE(whole && chunk);
+  EXPECT_EQ((*whole)["new_tokens"], 8192);
+  EXPECT_EQ((*chunk)["new_tokens"], 2048);
+  EXPECT_EQ((*chunk)["context"], 8192);
+  auto bad = engine().roofline(
+      Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 100}, {"chunk", 2048}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "--chunk");
+}
+
+TEST(Facade, CatalogListings) {
+  const Json hw = engine().hardware();
+  EXPECT_GE(hw.size(), 24u);
+  for (const auto& h : hw) EXPECT_FALSE(h["sources"].empty()) << h["name"];
+  const Json models = engine().models();
+  EXPECT_GE(models.size(), 27u);
+  for (const auto& m : models) EXPECT_FALSE(m.contains("error")) << m["name"];
+}
+
+}  // namespace
+}  // namespace llmecon

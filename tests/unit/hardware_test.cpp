@@ -1,0 +1,130 @@
+// Hardware catalog: every shipped chip parses with sources; bad files give located errors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "llmecon/hardware.hpp"
+
+namespace llmecon {
+namespace {
+using namespace units;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+const std::string kData = LLMECON_TEST_DATA;
+
+TEST(Hardware, BuiltinCatalogHasEveryRequiredChip) {
+  auto cat = HardwareCatalog::builtin();
+  ASSERT_TRUE(cat) << cat.error().message();
+  for (const char* n : {"a100-sxm-80gb", "h100-sxm", "h800-sxm", "h20", "h200-sxm", "gh200", "b200", "gb200",
+                        "b300", "gb300", "rubin", "rubin-ultra", "mi300x", "mi325x", "mi355x", "tpu-v4",
+                        "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "trainium2", "gaudi3", "l40s", "blackboard"}) {
+    const Hardware* h = cat->find(n);
+    ASSERT_NE(h, nullptr) << n;
+    EXPECT_FALSE(h->sources.empty()) << n;
+    EXPECT_GT(h->peak(DType::kBf16).si(), 0) << n;
+    EXPECT_GT(h->hbm_capacity.value.si(), 0) << n;
+    EXPECT_GT(h->price.value.si(), 0) << n;
+    EXPECT_GE(h->domain_size, 1) << n;
+    EXPECT_EQ(h->host_tiers.size(), 3u) << n;
+    // Drain time (F8) lies in the lecture's "many generations" band of ~10-60 ms.
+    EXPECT_GT(h->drain_time() / ms(1), 10.0) << n;
+    EXPECT_LT(h->drain_time() / ms(1), 60.0) << n;
+  }
+}
+
+TEST(Hardware, SpecSheetValues) {
+  auto cat = HardwareCatalog::builtin();
+  const Hardware* h100 = cat->find("h100-sxm");
+  EXPECT_DOUBLE_EQ(h100->peak(DType::kBf16).si(), 989.4e12);
+  EXPECT_DOUBLE_EQ(h100->hbm_bandwidth.value.si(), 3.35e12);
+  EXPECT_DOUBLE_EQ(h100->scale_out.bandwidth.si(), 50e9);  // 400 Gb/s
+  // H100 has no FP4: fp4 runs at the fp8 rate; A100 has no FP8: fp8 runs at bf16.
+  EXPECT_EQ(h100->effective_compute_dtype(DType::kFp4), DType::kFp8);
+  EXPECT_EQ(cat->find("a100-sxm-80gb")->effective_compute_dtype(DType::kFp8), DType::kBf16);
+  // TPU v4 HBM is 32 GiB, a binary figure.
+  EXPECT_DOUBLE_EQ(cat->find("tpu-v4")->hbm_capacity.value.si(), gib(32).si());
+  // The blackboard chip: 300 MAC per byte, 20 ms drain, 64 chips, $2/h, scale-out 8x slower.
+  const Hardware* bb = cat->find("blackboard");
+  EXPECT_DOUBLE_EQ(bb->peak(DType::kFp8).si() / 2 / bb->hbm_bandwidth.value.si(), 300.0);
+  EXPECT_DOUBLE_EQ(bb->drain_time() / ms(1), 20.0);
+  EXPECT_EQ(bb->domain_size, 64);
+  EXPECT_DOUBLE_EQ(bb->price.value.si() * 3600, 2.0);
+  EXPECT_DOUBLE_EQ(bb->scale_up.bandwidth / bb->scale_out.bandwidth, 8.0);
+}
+
+TEST(Hardware, RangesRecordDisagreement) {
+  auto cat = HardwareCatalog::builtin();
+  const Hardware* rubin = cat->find("rubin");
+  ASSERT_TRUE(rubin->hbm_bandwidth.lo.has_value());
+  EXPECT_LT(rubin->hbm_bandwidth.low(), rubin->hbm_bandwidth.high());
+  EXPECT_LE(rubin->hbm_bandwidth.low(), rubin->hbm_bandwidth.value);
+  EXPECT_LE(rubin->hbm_bandwidth.value, rubin->hbm_bandwidth.high());
+}
+
+TEST(Hardware, UnitlessValueIsAnError) {
+  auto r = parse_hardware_toml(read(kData + "/hw_unitless.toml"), "hw_unitless.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "hw_unitless.toml:31");
+  EXPECT_EQ(r.error().field, "memory.hbm_bandwidth");
+  EXPECT_EQ(r.error().what, "'3.35' has no unit");
+}
+
+TEST(Hardware, WrongDimensionIsAnError) {
+  auto r = parse_hardware_toml(read(kData + "/hw_wrong_dim.toml"), "x.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "memory.hbm_bandwidth");
+  EXPECT_EQ(r.error().what, "'3.35 TB' has the wrong unit");
+}
+
+TEST(Hardware, UnknownKeyIsAnError) {
+  auto r = parse_hardware_toml(read(kData + "/hw_unknown_key.toml"), "x.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "memory.hbm_speed");
+  EXPECT_EQ(r.error().what, "unknown key");
+  EXPECT_NE(r.error().hint.find("hbm_bandwidth"), std::string::npos);
+}
+
+TEST(Hardware, MalformedTomlNamesTheLine) {
+  auto r = parse_hardware_toml(read(kData + "/hw_malformed.toml"), "bad.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "bad.toml:2");
+  EXPECT_NE(r.error().what.find("malformed TOML"), std::string::npos);
+}
+
+TEST(Hardware, MissingFieldIsAnError) {
+  auto r = parse_hardware_toml(read(kData + "/hw_missing.toml"), "x.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "memory.hbm_capacity");
+  EXPECT_EQ(r.error().what, "missing required field");
+}
+
+TEST(Hardware, UserFilesExtendAndOverride) {
+  auto cat = HardwareCatalog::builtin();
+  const std::size_t before = cat->all().size();
+  ASSERT_TRUE(cat->add_file(kData + "/hw_custom.toml"));
+  EXPECT_EQ(cat->all().size(), before + 1);
+  ASSERT_TRUE(cat->add_file(kData + "/hw_override.toml"));
+  EXPECT_EQ(cat->all().size(), before + 1);
+  EXPECT_DOUBLE_EQ(cat->find("h100-sxm")->price.value.si() * 3600, 1.5);
+  auto missing = cat->add_file(kData + "/does_not_exist.toml");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().what, "cannot open file");
+}
+
+TEST(Hardware, UnknownNameSuggestsClosest) {
+  auto cat = HardwareCatalog::builtin();
+  auto r = cat->get("h100", "--hw");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "--hw");
+  EXPECT_EQ(r.error().what, "unknown hardware 'h100'");
+  EXPECT_NE(r.error().hint.find("h100-sxm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llmecon
