@@ -7,3 +7,8 @@ option(LLMECON_WERROR "Treat warnings as errors" OFF)
 if(LLMECON_WERROR)
   target_compile_options(llmecon_warnings INTERFACE -Werror)
 endif()
+# GCC 12 reports false -Wrestrict positives inside libstdc++'s string concatenation at -O3
+# (GCC bug 105329); the warning stays on for other compilers and versions.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(llmecon_warnings INTERFACE -Wno-restrict)
+endif()

@@ -156,14 +156,16 @@ int main(int argc, char** argv) {
   show->add_option("name", show_model, "built-in name or config.json path")->required();
   show->add_option("--kv-dtype", show_kv, "KV cache format")->capture_default_str();
 
-  StepFlags rf, sf;
+  StepFlags rf, sf, pf;
+  auto* report = app.add_subcommand("report", "a deployment report: memory fit and decode cost across batch sizes");
+  pf.add(report, false);
   bool explain = false;
   auto* roof = app.add_subcommand("roofline", "one step on one scale-up domain");
   rf.add(roof, false);
   roof->add_flag("--explain", explain, "print the derivation with values substituted");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
-  for (auto* sub : {models, hardware, show, roof, sweep}) {
+  for (auto* sub : {models, hardware, show, roof, sweep, report}) {
     sub->add_flag("--json", as_json, "print JSON");
     sub->add_flag("--csv", as_csv, "print CSV");
     sub->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
@@ -195,6 +197,14 @@ int main(int argc, char** argv) {
     auto r = engine->model_show(Json{{"model", show_model}, {"kv_dtype", show_kv}});
     if (!r) return fail(r.error().message());
     return llmecon::cli::print_model(*r, fmt_out);
+  }
+  if (*report) {
+    std::string err;
+    auto args = pf.args(false, err);
+    if (!args) return fail(err);
+    auto r = engine->report(*args);
+    if (!r) return fail(r.error().message());
+    return llmecon::cli::print_report(*r, fmt_out);
   }
   if (*roof || *sweep) {
     const bool is_sweep = sweep->parsed();

@@ -145,6 +145,51 @@ int print_roofline(const Json& r, const std::vector<std::string>& explain, Forma
   return 0;
 }
 
+int print_report(const Json& r, Format f) {
+  if (f == Format::kJson) return print_json(r);
+  const Json& rows = r["rows"];
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
+    return 0;
+  }
+  const Json& m = r["model"];
+  const Json& h = r["hardware"];
+  out(fmt::format("llmecon report: {} on {} x {} ({})\n\n", m["name"].get<std::string>(), h["chips"].get<int>(),
+                  h["name"].get<std::string>(), h["display_name"].get<std::string>()));
+  out(fmt::format("model     {} total, {} active parameters; KV {} per token ({}); weights {} at {}\n",
+                  params(m["params_total"]), params(m["params_active"]),
+                  format(units::bytes(m["kv_bytes_per_token"].get<double>())), r["kv_dtype"].get<std::string>(),
+                  format(byt(r["rows"][0]["mem_weights_bytes"])), r["weight_dtype"].get<std::string>()));
+  out(fmt::format("hardware  {} compute, {} HBM bandwidth, {} HBM, drain time {}, ${}/h\n",
+                  format(units::flop_per_s(h["flops_per_s"].get<double>())),
+                  format(units::bytes_per_s(h["hbm_bytes_per_s"].get<double>())), format(byt(h["hbm_bytes"])),
+                  format(secs(h["drain_time_s"])), format_number(h["usd_per_hour"].get<double>())));
+  out(fmt::format("memory    at {} tokens of context, at most {} sequences fit\n\n",
+                  format_number(r["context"].get<double>()), format_number(r["max_batch_fits"].get<double>())));
+  std::vector<std::vector<std::string>> t;
+  for (const auto& row : rows) {
+    t.push_back({format_number(row["batch"].get<double>()), format(secs(row["t_step_s"])),
+                 row["bound"].get<std::string>(), format(units::tokens_per_s(row["tokens_per_s"].get<double>())),
+                 format_number(row["usd_per_mtok"].get<double>()), format_number(100 * row["mfu"].get<double>(), 3),
+                 row["fits"].get<bool>() ? "yes" : "no"});
+  }
+  table({"batch", "t_step", "bound", "tokens/s", "$/Mtok", "MFU %", "fits"}, t);
+  out("\n");
+  if (r["balance_batch"].is_null()) {
+    out("balance   the step never turns compute-bound at this context: KV traffic outgrows compute\n");
+  } else {
+    out(fmt::format("balance   decode turns compute-bound at batch {} (F6)\n",
+                    format_number(r["balance_batch"].get<double>())));
+  }
+  if (!r["best"].is_null()) {
+    const Json& b = r["best"];
+    out(fmt::format("cheapest  batch {}: ${}/Mtok, {} per step; unbatched (B=1) costs {}x more\n",
+                    format_number(b["batch"].get<double>()), format_number(b["usd_per_mtok"].get<double>()),
+                    format(secs(b["t_step_s"])), format_number(r["unbatched_penalty"].get<double>(), 3)));
+  }
+  return 0;
+}
+
 int print_sweep(const Json& s, Format f) {
   if (f == Format::kJson) return print_json(s);
   const Json& rows = s["rows"];

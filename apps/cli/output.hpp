@@ -15,5 +15,6 @@ int print_hardware(const Json& hw, Format f);
 int print_model(const Json& m, Format f);
 int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f);
 int print_sweep(const Json& s, Format f);
+int print_report(const Json& r, Format f);
 
 }  // namespace llmecon::cli

@@ -36,6 +36,10 @@ class Engine {
   [[nodiscard]] Result<Json> roofline(const Json& args) const;
   /// As roofline, with batch and/or context given as arrays; one row per combination.
   [[nodiscard]] Result<Json> sweep(const Json& args) const;
+  /// The default deployment report: model, hardware, memory fit, and decode cost across batch
+  /// sizes with the balance point where the step turns compute-bound. args as roofline, with
+  /// batch ignored.
+  [[nodiscard]] Result<Json> report(const Json& args) const;
   /// The derivation of roofline(args), one line per formula.
   [[nodiscard]] Result<std::vector<std::string>> explain_roofline(const Json& args) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace llmecon {
@@ -349,6 +350,73 @@ Result<Json> Engine::sweep(const Json& args) const {
     }
   }
   return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+}
+
+Result<Json> Engine::report(const Json& args) const {
+  TRY(ok, only_keys(args, kRooflineKeys));
+  (void)ok;
+  Json base = args;
+  base.erase("batch");
+  TRY(res, resolve(*this, base));
+  res.in.model = &res.model;
+  const RooflineInput in0 = res.in;
+  auto at = [&](double b) {
+    RooflineInput in = in0;
+    in.step.batch = b;
+    return roofline_unchecked(in);
+  };
+  TRY(show, model_show(Json{{"model", args.at("model")}, {"kv_dtype", std::string(name(in0.precision.kv))}}));
+  const Hardware& hw = *res.hw;
+  const double n = in0.chips;
+  Json hardware{{"name", hw.name},
+                {"display_name", hw.display_name},
+                {"chips", in0.chips},
+                {"flops_per_s", (hw.peak(wider(in0.precision.weights, in0.precision.act)) * n).si()},
+                {"hbm_bytes_per_s", (hw.hbm_bandwidth.value * n).si()},
+                {"hbm_bytes", (hw.hbm_capacity.value * n).si()},
+                {"drain_time_s", hw.drain_time().si()},
+                {"usd_per_hour", hw.price.value.si() * 3600.0 * n}};
+  // Largest batch whose weights and KV fit in the domain's HBM (F21).
+  const RooflineResult one = at(1);
+  const double kv_seq = one.mem_kv.si();
+  const double free_bytes = one.mem_capacity.si() - one.mem_weights.si();
+  const double max_batch = free_bytes <= 0 ? 0.0 : std::floor(free_bytes / kv_seq);
+  // Balance batch: the smallest B whose step is compute-bound (F6), by bisection.
+  Json balance = nullptr;
+  if (at(1e7).bound == Bound::kCompute) {
+    double lo = 1, hi = 1e7;
+    if (at(1).bound == Bound::kCompute) hi = 1;
+    while (hi - lo > 1) {
+      const double mid = std::floor((lo + hi) / 2);
+      (at(mid).bound == Bound::kCompute ? hi : lo) = mid;
+    }
+    balance = hi;
+  }
+  Json rows = Json::array();
+  double best_cost = std::numeric_limits<double>::infinity();
+  Json best = nullptr;
+  for (double b = 1; b <= 65536; b *= 2) {
+    const RooflineResult r = at(b);
+    Json row = to_json(r);
+    rows.push_back(row);
+    if (r.fits && r.usd_per_token.si() < best_cost) {
+      best_cost = r.usd_per_token.si();
+      best = row;
+    }
+    if (!r.fits && b > 1) break;
+  }
+  Json out{{"model", show},
+           {"hardware", hardware},
+           {"phase", std::string(name(in0.step.phase))},
+           {"context", in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0)},
+           {"weight_dtype", std::string(name(in0.precision.weights))},
+           {"kv_dtype", std::string(name(in0.precision.kv))},
+           {"max_batch_fits", max_batch},
+           {"balance_batch", balance},
+           {"best", best},
+           {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(one.usd_per_token.si() / best_cost)},
+           {"rows", rows}};
+  return out;
 }
 
 std::string to_csv(const std::vector<Json>& rows) {

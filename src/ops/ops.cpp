@@ -63,7 +63,15 @@ class Accumulator {
  public:
   Accumulator(StepCost& c, bool detail, double act_bytes) : c_(c), detail_(detail), ba_(act_bytes) {}
 
+  /// Later adds count `k` times: identical layers are costed once and multiplied.
+  void set_repeat(double k) { k_ = k; }
+
   void add(OpKind kind, int layer, ComputeClass cls, Flops f, Bytes w, Bytes kv_r, Bytes kv_w, Bytes act) {
+    f *= k_;
+    w *= k_;
+    kv_r *= k_;
+    kv_w *= k_;
+    act *= k_;
     switch (cls) {
       case ComputeClass::kDense: c_.flops_dense += f; break;
       case ComputeClass::kExpert: c_.flops_expert += f; break;
@@ -87,7 +95,13 @@ class Accumulator {
   StepCost& c_;
   bool detail_;
   double ba_;
+  double k_ = 1.0;
 };
+
+bool same_cost(const Layer& a, const Layer& b) {
+  return a.mixer == b.mixer && a.window == b.window && a.moe == b.moe && a.dense_ffn == b.dense_ffn &&
+         (a.kv_source >= 0) == (b.kv_source >= 0);
+}
 
 }  // namespace
 
@@ -113,10 +127,17 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
                                     : 0.0;
   c.experts_read_per_layer = touched;
 
-  for (int li = 0; li < m.n_layers(); ++li) {
+  // Without detail, runs of identical consecutive layers are costed once (model.md §4.5).
+  const int n_layers = m.n_layers();
+  for (int li = 0; li < n_layers;) {
     const Layer& l = m.layers[static_cast<std::size_t>(li)];
+    int run = 1;
+    if (!detail) {
+      while (li + run < n_layers && same_cost(l, m.layers[static_cast<std::size_t>(li + run)])) ++run;
+    }
+    acc.set_repeat(run);
     // Norm vectors are read every step.
-    c.weights += units::bytes(m.params_layer_norms(l) * bw);
+    c.weights += units::bytes(m.params_layer_norms(l) * bw * run);
 
     if (l.mixer == Mixer::kLinear) {
       const LinearAttention& la = m.linear;
@@ -216,7 +237,9 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, up, dm, bw);
       acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, dm, f, bw);
     }
+    li += run;
   }
+  acc.set_repeat(1);
 
   // Final norm and output head; prefill needs logits only for each sequence's last token.
   c.weights += units::bytes(dm * bw);

@@ -1,0 +1,61 @@
+// Roofline evaluations per second (Google Benchmark). Run: build/release/bench/llmecon_bench
+#include <benchmark/benchmark.h>
+
+#include "llmecon/facade.hpp"
+#include "llmecon/roofline.hpp"
+
+namespace {
+using namespace llmecon;
+
+struct Setup {
+  HardwareCatalog hw = HardwareCatalog::builtin().value();
+  ModelCatalog models = ModelCatalog::builtin().value();
+};
+const Setup& setup() {
+  static const Setup s;
+  return s;
+}
+
+void roofline_eval(benchmark::State& state, const char* model, const char* chip) {
+  const ModelSpec m = setup().models.load(model).value();
+  RooflineInput in;
+  in.model = &m;
+  in.hw = setup().hw.find(chip);
+  in.chips = in.hw->domain_size;
+  in.step = Step{Phase::kDecode, 256, 1, 8192};
+  in.precision = Precision::native(m);
+  double batch = 1;
+  for (auto _ : state) {
+    in.step.batch = batch;
+    batch = batch < 4096 ? batch + 1 : 1;
+    RooflineResult r = roofline_unchecked(in);
+    benchmark::DoNotOptimize(r.t_step);
+  }
+  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(roofline_eval, deepseek_v3_gb200, "deepseek-v3", "gb200");
+BENCHMARK_CAPTURE(roofline_eval, llama_3_1_70b_h100, "llama-3.1-70b", "h100-sxm");
+BENCHMARK_CAPTURE(roofline_eval, gpt_oss_120b_b200, "gpt-oss-120b", "b200");
+
+// The whole JSON path a CLI or server request takes: parse arguments, load the model, evaluate.
+void facade_roofline(benchmark::State& state) {
+  static const Engine e = Engine::open({}).value();
+  const Json args{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}};
+  for (auto _ : state) {
+    auto r = e.roofline(args);
+    benchmark::DoNotOptimize(r.ok());
+  }
+}
+BENCHMARK(facade_roofline);
+
+void model_parse(benchmark::State& state) {
+  for (auto _ : state) {
+    auto m = setup().models.load("deepseek-v3");
+    benchmark::DoNotOptimize(m.ok());
+  }
+}
+BENCHMARK(model_parse);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root, or with sudo available).
+#
+#   scripts/bootstrap.sh run    install what is missing, build (release), run the default report
+#   scripts/bootstrap.sh test   install what is missing, build, run every test, then the
+#                               sanitizer (ASan+UBSan) build and its tests
+#
+# Nothing is downloaded at build time; every dependency is a Debian package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-run}
+
+packages=(build-essential cmake ninja-build ccache python3
+          nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
+          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "$mode" in
+  run)
+    install_missing
+    cmake --preset release -DLLMECON_BUILD_TESTS=OFF -DLLMECON_BUILD_BENCH=OFF >/dev/null
+    cmake --build --preset release --target llmecon -j "$jobs"
+    ./build/release/apps/cli/llmecon report
+    ;;
+  test)
+    install_missing
+    cmake --preset dev >/dev/null
+    cmake --build --preset dev -j "$jobs"
+    ctest --preset dev -j "$jobs"
+    cmake --preset asan >/dev/null
+    cmake --build --preset asan -j "$jobs"
+    ctest --preset asan -j "$jobs"
+    ;;
+  *)
+    echo "usage: scripts/bootstrap.sh run|test" >&2
+    exit 2
+    ;;
+esac
