@@ -11,6 +11,12 @@
 namespace llmecon {
 namespace {
 
+// Whole counts print as integers ("batch": 64), others as numbers.
+Json count(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
 std::string flag(const std::string& key) {
   std::string f = "--" + key;
   std::replace(f.begin(), f.end(), '_', '-');
@@ -273,9 +279,9 @@ Json to_json(const RooflineResult& r) {
               {"hardware", in.hw->name},
               {"chips", in.chips},
               {"phase", std::string(name(in.step.phase))},
-              {"batch", in.step.batch},
-              {"context", in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)},
-              {"new_tokens", in.step.new_tokens},
+              {"batch", count(in.step.batch)},
+              {"context", count(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0))},
+              {"new_tokens", count(in.step.new_tokens)},
               {"weight_dtype", std::string(name(in.precision.weights))},
               {"expert_dtype", std::string(name(in.precision.experts))},
               {"act_dtype", std::string(name(in.precision.act))},
@@ -390,7 +396,7 @@ Result<Json> Engine::report(const Json& args) const {
       const double mid = std::floor((lo + hi) / 2);
       (at(mid).bound == Bound::kCompute ? hi : lo) = mid;
     }
-    balance = hi;
+    balance = count(hi);
   }
   Json rows = Json::array();
   double best_cost = std::numeric_limits<double>::infinity();
@@ -408,10 +414,10 @@ Result<Json> Engine::report(const Json& args) const {
   Json out{{"model", show},
            {"hardware", hardware},
            {"phase", std::string(name(in0.step.phase))},
-           {"context", in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0)},
+           {"context", count(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
            {"weight_dtype", std::string(name(in0.precision.weights))},
            {"kv_dtype", std::string(name(in0.precision.kv))},
-           {"max_batch_fits", max_batch},
+           {"max_batch_fits", count(max_batch)},
            {"balance_batch", balance},
            {"best", best},
            {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(one.usd_per_token.si() / best_cost)},
