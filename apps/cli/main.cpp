@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,6 +136,111 @@ struct StepFlags {
   }
 };
 
+// The blackboard analyses share one shape: flags become facade arguments by name.
+struct Opt {
+  const char* flag;
+  const char* key;
+  const char* help;
+  enum Kind { kNumber, kString, kList } kind;
+};
+
+struct AnalysisSpec {
+  const char* name;
+  const char* help;
+  bool board;  // takes --model/--hw/--chips/dtypes
+  std::vector<Opt> opts;
+};
+
+struct AnalysisCommand {
+  AnalysisSpec spec;
+  CLI::App* app = nullptr;
+  std::map<std::string, std::string> values;
+};
+
+std::vector<AnalysisSpec> analysis_specs() {
+  using K = Opt::Kind;
+  return {
+      {"batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
+       true,
+       {{"--context,-c", "context", "tokens of context (default 0: the lecture's B* without KV)", K::kNumber},
+        {"--price-multiple", "price_multiple", "fast mode: price multiple (e.g. 6)", K::kNumber},
+        {"--speed-multiple", "speed_multiple", "fast mode: speed multiple (e.g. 2.5)", K::kNumber}}},
+      {"step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed", true,
+       {{"--batch,-b", "batch", "sequences per step (default 2.5 B*)", K::kNumber},
+        {"--context,-c", "context", "tokens of context (default 0)", K::kNumber},
+        {"--provider-tokens-per-s", "provider_tokens_per_s", "reference traffic (default 5e8)", K::kNumber}}},
+      {"context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention", true,
+       {{"--batch,-b", "batch", "sequences per step (default 2.5 B*)", K::kNumber},
+        {"--knee", "knee", "a pricing knee in tokens, to infer KV bytes per token", K::kNumber},
+        {"--topk", "topk", "top-k sparse attention: tokens read (default 2048)", K::kNumber},
+        {"--index-bytes", "index_bytes", "top-k indexer key bytes per token (default 128)", K::kNumber},
+        {"--sqrt-block", "sqrt_block", "block size of sqrt(context) attention (default 64)", K::kNumber}}},
+      {"price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)", true,
+       {{"--context,-c", "context", "prompt length (default 8192)", K::kNumber},
+        {"--batch,-b", "batch", "decode batch (default 2.5 B*)", K::kNumber},
+        {"--sheet", "sheet", "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file",
+         K::kString},
+        {"--n-active", "n_active", "active parameters assumed for the inverse (default: the model's)", K::kNumber}}},
+      {"layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops", true,
+       {{"--context,-c", "context", "tokens of context (default 8192)", K::kNumber},
+        {"--micro-batch", "micro_batch", "sequences per pipeline stage (default B*)", K::kNumber},
+        {"--racks", "racks", "racks one MoE layer spans (default 2)", K::kNumber},
+        {"--stages", "stages", "pipeline stages (default 4)", K::kNumber},
+        {"--layers-per-stage", "layers_per_stage", "layers per stage (default 1)", K::kNumber},
+        {"--hop-ms", "hop_ms", "rack-to-rack hop latency in ms (default 2)", K::kNumber}}},
+      {"cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs", true,
+       {{"--hold-s", "hold_s", "hold times in seconds: 300,3600 or 1:86400:x10", K::kList}}},
+      {"lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training", false,
+       {{"--model,-m", "model", "take N_active from this model", K::kString},
+        {"--n-active", "n_active", "active parameters (default 100e9)", K::kNumber},
+        {"--traffic-tokens-per-s", "traffic_tokens_per_s", "traffic (default 5e8)", K::kNumber},
+        {"--lifetime-days", "lifetime_days", "deployment lifetime (default 60)", K::kNumber},
+        {"--models", "models", "models sharing the traffic (default 10)", K::kNumber},
+        {"--rl-multiplier", "rl_multiplier", "FLOPs per parameter per RL token, 2..6 (default 3)", K::kNumber},
+        {"--rl-inefficiency", "rl_inefficiency", "1 / RL MFU (default 3)", K::kNumber},
+        {"--inference-inefficiency", "inference_inefficiency", "1 / inference MFU (default 3)", K::kNumber},
+        {"--policy", "policy", "thirds or half", K::kString}}},
+      {"revnet", "training activation memory with and without reversible layers", false,
+       {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
+        {"--batch,-b", "batch", "sequences (default 8)", K::kNumber},
+        {"--seq-len", "seq_len", "tokens per sequence (default 4096)", K::kNumber},
+        {"--act-dtype", "act_dtype", "activation format (default bf16)", K::kString}}},
+      {"lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", false, {}},
+  };
+}
+
+std::optional<Json> analysis_args(const AnalysisCommand& c, std::string& err) {
+  Json a = Json::object();
+  for (const auto& [key, text] : c.values) {
+    if (text.empty()) continue;
+    const Opt* opt = nullptr;
+    for (const auto& o : c.spec.opts)
+      if (key == o.key) opt = &o;
+    const bool board_string = opt == nullptr && key != "chips";
+    if (board_string || (opt != nullptr && opt->kind == Opt::kString)) {
+      a[key] = text;
+      continue;
+    }
+    auto v = parse_list(text, err);
+    if (!v) {
+      err = "--" + key + ": " + err;
+      for (auto& ch : err) ch = ch == '_' ? '-' : ch;
+      return std::nullopt;
+    }
+    if (opt != nullptr && opt->kind == Opt::kList) {
+      Json arr = Json::array();
+      for (double x : *v) arr.push_back(number_json(x));
+      a[key] = arr;
+    } else if (v->size() != 1) {
+      err = "--" + key + ": expected one number";
+      return std::nullopt;
+    } else {
+      a[key] = number_json(v->front());
+    }
+  }
+  return a;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,6 +271,31 @@ int main(int argc, char** argv) {
   roof->add_flag("--explain", explain, "print the derivation with values substituted");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
+  bool analysis_explain = false;
+  std::vector<std::string> price_files;
+  std::vector<AnalysisCommand> commands;
+  for (auto& spec : analysis_specs()) {
+    commands.emplace_back();
+    commands.back().spec = std::move(spec);
+  }
+  for (auto& c : commands) {
+    c.app = app.add_subcommand(c.spec.name, c.spec.help);
+    if (c.spec.board) {
+      c.app->add_option("--model,-m", c.values["model"], "built-in model name or config.json (default deepseek-v3)");
+      c.app->add_option("--hw", c.values["hw"], "chip name (default gb200)");
+      c.app->add_option("--chips", c.values["chips"], "chips pooled (default: the whole scale-up domain)");
+      c.app->add_option("--weight-dtype", c.values["weight_dtype"], "weights format (default: as released)");
+      c.app->add_option("--expert-dtype", c.values["expert_dtype"], "routed-expert weights format");
+      c.app->add_option("--act-dtype", c.values["act_dtype"], "activations format");
+      c.app->add_option("--kv-dtype", c.values["kv_dtype"], "KV cache format (default bf16)");
+    }
+    for (const auto& o : c.spec.opts) c.app->add_option(o.flag, c.values[o.key], o.help);
+    c.app->add_flag("--explain", analysis_explain, "print the derivation with values substituted");
+    c.app->add_flag("--json", as_json, "print JSON");
+    c.app->add_flag("--csv", as_csv, "print CSV");
+    c.app->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
+    c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
+  }
   for (auto* sub : {models, hardware, show, roof, sweep, report}) {
     sub->add_flag("--json", as_json, "print JSON");
     sub->add_flag("--csv", as_csv, "print CSV");
@@ -185,7 +316,7 @@ int main(int argc, char** argv) {
   }
   if (as_json && as_csv) return fail("--json and --csv: choose one output format");
 
-  auto engine = llmecon::Engine::open(hw_files);
+  auto engine = llmecon::Engine::open(hw_files, price_files);
   if (!engine) return fail(engine.error().message());
   const llmecon::cli::Format fmt_out = as_json ? llmecon::cli::Format::kJson
                                        : as_csv ? llmecon::cli::Format::kCsv
@@ -197,6 +328,16 @@ int main(int argc, char** argv) {
     auto r = engine->model_show(Json{{"model", show_model}, {"kv_dtype", show_kv}});
     if (!r) return fail(r.error().message());
     return llmecon::cli::print_model(*r, fmt_out);
+  }
+  for (const auto& c : commands) {
+    if (!c.app->parsed()) continue;
+    std::string err;
+    auto args = analysis_args(c, err);
+    if (!args) return fail(err);
+    auto r = engine->run(c.spec.name, *args);
+    if (!r) return fail(r.error().message());
+    if (std::string(c.spec.name) == "lecture") return llmecon::cli::print_lecture(*r, analysis_explain, fmt_out);
+    return llmecon::cli::print_analysis(*r, analysis_explain, fmt_out);
   }
   if (*report) {
     std::string err;

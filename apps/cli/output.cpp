@@ -190,6 +190,132 @@ int print_report(const Json& r, Format f) {
   return 0;
 }
 
+std::string format_unit(double v, const std::string& unit) {
+  if (unit == "s") return format(units::seconds(v));
+  if (unit == "B") return format(units::bytes(v));
+  if (unit == "B/s") return format(units::bytes_per_s(v));
+  if (unit == "FLOP/s") return format(units::flop_per_s(v));
+  if (unit == "FLOP") return format(units::flops(v));
+  if (unit == "tok/s") return format(units::tokens_per_s(v));
+  if (unit == "B/tok") return format(units::bytes_per_token(v));
+  if (unit == "tok") return format(units::tokens(v));
+  if (unit == "$/Mtok") return "$" + format_number(v) + "/Mtok";
+  if (unit == "$/Mtok/h") return "$" + format_number(v) + "/Mtok/h";
+  if (unit == "$/h") return "$" + format_number(v) + "/h";
+  if (unit == "x") return format_number(v) + "x";
+  if (unit == "bool") return v != 0 ? "yes" : "no";
+  return format_number(v);
+}
+
+namespace {
+std::string cell_text(const Json& v, const std::string& unit) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_null()) return "-";
+  return format_unit(v.get<double>(), unit);
+}
+
+void print_tables(const Json& a) {
+  const Json& units = a.value("table_units", Json::object());
+  for (const auto& [key, val] : a.items()) {
+    if (!val.is_array() || val.empty() || !val[0].is_object() || key == "figures") continue;
+    out("\n" + key + ":\n");
+    std::vector<std::string> header;
+    for (const auto& [col, _] : val[0].items()) header.push_back(col);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : val) {
+      std::vector<std::string> row;
+      for (const auto& col : header) row.push_back(cell_text(r.value(col, Json()), units.value(key + "." + col, "")));
+      rows.push_back(row);
+    }
+    table(header, rows);
+  }
+}
+}  // namespace
+
+int print_analysis(const Json& a, bool explain, Format f) {
+  if (f == Format::kJson) return print_json(a);
+  if (f == Format::kCsv) {
+    for (const auto& [key, val] : a.items()) {
+      if (val.is_array() && !val.empty() && val[0].is_object() && key != "figures") {
+        out(to_csv(std::vector<Json>(val.begin(), val.end())));
+        return 0;
+      }
+    }
+    out(to_csv({a}));
+    return 0;
+  }
+  std::string head = a.value("analysis", "");
+  if (a.contains("model") && a.contains("hardware")) {
+    head += fmt::format(": {} on {} x {}", a["model"].get<std::string>(), a["chips"].get<int>(),
+                        a["hardware"].get<std::string>());
+  } else if (a.contains("model")) {
+    head += ": " + a["model"].get<std::string>();
+  }
+  out(head + "\n\n");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& fig : a["figures"]) {
+    rows.push_back({fig["label"].get<std::string>().empty() ? fig["key"].get<std::string>() : fig["label"].get<std::string>(),
+                    fig["value"].is_null() ? "infinite" : format_unit(fig["value"].get<double>(), fig["unit"])});
+  }
+  std::size_t w = 0;
+  for (const auto& r : rows) w = std::max(w, r[0].size());
+  for (const auto& r : rows) out(fmt::format("  {:<{}}  {}\n", r[0], w, r[1]));
+  print_tables(a);
+  for (const auto& n : a["notes"]) out("\nnote: " + n.get<std::string>() + "\n");
+  for (const char* sub : {"fast_mode", "inverse"}) {
+    if (a.contains(sub)) {
+      out("\n");
+      print_analysis(a[sub], explain, f);
+    }
+  }
+  if (explain) {
+    out("\nderivation (docs/model.md):\n");
+    for (const auto& l : a["explain"]) out("  " + l.get<std::string>() + "\n");
+  }
+  return 0;
+}
+
+int print_lecture(const Json& claims, bool explain, Format f) {
+  if (f == Format::kJson) return print_json(claims);
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(claims.begin(), claims.end())));
+    return 0;
+  }
+  auto value = [](const Json& v, const std::string& unit) {
+    return v.is_string() ? v.get<std::string>() : format_unit(v.get<double>(), unit == "sequences" ? "" : unit);
+  };
+  std::vector<std::vector<std::string>> rows;
+  int passed = 0;
+  for (const auto& c : claims) {
+    const std::string unit = c["unit"];
+    passed += c["pass"].get<bool>() ? 1 : 0;
+    rows.push_back({c["id"], c["pass"].get<bool>() ? "pass" : "FAIL", value(c["expected"], unit),
+                    value(c["computed"], unit), c["check"].get<std::string>() + " " + format_number(c["tolerance"].get<double>()),
+                    c["claim"]});
+  }
+  table({"id", "verdict", "lecture", "llmecon", "check", "claim"}, rows);
+  out(fmt::format("\n{} of {} claims reproduced\n", passed, claims.size()));
+  for (const auto& c : claims) {
+    const bool has_real = !c["real"].empty();
+    const bool has_fix = !c["corrected_note"].get<std::string>().empty();
+    if (!explain && !has_real && !has_fix) continue;
+    out(fmt::format("\n{} {}\n  inputs: {}\n", c["id"].get<std::string>(), c["claim"].get<std::string>(),
+                    c["inputs"].get<std::string>()));
+    if (has_fix) {
+      out("  corrected: " + c["corrected_note"].get<std::string>() + "\n");
+    }
+    for (const auto& r : c["real"]) {
+      out(fmt::format("  real: {} = {} ({})\n", r["label"].get<std::string>(), value(r["computed"], c["unit"]),
+                      r["why"].get<std::string>()));
+    }
+    if (explain) {
+      for (const auto& l : c["explain"]) out("    " + l.get<std::string>() + "\n");
+    }
+  }
+  return 0;
+}
+
 int print_sweep(const Json& s, Format f) {
   if (f == Format::kJson) return print_json(s);
   const Json& rows = s["rows"];

@@ -16,5 +16,10 @@ int print_model(const Json& m, Format f);
 int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f);
 int print_sweep(const Json& s, Format f);
 int print_report(const Json& r, Format f);
+/// Any blackboard analysis (batch, step, context, price, layout, cache, lifecycle, revnet).
+int print_analysis(const Json& a, bool explain, Format f);
+int print_lecture(const Json& claims, bool explain, Format f);
+/// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
+std::string format_unit(double v, const std::string& unit);
 
 }  // namespace llmecon::cli

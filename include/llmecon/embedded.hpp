@@ -16,5 +16,7 @@ struct EmbeddedFile {
 std::span<const EmbeddedFile> embedded_hardware();
 /// Every shipped model file, data/models/* (configs and index.toml).
 std::span<const EmbeddedFile> embedded_models();
+/// Every shipped price sheet, data/prices/*.toml.
+std::span<const EmbeddedFile> embedded_prices();
 
 }  // namespace llmecon

@@ -15,7 +15,9 @@
 
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
+#include "llmecon/analysis.hpp"
 #include "llmecon/model.hpp"
+#include "llmecon/pricing.hpp"
 #include "llmecon/roofline.hpp"
 
 namespace llmecon {
@@ -25,7 +27,8 @@ using Json = nlohmann::ordered_json;
 class Engine {
  public:
   /// Loads the embedded catalogs, then each user hardware file in order.
-  static Result<Engine> open(const std::vector<std::string>& hw_files);
+  static Result<Engine> open(const std::vector<std::string>& hw_files,
+                             const std::vector<std::string>& price_files = {});
 
   [[nodiscard]] Json models() const;
   [[nodiscard]] Json hardware() const;
@@ -40,6 +43,21 @@ class Engine {
   /// sizes with the balance point where the step turns compute-bound. args as roofline, with
   /// batch ignored.
   [[nodiscard]] Result<Json> report(const Json& args) const;
+  // The blackboard analyses (economics.hpp). Common args: model, hw, chips, weight_dtype,
+  // expert_dtype, act_dtype, kv_dtype; see docs/cli.md for each command's own.
+  [[nodiscard]] Result<Json> batch(const Json& args) const;
+  [[nodiscard]] Result<Json> step(const Json& args) const;
+  [[nodiscard]] Result<Json> context(const Json& args) const;
+  [[nodiscard]] Result<Json> price(const Json& args) const;
+  [[nodiscard]] Result<Json> layout(const Json& args) const;
+  [[nodiscard]] Result<Json> cache(const Json& args) const;
+  [[nodiscard]] Result<Json> lifecycle(const Json& args) const;
+  [[nodiscard]] Result<Json> revnet(const Json& args) const;
+  /// Every lecture claim (C1-C24): an array of {id, claim, expected, computed, unit, tolerance,
+  /// pass, ...}.
+  [[nodiscard]] Result<Json> lecture(const Json& args) const;
+  /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
+  [[nodiscard]] Result<Json> run(const std::string& command, const Json& args) const;
   /// The derivation of roofline(args), one line per formula.
   [[nodiscard]] Result<std::vector<std::string>> explain_roofline(const Json& args) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).
@@ -51,10 +69,14 @@ class Engine {
  private:
   HardwareCatalog hw_;
   ModelCatalog models_;
+  PriceCatalog prices_;
 };
 
 /// JSON of one roofline evaluation (the keys documented in docs/cli.md).
 Json to_json(const RooflineResult& r);
+/// JSON of an analysis: figures as top-level keys, tables as arrays of row objects, plus
+/// "figures" (with units and labels), "notes" and "explain".
+Json to_json(const Analysis& a);
 /// CSV: a header line of the scalar keys, then one line per row object.
 std::string to_csv(const std::vector<Json>& rows);
 

@@ -1,6 +1,9 @@
 // The facade: JSON arguments in, JSON results out (docs/cli.md lists the keys).
 #include "llmecon/facade.hpp"
 
+#include "llmecon/economics.hpp"
+#include "llmecon/lecture.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,7 +150,7 @@ Result<Resolved> resolve(const Engine& e, const Json& args, const Json& batch_ov
 
 }  // namespace
 
-Result<Engine> Engine::open(const std::vector<std::string>& hw_files) {
+Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std::vector<std::string>& price_files) {
   Engine e;
   TRY(hw, HardwareCatalog::builtin());
   e.hw_ = std::move(hw);
@@ -157,6 +160,12 @@ Result<Engine> Engine::open(const std::vector<std::string>& hw_files) {
   }
   TRY(models, ModelCatalog::builtin());
   e.models_ = std::move(models);
+  TRY(prices, PriceCatalog::builtin());
+  e.prices_ = std::move(prices);
+  for (const auto& f : price_files) {
+    TRY(ok, e.prices_.add_file(f));
+    (void)ok;
+  }
   return e;
 }
 
@@ -450,6 +459,288 @@ std::string to_csv(const std::vector<Json>& rows) {
     out += "\n";
   }
   return out;
+}
+
+}  // namespace llmecon
+
+// ---------------------------------------------------------------------------------------------
+// The blackboard analyses
+
+namespace llmecon {
+namespace {
+
+Json cell_json(const Cell& c) { return c.text ? Json(*c.text) : count(c.value); }
+
+constexpr std::initializer_list<const char*> kBoardKeys = {"model",     "hw",        "chips",    "weight_dtype",
+                                                           "expert_dtype", "act_dtype", "kv_dtype"};
+
+// Rejects keys outside the board keys and `extra`.
+Result<bool> only_board_keys(const Json& args, std::initializer_list<const char*> extra) {
+  if (!args.is_object()) return Error{"request", "", "expected a JSON object of arguments", ""};
+  for (const auto& [k, v] : args.items()) {
+    bool ok = false;
+    for (const char* a : kBoardKeys) ok = ok || k == a;
+    for (const char* a : extra) ok = ok || k == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : kBoardKeys) list += (list.empty() ? "" : ", ") + flag(a);
+      for (const char* a : extra) list += ", " + flag(a);
+      return Error{flag(k), "", "unknown argument", "known: " + list};
+    }
+  }
+  return true;
+}
+
+struct BoardArgs {
+  ModelSpec model;
+  Board board;
+};
+
+Result<BoardArgs> board_args(const Engine& e, const Json& args) {
+  BoardArgs out;
+  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
+  TRY(model, e.model_catalog().resolve(model_name, "--model"));
+  out.model = std::move(model);
+  TRY(hw_name, get_string(args, "hw", false, "gb200"));
+  TRY(hw, e.hardware_catalog().get(hw_name, "--hw"));
+  TRY(chips, get_number(args, "chips", hw->domain_size, 1, true));
+  if (chips > hw->domain_size) {
+    return Error{"--chips", "", fmt::format("{} chips exceed the {}-chip scale-up domain of {}", chips, hw->domain_size, hw->name),
+                 "the blackboard analyses pool one scale-up domain"};
+  }
+  const Precision native = Precision::native(out.model);
+  TRY(wd, get_dtype(args, "weight_dtype", native.weights));
+  const bool weight_given = args.contains("weight_dtype") && !args["weight_dtype"].is_null();
+  TRY(ed, get_dtype(args, "expert_dtype", weight_given ? wd : native.experts));
+  TRY(ad, get_dtype(args, "act_dtype", weight_given ? wd : native.act));
+  TRY(kd, get_dtype(args, "kv_dtype", native.kv));
+  out.board = board_from(out.model, *hw, static_cast<int>(chips), Precision{wd, ed, ad, kd});
+  return out;
+}
+
+Json with_board(Json j, const Board& b) {
+  Json out{{"model", b.model}, {"hardware", b.hardware}, {"chips", b.chips}};
+  for (auto& [k, v] : j.items()) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
+Json to_json(const Analysis& a) {
+  Json out{{"analysis", a.title}};
+  Json figs = Json::array();
+  for (const auto& f : a.figures) {
+    out[f.key] = std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : count(f.value)) : Json(nullptr);
+    figs.push_back({{"key", f.key}, {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
+                    {"unit", f.unit}, {"label", f.label}});
+  }
+  for (const auto& t : a.tables) {
+    Json rows = Json::array();
+    for (const auto& r : t.rows) {
+      Json row = Json::object();
+      for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i].key] = cell_json(r[i]);
+      rows.push_back(row);
+    }
+    out[t.key] = rows;
+  }
+  out["figures"] = figs;
+  Json units = Json::object();
+  for (const auto& t : a.tables)
+    for (const auto& c : t.columns) units[t.key + "." + c.key] = c.unit;
+  out["table_units"] = units;
+  out["notes"] = a.notes;
+  out["explain"] = a.derivation;
+  return out;
+}
+
+Result<Json> Engine::batch(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"context", "price_multiple", "speed_multiple"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  TRY(ctx, get_number(args, "context", 0, 0, false));
+  Json out = to_json(batch_analysis(b.board, ctx));
+  const bool fast = args.contains("price_multiple") || args.contains("speed_multiple");
+  if (fast) {
+    TRY(p, get_number(args, "price_multiple", 6, 1, false));
+    TRY(s, get_number(args, "speed_multiple", 2.5, 1, false));
+    out["fast_mode"] = to_json(fast_mode_analysis(b.board, ctx, p, s));
+  }
+  out["context"] = count(ctx);
+  return with_board(out, b.board);
+}
+
+Result<Json> Engine::step(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"batch", "context", "provider_tokens_per_s"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  TRY(ctx, get_number(args, "context", 0, 0, false));
+  const double bstar = b.board.R() * b.board.S();
+  TRY(batch, get_number(args, "batch", std::ceil(2.5 * bstar), 1, false));
+  TRY(provider, get_number(args, "provider_tokens_per_s", 5e8, 0, false));
+  return with_board(to_json(step_analysis(b.board, batch, ctx, provider)), b.board);
+}
+
+Result<Json> Engine::context(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"batch", "knee", "topk", "index_bytes", "sqrt_block"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  TRY(batch, get_number(args, "batch", std::ceil(2.5 * b.board.R() * b.board.S()), 1, false));
+  TRY(knee, get_number(args, "knee", 0, 0, false));
+  TRY(topk, get_number(args, "topk", 2048, 1, true));
+  TRY(ib, get_number(args, "index_bytes", 128, 0, false));
+  TRY(block, get_number(args, "sqrt_block", 64, 1, true));
+  return with_board(to_json(context_analysis(b.board, batch, knee, topk, ib, block)), b.board);
+}
+
+Result<Json> Engine::price(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"context", "batch", "sheet", "n_active"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  TRY(ctx, get_number(args, "context", 8192, 1, false));
+  TRY(batch, get_number(args, "batch", std::ceil(2.5 * b.board.R() * b.board.S()), 1, false));
+  Json out = with_board(to_json(price_forward(b.board, ctx, batch)), b.board);
+  TRY(sheet_name, get_string(args, "sheet", false));
+  if (!sheet_name.empty()) {
+    const PriceSheet* s = prices_.find(sheet_name);
+    if (s == nullptr) {
+      std::vector<std::string> names;
+      for (const auto& p : prices_.all()) names.push_back(p.model);
+      return Error{"--sheet", "", "unknown price sheet '" + sheet_name + "'",
+                   "known: " + closest_names(sheet_name, names) + "; add one with --price-file"};
+    }
+    TRY(na, get_number(args, "n_active", b.board.n_active, 1, false));
+    Json inv = to_json(price_inverse(*s, b.board, na));
+    inv["sources"] = s->sources;
+    out["inverse"] = inv;
+  }
+  return out;
+}
+
+Result<Json> Engine::layout(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"context", "micro_batch", "racks", "stages", "layers_per_stage", "hop_ms"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  TRY(ctx, get_number(args, "context", 8192, 0, false));
+  TRY(mb, get_number(args, "micro_batch", std::ceil(b.board.R() * b.board.S()), 1, false));
+  TRY(racks, get_number(args, "racks", 2, 1, true));
+  TRY(stages, get_number(args, "stages", 4, 1, true));
+  TRY(lps, get_number(args, "layers_per_stage", 1, 1, true));
+  TRY(hop, get_number(args, "hop_ms", 2, 0, false));
+  Board board = b.board;
+  board.hop_latency = units::ms(hop);
+  return with_board(to_json(layout_analysis(board, ctx, mb, static_cast<int>(racks), static_cast<int>(stages),
+                                            static_cast<int>(lps))),
+                    board);
+}
+
+Result<Json> Engine::cache(const Json& args) const {
+  TRY(ok, only_board_keys(args, {"hold_s"}));
+  (void)ok;
+  TRY(b, board_args(*this, args));
+  std::vector<double> holds{1, 10, 60, 300, 1800, 3600, 6 * 3600.0, 86400};
+  if (args.contains("hold_s") && !args["hold_s"].is_null()) {
+    holds.clear();
+    const Json& h = args["hold_s"];
+    for (const auto& v : h.is_array() ? h : Json::array({h})) {
+      if (!v.is_number() || v.get<double>() <= 0) return Error{"--hold-s", "", "hold times are positive seconds", ""};
+      holds.push_back(v.get<double>());
+    }
+  }
+  return with_board(to_json(cache_analysis(b.board, holds)), b.board);
+}
+
+Result<Json> Engine::lifecycle(const Json& args) const {
+  TRY(ok, only_keys(args, {"model", "n_active", "traffic_tokens_per_s", "lifetime_days", "models", "rl_multiplier",
+                           "rl_inefficiency", "inference_inefficiency", "policy"}));
+  (void)ok;
+  LifecycleInputs in;
+  TRY(model_name, get_string(args, "model", false));
+  if (!model_name.empty()) {
+    TRY(m, models_.resolve(model_name, "--model"));
+    in.n_active = m.params_active_matmul();
+  }
+  TRY(na, get_number(args, "n_active", in.n_active, 1, false));
+  TRY(tr, get_number(args, "traffic_tokens_per_s", in.traffic_tokens_per_s, 0, false));
+  TRY(days, get_number(args, "lifetime_days", in.lifetime_s / 86400, 0, false));
+  TRY(mods, get_number(args, "models", in.models_sharing_traffic, 1, false));
+  TRY(rlm, get_number(args, "rl_multiplier", in.rl_multiplier, 0, false));
+  TRY(rli, get_number(args, "rl_inefficiency", in.rl_inefficiency, 1, false));
+  TRY(ii, get_number(args, "inference_inefficiency", in.inference_inefficiency, 1, false));
+  TRY(policy, get_string(args, "policy", false, "thirds"));
+  if (policy != "thirds" && policy != "half") return Error{"--policy", "", "unknown policy '" + policy + "'", "use thirds or half"};
+  if (rlm < 2 || rlm > 6) return Error{"--rl-multiplier", "", "must lie in [2, 6]", "2 = rollouts only, 6 = train on all (F25)"};
+  in.n_active = na;
+  in.traffic_tokens_per_s = tr;
+  in.lifetime_s = days * 86400;
+  in.models_sharing_traffic = mods;
+  in.rl_multiplier = rlm;
+  in.rl_inefficiency = rli;
+  in.inference_inefficiency = ii;
+  in.policy = policy;
+  return to_json(lifecycle_analysis(in));
+}
+
+Result<Json> Engine::revnet(const Json& args) const {
+  TRY(ok, only_keys(args, {"model", "batch", "seq_len", "act_dtype"}));
+  (void)ok;
+  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
+  TRY(m, models_.resolve(model_name, "--model"));
+  TRY(batch, get_number(args, "batch", 8, 1, true));
+  TRY(seq, get_number(args, "seq_len", 4096, 1, true));
+  TRY(act, get_dtype(args, "act_dtype", DType::kBf16));
+  Json out = to_json(revnet_analysis(m, batch, seq, act));
+  out["model"] = m.name;
+  return out;
+}
+
+Result<Json> Engine::lecture(const Json& args) const {
+  TRY(ok, only_keys(args, {}));
+  (void)ok;
+  TRY(claims, lecture_claims(hw_, models_));
+  Json out = Json::array();
+  for (const auto& c : claims) {
+    const bool text = c.check == Check::kEqual;
+    Json real = Json::array();
+    for (const auto& r : c.real) {
+      real.push_back({{"label", r.label}, {"computed", r.text.empty() ? Json(r.computed) : Json(r.text)}, {"why", r.why}});
+    }
+    out.push_back({{"id", c.id},
+                   {"claim", c.claim},
+                   {"expected", text ? Json(c.expected_text) : Json(c.expected)},
+                   {"computed", text ? Json(c.computed_text) : Json(c.computed)},
+                   {"unit", c.unit},
+                   {"tolerance", c.tolerance},
+                   {"check", std::string(name(c.check))},
+                   {"pass", c.pass},
+                   {"inputs", c.inputs},
+                   {"corrected", c.corrected ? Json(*c.corrected) : Json(nullptr)},
+                   {"corrected_note", c.corrected_note},
+                   {"real", real},
+                   {"source", c.source},
+                   {"explain", c.derivation}});
+  }
+  return out;
+}
+
+Result<Json> Engine::run(const std::string& command, const Json& args) const {
+  if (command == "models") return models();
+  if (command == "hardware") return hardware();
+  if (command == "model") return model_show(args);
+  if (command == "roofline") return roofline(args);
+  if (command == "sweep") return sweep(args);
+  if (command == "report") return report(args);
+  if (command == "batch") return batch(args);
+  if (command == "step") return step(args);
+  if (command == "context") return context(args);
+  if (command == "price") return price(args);
+  if (command == "layout") return layout(args);
+  if (command == "cache") return cache(args);
+  if (command == "lifecycle") return lifecycle(args);
+  if (command == "revnet") return revnet(args);
+  if (command == "lecture") return lecture(args);
+  return Error{"command", "", "unknown command '" + command + "'",
+               "one of models, hardware, model, roofline, sweep, report, batch, step, context, price, layout, cache, "
+               "lifecycle, revnet, lecture"};
 }
 
 }  // namespace llmecon

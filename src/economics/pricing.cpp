@@ -1,0 +1,202 @@
+// Price sheets and the forward/inverse price analyses (docs/model.md §9).
+#include "llmecon/pricing.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "llmecon/embedded.hpp"
+#include "llmecon/units_parse.hpp"
+
+namespace llmecon {
+namespace {
+
+template <class Q>
+Result<Q> quantity(const toml::table& t, const char* key, const std::string& origin, const std::string& path) {
+  const toml::node* n = t.get(key);
+  const std::string field = path.empty() ? key : path + "." + key;
+  if (n == nullptr) return Error{origin, field, "missing required field", "e.g. " + std::string(key) + " = \"$5/Mtok\""};
+  auto s = n->value<std::string>();
+  if (!s) return Error{origin, field, "expected a quoted value with a unit", "e.g. \"$5/Mtok\""};
+  auto q = parse_quantity<Q>(*s);
+  if (!q) return q.error().at(origin).in_field(field);
+  return *q;
+}
+
+std::string money(DollarsPerToken p) { return "$" + format_number(p.si() * 1e6) + "/Mtok"; }
+
+}  // namespace
+
+Result<PriceSheet> parse_price_sheet(std::string_view text, const std::string& origin) {
+  PriceSheet s;
+  try {
+    toml::table root = toml::parse(text, std::string_view(origin));
+    s.provider = root["provider"].value_or(std::string());
+    s.model = root["model"].value_or(std::string());
+    s.date = root["date"].value_or(std::string());
+    s.notes = root["notes"].value_or(std::string());
+    if (s.model.empty()) return Error{origin, "model", "missing required field", ""};
+    if (s.date.empty()) return Error{origin, "date", "missing required field", "price sheets carry the date they were read"};
+    if (const toml::array* src = root["sources"].as_array()) {
+      for (const auto& e : *src) s.sources.push_back(e.value_or(std::string()));
+    }
+    if (s.sources.empty()) return Error{origin, "sources", "missing required field", "cite where the prices come from"};
+    const toml::table* base = root["base"].as_table();
+    if (base == nullptr) return Error{origin, "base", "missing table", "[base] input and output"};
+    auto in = quantity<DollarsPerToken>(*base, "input", origin, "base");
+    if (!in) return in.error();
+    auto out = quantity<DollarsPerToken>(*base, "output", origin, "base");
+    if (!out) return out.error();
+    s.input = *in;
+    s.output = *out;
+    if (const toml::table* lc = root["long_context"].as_table()) {
+      auto th = quantity<Tokens>(*lc, "threshold", origin, "long_context");
+      if (!th) return th.error();
+      auto li = quantity<DollarsPerToken>(*lc, "input", origin, "long_context");
+      if (!li) return li.error();
+      auto lo = quantity<DollarsPerToken>(*lc, "output", origin, "long_context");
+      if (!lo) return lo.error();
+      s.long_context_threshold = th->si();
+      s.long_input = *li;
+      s.long_output = *lo;
+    }
+    if (const toml::table* cache = root["cache"].as_table()) {
+      if (cache->contains("read")) {
+        auto r = quantity<DollarsPerToken>(*cache, "read", origin, "cache");
+        if (!r) return r.error();
+        s.cache_read = *r;
+      }
+      if (const toml::array* w = (*cache)["write"].as_array()) {
+        for (const auto& e : *w) {
+          const toml::table* t = e.as_table();
+          if (t == nullptr) continue;
+          auto ttl = quantity<Seconds>(*t, "ttl", origin, "cache.write");
+          if (!ttl) return ttl.error();
+          auto pr = quantity<DollarsPerToken>(*t, "price", origin, "cache.write");
+          if (!pr) return pr.error();
+          s.cache_writes.push_back(CacheWrite{*ttl, *pr});
+        }
+      }
+    }
+    if (const toml::table* fast = root["fast"].as_table()) {
+      s.fast_price_multiple = (*fast)["price_multiple"].value<double>();
+      s.fast_speed_multiple = (*fast)["speed_multiple"].value<double>();
+    }
+  } catch (const toml::parse_error& e) {
+    return Error{origin + ":" + std::to_string(e.source().begin.line), "", "malformed TOML: " + std::string(e.description()), ""};
+  }
+  return s;
+}
+
+Result<PriceCatalog> PriceCatalog::builtin() {
+  PriceCatalog c;
+  for (const auto& f : embedded_prices()) {
+    auto s = parse_price_sheet(f.content, "builtin:" + std::string(f.path));
+    if (!s) return s.error();
+    c.sheets_.push_back(std::move(s).value());
+  }
+  return c;
+}
+
+Result<bool> PriceCatalog::add_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "", "cannot open file", "check the path given to --price-file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto s = parse_price_sheet(ss.str(), path);
+  if (!s) return s.error();
+  for (auto& e : sheets_) {
+    if (e.model == s->model) {
+      e = std::move(s).value();
+      return true;
+    }
+  }
+  sheets_.push_back(std::move(s).value());
+  return true;
+}
+
+const PriceSheet* PriceCatalog::find(std::string_view model) const {
+  for (const auto& s : sheets_) {
+    if (s.model == model) return &s;
+  }
+  return nullptr;
+}
+
+Analysis price_forward(const Board& b, double context, double batch) {
+  Analysis a("price (forward)");
+  // Input: one prefill pass over the prompt (F14), per token. Output: one decode step at batch B.
+  const DollarsPerToken in = b.cost(1, 0, context);
+  const DollarsPerToken out = b.cost(batch, context);
+  a.figure("input_usd_per_mtok", in.si() * 1e6, "$/Mtok", "prefill cost per token (F14)");
+  a.figure("output_usd_per_mtok", out.si() * 1e6, "$/Mtok", "decode cost per token at this batch and context");
+  a.figure("output_over_input", out / in, "x", "decode cost / prefill cost (F14)");
+  const double mfu = b.t_compute(batch) / b.t_step(batch, context);
+  a.figure("decode_mfu", mfu, "x", "decode compute time / step time");
+  a.explain(fmt::format("input = t_prefill(c = {}) x price / c = {}; output = t_step(B = {}, c) x price / B = {} (F14)",
+                        format_number(context), money(in), format_number(batch), money(out)));
+  a.explain(fmt::format("output / input = {}; decode MFU = t_compute / t_step = {}", format_number(out / in),
+                        format_number(mfu)));
+  const double knee = (units::flops(2.0 * b.n_active) / b.flops).si() * b.mem_bw.si() / b.kv.si();
+  a.figure("long_context_knee", knee, "tok", "where KV fetch overtakes compute: the surcharge knee (F10)");
+  // Cache: a hit retrieves stored KV instead of recomputing; a write pays base input plus holding.
+  const auto tiers = tier_costs(b);
+  for (double ttl : {300.0, 3600.0}) {
+    const std::size_t i = best_tier(tiers, units::seconds(ttl));
+    const Dollars hold = tiers[i].hold_rate * units::seconds(ttl);
+    const double write = (in.si() + hold.si()) / in.si();
+    const double hit = tiers[i].retrieve.si() / in.si();
+    const std::string tag = ttl < 1000 ? "5m" : "1h";
+    a.figure("cache_write_" + tag + "_over_input", write, "x", "(prefill + hold for the TTL) / prefill");
+    a.figure("cache_hit_" + tag + "_over_input", hit, "x", "retrieve from " + tiers[i].name + " / prefill");
+    a.explain(fmt::format("{} TTL: {} holds for {}, retrieve {} of base input; write {}x base (F32)", tag, tiers[i].name,
+                          "$" + format_number(hold.si() * 1e6) + "/Mtok", format_number(hit), format_number(write)));
+  }
+  return a;
+}
+
+Analysis price_inverse(const PriceSheet& s, const Board& b, double n_active) {
+  Analysis a("price (inverse): " + s.provider + " " + s.model + " (" + s.date + ")");
+  const double ratio = s.output / s.input;
+  a.figure("output_over_input", ratio, "x", "output price / input price");
+  a.figure("decode_mfu", 1.0 / ratio, "x", "decode MFU relative to prefill, input / output (F14)");
+  a.explain(fmt::format("decode MFU ~ input / output (F14) = {} / {} = {}", money(s.input), money(s.output),
+                        format_number(1.0 / ratio)));
+  if (s.long_context_threshold) {
+    const double knee = *s.long_context_threshold;
+    a.figure("knee_tokens", knee, "tok", "long-context price threshold");
+    a.figure("long_output_multiple", *s.long_output / s.output, "x", "output price above the knee / below");
+    a.figure("long_input_multiple", *s.long_input / s.input, "x", "input price above the knee / below");
+    const double kv = n_active * b.bytes_per_param / (b.R() * knee);  // F11
+    a.figure("kv_bytes_per_token", kv, "B/tok", "N_active x bytes/param / (R x knee) (F11)");
+    a.explain(fmt::format("kv = N_active x bytes/param / (R x knee) (F11) = {} x {} / ({} x {}) = {}",
+                          format_number(n_active), format_number(b.bytes_per_param), format_number(b.R()),
+                          format_number(knee), format(units::bytes_per_token(kv))));
+  }
+  if (s.fast_price_multiple && s.fast_speed_multiple) {
+    a.figure("fast_batch_ratio", *s.fast_price_multiple * *s.fast_speed_multiple, "x",
+             "B_std / B_fast = price x speed multiples (D2)");
+    a.explain(fmt::format("fast mode: B_std / B_fast = {} x {} = {} (D2)", format_number(*s.fast_price_multiple),
+                          format_number(*s.fast_speed_multiple),
+                          format_number(*s.fast_price_multiple * *s.fast_speed_multiple)));
+  }
+  if (s.cache_read) {
+    a.figure("cache_read_over_input", *s.cache_read / s.input, "x", "cache hit price / base input");
+  }
+  const auto tiers = tier_costs(b);
+  Table t{"cache_ttl_tiers", {{"ttl_s", "s"}, {"write_over_input", "x"}, {"drain_rule_tier", ""}}, {}};
+  for (const auto& w : s.cache_writes) {
+    const std::size_t rule = drain_rule_tier(tiers, w.ttl);
+    t.rows.push_back({w.ttl.si(), w.price / s.input, tiers[rule].name});
+    a.explain(fmt::format("TTL {}: the tier whose drain time is nearest is {} ({}) (F33)", format(w.ttl),
+                          tiers[rule].name, format(tiers[rule].drain)));
+  }
+  if (!t.rows.empty()) a.tables.push_back(std::move(t));
+  return a;
+}
+
+}  // namespace llmecon
