@@ -50,7 +50,8 @@ class [[nodiscard]] Result {
     assert(ok() && "Result::value() on an error");
     return std::get<T>(v_);
   }
-  T&& value() && {
+  /// Moves the value out (by value, so `for (auto& x : f().value())` does not dangle).
+  T value() && {
     assert(ok() && "Result::value() on an error");
     return std::get<T>(std::move(v_));
   }

@@ -94,8 +94,8 @@ Analysis batch_analysis(const Board& b, double context) {
     a.explain(fmt::format("B*_kv is infinite: per sequence, KV fetch {} >= compute {} (past the F10 crossover)",
                           secs(per_seq_kv), secs(per_seq_compute)));
   }
-  a.figure("practical_batch_low", 2 * bstar, "", "operators run 2-3x above B* (T 00:17)");
-  a.figure("practical_batch_high", 3 * bstar, "", "");
+  a.figure("practical_batch_low", 2 * bstar, "", "practical batch, low: 2 B* (operators run 2-3x above, T 00:17)");
+  a.figure("practical_batch_high", 3 * bstar, "", "practical batch, high: 3 B*");
   const Seconds floor = b.t_weights();  // F4
   a.figure("latency_floor_s", floor.si(), "s", "weight fetch over the pooled bandwidth (F4)");
   a.explain(fmt::format("latency floor = N_total x bytes/param / BW (F4) = {} / {} = {}", format(b.weight_bytes()),
@@ -148,6 +148,7 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
   } else if (f(ratio) <= 0) {
     bstd = ratio;
     consistent = true;
+    a.note("already at B_fast = 1 the step is at least " + num(s) + "x faster than at B_std = " + num(ratio));
   } else {
     double lo = ratio, hi = ratio;
     while (f(hi) > 0 && hi < 1e9) hi *= 2;
