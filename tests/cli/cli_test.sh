@@ -61,6 +61,26 @@ json_ok roofline-explain-json "len(d['explain']) >= 8" "$bin" roofline --json --
 json_ok sweep-json "len(d['rows']) == 6" "$bin" sweep --json --batch 1,2,4 --context 1024,2048
 json_ok sweep-range "[r['batch'] for r in d['rows']] == [1,4,16,64]" "$bin" sweep --json --batch 1:64:x4
 
+for cmd in batch step context price layout cache lifecycle revnet lecture; do
+  ok "$cmd" "$bin" "$cmd"
+  ok "$cmd-explain" "$bin" "$cmd" --explain
+  json_ok "$cmd-json" "isinstance(d, (dict, list)) and len(d) > 0" "$bin" "$cmd" --json
+done
+ok batch-fast "$bin" batch --price-multiple 6 --speed-multiple 2.5 --context 100000
+ok price-inverse "$bin" price --sheet gemini-3.1-pro --n-active 100e9 --hw blackboard
+ok lecture-csv "$bin" lecture --csv
+json_ok lecture-contract "len(d) == 32 and all(set(['id','claim','expected','computed','unit','tolerance','pass']) <= set(c) for c in d) and all(c['pass'] for c in d)" "$bin" lecture --json
+json_ok batch-bstar "abs(d['b_star'] - d['r'] * d['sparsity']) < 1e-6 * d['b_star'] and len(d['explain']) >= 5" "$bin" batch --json --model llama-3.1-70b --hw h100-sxm
+json_ok price-gemini "abs(d['inverse']['kv_bytes_per_token'] - 100e9 / (300 * 200000)) < 1e-6" "$bin" price --json --sheet gemini-3.1-pro --n-active 100e9 --hw blackboard
+json_ok cache-tiers "[r['tier'] for r in d['tiers']] == ['hbm','ddr','flash','disk','recompute']" "$bin" cache --json --hw blackboard
+json_ok lifecycle-c14 "abs(d['overtraining'] - 129.6) < 1e-6" "$bin" lifecycle --json
+json_ok layout-experts "d['experts_per_chip'] == 4 and d['chips_idle'] == 8" "$bin" layout --json --model deepseek-v3 --hw gb200
+
+bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
+bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
+bad negative-context "--context: must be at least 0" "$bin" batch --context -1
+bad zero-hold "--hold-s: hold times are positive" "$bin" cache --hold-s 0
+bad rl-range "--rl-multiplier: must lie in \\[2, 6\\]" "$bin" lifecycle --rl-multiplier 9
 bad unknown-model "--model: unknown model 'gpt-5'" "$bin" roofline --model gpt-5
 bad unknown-hw "--hw: unknown hardware 'h100'.*hint" "$bin" roofline --hw h100
 bad zero-chips "--chips: must be at least 1" "$bin" roofline --chips 0

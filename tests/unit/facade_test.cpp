@@ -104,3 +104,52 @@ TEST(Facade, CatalogListings) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Facade, LectureContract) {
+  auto r = engine().lecture(Json::object());
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_EQ(r->size(), 32u);
+  for (const auto& c : *r) {
+    for (const char* k : {"id", "claim", "expected", "computed", "unit", "tolerance", "pass"}) {
+      EXPECT_TRUE(c.contains(k)) << c.dump();
+    }
+    EXPECT_TRUE(c["pass"].get<bool>()) << c["id"];
+  }
+  EXPECT_EQ((*r)[0]["id"], "C1");
+  EXPECT_DOUBLE_EQ((*r)[0]["computed"].get<double>(), 2400.0);
+}
+
+TEST(Facade, RunDispatchesEveryCommand) {
+  for (const char* cmd : {"models", "hardware", "roofline", "sweep", "report", "batch", "step", "context", "price",
+                          "layout", "cache", "lifecycle", "revnet", "lecture"}) {
+    Json args = Json::object();
+    if (std::string(cmd) == "roofline" || std::string(cmd) == "sweep" || std::string(cmd) == "report") {
+      args = Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}};
+    }
+    auto r = engine().run(cmd, args);
+    EXPECT_TRUE(r) << cmd << ": " << (r ? "" : r.error().message());
+  }
+  auto bad = engine().run("teleport", Json::object());
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().what, "unknown command 'teleport'");
+}
+
+TEST(Facade, AnalysisJsonShape) {
+  auto r = engine().batch(Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"context", 4096}});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ((*r)["analysis"], "batch");
+  EXPECT_EQ((*r)["chips"], 8);
+  EXPECT_TRUE((*r)["curve"].is_array());
+  EXPECT_GT((*r)["curve"].size(), 5u);
+  EXPECT_TRUE((*r)["explain"].is_array());
+  for (const auto& f : (*r)["figures"]) EXPECT_TRUE(r->contains(f["key"].get<std::string>()));
+  auto unknown = engine().batch(Json{{"contxt", 4096}});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().where, "--contxt");
+}
+
+}  // namespace
+}  // namespace llmecon
