@@ -69,6 +69,9 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+/// The contents of a file, or an Error naming it ("cannot open file") with `hint`.
+Result<std::string> read_text_file(const std::string& path, const std::string& hint);
+
 }  // namespace llmecon
 
 /// Programmer-error check: active in debug and sanitizer builds, never triggered by user input.

@@ -3,7 +3,6 @@
 #include "llmecon/hardware.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -360,11 +359,9 @@ Result<HardwareCatalog> HardwareCatalog::builtin() {
 }
 
 Result<bool> HardwareCatalog::add_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, "", "cannot open file", "check the path given to --hw-file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto h = parse_hardware_toml(ss.str(), path);
+  auto text = read_text_file(path, "check the path given to --hw-file");
+  if (!text) return text.error();
+  auto h = parse_hardware_toml(*text, path);
   if (!h) return h.error();
   put(std::move(h).value());
   return true;

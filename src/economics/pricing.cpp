@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
@@ -104,11 +102,9 @@ Result<PriceCatalog> PriceCatalog::builtin() {
 }
 
 Result<bool> PriceCatalog::add_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, "", "cannot open file", "check the path given to --price-file"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto s = parse_price_sheet(ss.str(), path);
+  auto text = read_text_file(path, "check the path given to --price-file");
+  if (!text) return text.error();
+  auto s = parse_price_sheet(*text, path);
   if (!s) return s.error();
   for (auto& e : sheets_) {
     if (e.model == s->model) {

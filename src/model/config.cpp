@@ -3,9 +3,7 @@
 // model_types for PaLM, GPT-3 and Chinchilla) and DeepSeek's inference config format.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "llmecon/model.hpp"
 
@@ -485,14 +483,12 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
 }
 
 Result<ModelSpec> load_model_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path, "", "cannot open file", "give a built-in model name (`llmecon models`) or a path to a config.json"};
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = read_text_file(path, "give a built-in model name (`llmecon models`) or a path to a config.json");
+  if (!text) return text.error();
   std::string stem = path;
   if (auto slash = stem.find_last_of('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
   if (auto dot = stem.find(".json"); dot != std::string::npos) stem = stem.substr(0, dot);
-  return parse_model_config(ss.str(), path, stem);
+  return parse_model_config(*text, path, stem);
 }
 
 }  // namespace llmecon

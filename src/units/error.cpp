@@ -1,5 +1,8 @@
 #include "llmecon/error.hpp"
 
+#include <fstream>
+#include <sstream>
+
 namespace llmecon {
 
 std::string Error::message() const {
@@ -21,6 +24,14 @@ Error Error::in_field(const std::string& prefix) const {
   Error e = *this;
   e.field = field.empty() ? prefix : prefix + "." + field;
   return e;
+}
+
+Result<std::string> read_text_file(const std::string& path, const std::string& hint) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path, "", "cannot open file", hint};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace llmecon
