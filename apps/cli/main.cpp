@@ -269,6 +269,8 @@ int main(int argc, char** argv) {
   auto* roof = app.add_subcommand("roofline", "one step on one scale-up domain");
   rf.add(roof, false);
   roof->add_flag("--explain", explain, "print the derivation with values substituted");
+  bool show_ops = false;
+  roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
   bool analysis_explain = false;
@@ -357,6 +359,7 @@ int main(int argc, char** argv) {
       if (!r) return fail(r.error().message());
       return llmecon::cli::print_sweep(*r, fmt_out);
     }
+    if (show_ops) (*args)["ops"] = true;
     auto r = engine->roofline(*args);
     if (!r) return fail(r.error().message());
     std::vector<std::string> lines;

@@ -138,6 +138,16 @@ int print_roofline(const Json& r, const std::vector<std::string>& explain, Forma
   out(fmt::format("  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
                   format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
                   r["fits"].get<bool>() ? std::string("fits") : "DOES NOT FIT (" + r["fit_reason"].get<std::string>() + ")"));
+  if (r.contains("ops_by_kind")) {
+    out("\noperators (summed over layers):\n");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& k : r["ops_by_kind"]) {
+      rows.push_back({k["op"].get<std::string>(), format(units::flops(k["flops"].get<double>())),
+                      format(byt(k["bytes_weights"])), format(byt(k["bytes_kv_read"])), format(byt(k["bytes_kv_write"])),
+                      format(byt(k["bytes_act"]))});
+    }
+    table({"op", "FLOPs", "weights", "KV read", "KV write", "activations"}, rows);
+  }
   if (!explain.empty()) {
     out("\nderivation (docs/model.md):\n");
     for (const auto& l : explain) out("  " + l + "\n");

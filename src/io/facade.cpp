@@ -79,7 +79,7 @@ Result<DType> get_dtype(const Json& args, const char* key, DType fallback) {
 
 constexpr std::initializer_list<const char*> kRooflineKeys = {
     "model", "hw", "chips", "phase", "batch", "context", "chunk", "weight_dtype", "expert_dtype", "act_dtype",
-    "kv_dtype", "expert_touch"};
+    "kv_dtype", "expert_touch", "ops"};
 
 // Everything roofline needs, resolved; the model is owned here.
 struct Resolved {
@@ -322,7 +322,36 @@ Result<Json> Engine::roofline(const Json& args) const {
   TRY(res, resolve(*this, args));
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
-  return to_json(r);
+  Json out = to_json(r);
+  if (args.contains("ops") && args["ops"].is_boolean() && args["ops"].get<bool>()) {
+    // Per layer and operator (model.md §4), and the same summed by operator kind.
+    const StepCost detail = step_cost(res.model, res.in.step, res.in.precision, res.in.touch, true);
+    Json ops = Json::array();
+    std::vector<OpCost> by_kind(kOpKindCount);
+    for (const auto& op : detail.ops) {
+      ops.push_back({{"layer", op.layer}, {"op", std::string(name(op.kind))}, {"flops", op.flops.si()},
+                     {"bytes_weights", op.weights.si()}, {"bytes_kv_read", op.kv_read.si()},
+                     {"bytes_kv_write", op.kv_write.si()}, {"bytes_act", op.act.si()}});
+      OpCost& k = by_kind[static_cast<std::size_t>(op.kind)];
+      k.kind = op.kind;
+      k.flops += op.flops;
+      k.weights += op.weights;
+      k.kv_read += op.kv_read;
+      k.kv_write += op.kv_write;
+      k.act += op.act;
+    }
+    Json kinds = Json::array();
+    for (std::size_t i = 0; i < kOpKindCount; ++i) {
+      const OpCost& k = by_kind[i];
+      if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
+      kinds.push_back({{"op", std::string(name(static_cast<OpKind>(i)))}, {"flops", k.flops.si()},
+                       {"bytes_weights", k.weights.si()}, {"bytes_kv_read", k.kv_read.si()},
+                       {"bytes_kv_write", k.kv_write.si()}, {"bytes_act", k.act.si()}});
+    }
+    out["ops_by_kind"] = kinds;
+    out["ops"] = ops;
+  }
+  return out;
 }
 
 Result<std::vector<std::string>> Engine::explain_roofline(const Json& args) const {
