@@ -141,7 +141,7 @@ struct Opt {
   const char* flag;
   const char* key;
   const char* help;
-  enum Kind { kNumber, kString, kList } kind;
+  enum Kind { kNumber, kString, kList, kStringList } kind;
 };
 
 struct AnalysisSpec {
@@ -206,6 +206,25 @@ std::vector<AnalysisSpec> analysis_specs() {
         {"--seq-len", "seq_len", "tokens per sequence (default 4096)", K::kNumber},
         {"--act-dtype", "act_dtype", "activation format (default bf16)", K::kString}}},
       {"lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", false, {}},
+      {"plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier", false,
+       {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
+        {"--hw", "hw", "chip (default gb200)", K::kString},
+        {"--chips", "chips", "chips to deploy on (default: one scale-up domain)", K::kNumber},
+        {"--racks", "racks", "scale-up domains to deploy on (instead of --chips)", K::kNumber},
+        {"--isl", "isl", "input tokens per request (default 2048)", K::kNumber},
+        {"--osl", "osl", "output tokens per request (default 256)", K::kNumber},
+        {"--ttft-ms", "ttft_ms", "time-to-first-token target", K::kNumber},
+        {"--tpot-ms", "tpot_ms", "time-per-output-token target", K::kNumber},
+        {"--max-usd-per-mtok", "max_usd_per_mtok", "cost target (blended input and output)", K::kNumber},
+        {"--scaleup", "scaleup", "also plan on these scale-up domain sizes: 8,72,576", K::kList},
+        {"--weight-dtypes", "weight_dtypes", "weight formats to search: bf16,fp8,fp4", K::kStringList},
+        {"--kv-dtypes", "kv_dtypes", "KV formats to search: bf16,fp8", K::kStringList},
+        {"--batches", "batches", "batch sizes per replica to search: 1:16384:x2", K::kList},
+        {"--overlap", "overlap", "fraction of communication hidden under compute, 0..1 (default 0)", K::kNumber},
+        {"--threads", "threads", "search threads (default 1)", K::kNumber},
+        {"--spec-acceptance", "spec_acceptance", "speculative decoding / MTP acceptance rate", K::kNumber},
+        {"--spec-draft", "spec_draft", "drafted tokens per step", K::kNumber},
+        {"--frontier-max", "frontier_max", "thin the frontier to about this many points", K::kNumber}}},
   };
 }
 
@@ -219,6 +238,18 @@ std::optional<Json> analysis_args(const AnalysisCommand& c, std::string& err) {
     const bool board_string = opt == nullptr && key != "chips";
     if (board_string || (opt != nullptr && opt->kind == Opt::kString)) {
       a[key] = text;
+      continue;
+    }
+    if (opt != nullptr && opt->kind == Opt::kStringList) {
+      Json arr = Json::array();
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        arr.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      a[key] = arr;
       continue;
     }
     auto v = parse_list(text, err);
@@ -338,6 +369,7 @@ int main(int argc, char** argv) {
     if (!args) return fail(err);
     auto r = engine->run(c.spec.name, *args);
     if (!r) return fail(r.error().message());
+    if (std::string(c.spec.name) == "plan") return llmecon::cli::print_plan(*r, fmt_out);
     if (std::string(c.spec.name) == "lecture") return llmecon::cli::print_lecture(*r, analysis_explain, fmt_out);
     return llmecon::cli::print_analysis(*r, analysis_explain, fmt_out);
   }

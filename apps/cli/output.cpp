@@ -326,6 +326,63 @@ int print_lecture(const Json& claims, bool explain, Format f) {
   return 0;
 }
 
+int print_plan(const Json& p, Format f) {
+  if (f == Format::kJson) return print_json(p);
+  const Json& fr = p["frontier"];
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(fr.begin(), fr.end())));
+    return 0;
+  }
+  out(fmt::format("plan: {} on {} x {} (scale-up domain {}), {} in / {} out tokens\n", p["model"].get<std::string>(),
+                  p["chips"].get<int>(), p["hardware"].get<std::string>(), p["domain"].get<int>(),
+                  format_number(p["isl"].get<double>()), format_number(p["osl"].get<double>())));
+  out(fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n\n", p["evaluated"].get<long>(),
+                  p["feasible"].get<long>(), p["meeting_slo"].get<long>()));
+  auto row = [](const Json& pt) {
+    return std::vector<std::string>{pt["mapping"].get<std::string>(), format_number(pt["batch"].get<double>()),
+                                    pt["weight_dtype"].get<std::string>() + "/" + pt["kv_dtype"].get<std::string>(),
+                                    format_number(pt["tokens_per_s_per_chip"].get<double>()),
+                                    format_number(pt["tokens_per_s_per_user"].get<double>()),
+                                    format(units::seconds(pt["ttft_s"].get<double>())),
+                                    format_number(pt["tpot_ms"].get<double>()) + " ms",
+                                    "$" + format_number(pt["usd_per_mtok"].get<double>()),
+                                    pt["bound_decode"].get<std::string>(), pt["meets_slo"].get<bool>() ? "yes" : "no"};
+  };
+  const std::vector<std::string> header{"mapping", "batch", "w/kv", "tok/s/chip", "tok/s/user", "TTFT", "TPOT",
+                                        "$/Mtok", "bound", "SLO"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& pt : fr) rows.push_back(row(pt));
+  out("Pareto frontier (tokens/s per chip against tokens/s per user):\n");
+  table(header, rows);
+  if (p["best"].is_null()) {
+    out("\nbest: none (" + p["empty_reason"].get<std::string>() + ")\n");
+  } else {
+    out("\nbest under the SLO:\n");
+    table(header, {row(p["best"])});
+  }
+  if (!p["rejected"].empty()) {
+    out("\nrejected:\n");
+    for (const auto& [k, v] : p["rejected"].items()) out(fmt::format("  {:>8}  {}\n", v.get<long>(), k));
+  }
+  if (p.contains("scaleup")) {
+    out("\nscale-up domain sizes:\n");
+    std::vector<std::vector<std::string>> s;
+    for (const auto& r : p["scaleup"]) {
+      if (r["best"].is_null()) {
+        s.push_back({std::to_string(r["domain"].get<int>()), "-", "-", "-", "-", r["empty_reason"].get<std::string>()});
+      } else {
+        const Json& b = r["best"];
+        s.push_back({std::to_string(r["domain"].get<int>()), b["mapping"].get<std::string>(),
+                     format_number(b["tokens_per_s_per_chip"].get<double>()),
+                     format_number(b["tpot_ms"].get<double>()) + " ms",
+                     "$" + format_number(b["usd_per_mtok"].get<double>()), ""});
+      }
+    }
+    table({"domain", "best mapping", "tok/s/chip", "TPOT", "$/Mtok", "note"}, s);
+  }
+  return 0;
+}
+
 int print_sweep(const Json& s, Format f) {
   if (f == Format::kJson) return print_json(s);
   const Json& rows = s["rows"];

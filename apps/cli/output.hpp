@@ -19,6 +19,7 @@ int print_report(const Json& r, Format f);
 /// Any blackboard analysis (batch, step, context, price, layout, cache, lifecycle, revnet).
 int print_analysis(const Json& a, bool explain, Format f);
 int print_lecture(const Json& claims, bool explain, Format f);
+int print_plan(const Json& plan, Format f);
 /// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
 std::string format_unit(double v, const std::string& unit);
 

@@ -53,6 +53,10 @@ class Engine {
   [[nodiscard]] Result<Json> cache(const Json& args) const;
   [[nodiscard]] Result<Json> lifecycle(const Json& args) const;
   [[nodiscard]] Result<Json> revnet(const Json& args) const;
+  /// The deployment planner: args model, hw, chips | racks, isl, osl, ttft_ms?, tpot_ms?,
+  /// max_usd_per_mtok?, scaleup? (domain sizes), weight_dtypes?, kv_dtypes?, overlap?, threads?,
+  /// spec_acceptance?, spec_draft?, frontier_max?.
+  [[nodiscard]] Result<Json> plan(const Json& args) const;
   /// Every lecture claim (C1-C24): an array of {id, claim, expected, computed, unit, tolerance,
   /// pass, ...}.
   [[nodiscard]] Result<Json> lecture(const Json& args) const;

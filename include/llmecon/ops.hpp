@@ -87,6 +87,7 @@ struct StepCost {
   Flops flops_expert{};
   Flops flops_attention{};
   Bytes weights{};
+  Bytes weights_expert{};  ///< the routed-expert part of `weights`
   Bytes kv_read{};
   Bytes kv_write{};
   Bytes act{};

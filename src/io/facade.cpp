@@ -3,6 +3,7 @@
 
 #include "llmecon/economics.hpp"
 #include "llmecon/lecture.hpp"
+#include "llmecon/plan.hpp"
 
 #include <fmt/format.h>
 
@@ -767,9 +768,152 @@ Result<Json> Engine::run(const std::string& command, const Json& args) const {
   if (command == "lifecycle") return lifecycle(args);
   if (command == "revnet") return revnet(args);
   if (command == "lecture") return lecture(args);
+  if (command == "plan") return plan(args);
   return Error{"command", "", "unknown command '" + command + "'",
                "one of models, hardware, model, roofline, sweep, report, batch, step, context, price, layout, cache, "
-               "lifecycle, revnet, lecture"};
+               "lifecycle, revnet, lecture, plan"};
+}
+
+
+namespace {
+
+Json point_json(const PlanPoint& p) {
+  return Json{{"tp", p.map.tp},
+              {"pp", p.map.pp},
+              {"ep", p.map.ep},
+              {"dp", p.map.dp},
+              {"dp_attn", p.map.dp_attn},
+              {"cp", p.map.cp},
+              {"mapping", p.map.str()},
+              {"batch", count(p.batch)},
+              {"weight_dtype", std::string(name(p.weights))},
+              {"kv_dtype", std::string(name(p.kv))},
+              {"tokens_per_s_per_chip", p.decode.tokens_per_s_per_chip.si()},
+              {"tokens_per_s_per_user", p.decode.tokens_per_s_per_user.si()},
+              {"ttft_s", p.prefill.latency.si()},
+              {"tpot_ms", p.decode.latency.si() * 1e3},
+              {"usd_per_mtok", p.usd_per_token.si() * 1e6},
+              {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
+              {"bound_decode", p.decode.bound},
+              {"bound_prefill", p.prefill.bound},
+              {"mem_per_chip_bytes", p.decode.memory.total().si()},
+              {"meets_slo", p.meets_slo}};
+}
+
+Json plan_json(const PlanResult& r, std::size_t frontier_max) {
+  Json frontier = Json::array();
+  // Keep the frontier readable: an even thinning when it is longer than asked.
+  const std::size_t n = r.frontier.size();
+  const std::size_t stride = frontier_max > 0 && n > frontier_max ? (n + frontier_max - 1) / frontier_max : 1;
+  for (std::size_t i = 0; i < n; i += stride) frontier.push_back(point_json(r.frontier[i]));
+  if (n > 0 && (n - 1) % stride != 0) frontier.push_back(point_json(r.frontier.back()));
+  Json rejected = Json::object();
+  for (const auto& [k, v] : r.rejected) rejected[k] = v;
+  return Json{{"evaluated", r.evaluated},
+              {"feasible", r.feasible},
+              {"meeting_slo", r.meeting_slo},
+              {"frontier", frontier},
+              {"best", r.best ? point_json(*r.best) : Json(nullptr)},
+              {"rejected", rejected},
+              {"empty_reason", r.empty_reason}};
+}
+
+Result<std::vector<DType>> dtype_list(const Json& args, const char* key) {
+  std::vector<DType> out;
+  if (!args.contains(key) || args[key].is_null()) return out;
+  const Json& v = args[key];
+  for (const auto& e : v.is_array() ? v : Json::array({v})) {
+    if (!e.is_string()) return Error{flag(key), "", "expected format names", "e.g. bf16,fp8"};
+    auto d = parse_dtype(e.get<std::string>());
+    if (!d) return d.error().at(flag(key));
+    out.push_back(*d);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Json> Engine::plan(const Json& args) const {
+  TRY(ok, only_keys(args, {"model", "hw", "chips", "racks", "isl", "osl", "ttft_ms", "tpot_ms", "max_usd_per_mtok",
+                           "scaleup", "weight_dtypes", "kv_dtypes", "overlap", "threads", "spec_acceptance",
+                           "spec_draft", "frontier_max", "batches"}));
+  (void)ok;
+  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
+  TRY(model, models_.resolve(model_name, "--model"));
+  TRY(hw_name, get_string(args, "hw", false, "gb200"));
+  TRY(hw, hw_.get(hw_name, "--hw"));
+  PlanRequest rq;
+  rq.model = &model;
+  rq.hw = hw;
+  if (args.contains("chips") && args.contains("racks")) {
+    return Error{"--racks", "", "give --chips or --racks, not both", ""};
+  }
+  TRY(racks, get_number(args, "racks", 0, 1, true));
+  TRY(chips, get_number(args, "chips", racks > 0 ? racks * hw->domain_size : hw->domain_size, 1, true));
+  if (chips > 1e6) return Error{"--chips", "", "more than a million chips", ""};
+  rq.chips = static_cast<int>(chips);
+  TRY(isl, get_number(args, "isl", 2048, 1, true));
+  TRY(osl, get_number(args, "osl", 256, 1, true));
+  rq.isl = isl;
+  rq.osl = osl;
+  for (const char* k : {"ttft_ms", "tpot_ms", "max_usd_per_mtok"}) {
+    if (args.contains(k) && !args[k].is_null()) {
+      TRY(v, get_number(args, k, 0, 0, false));
+      if (v <= 0) return Error{flag(k), "", "an SLO must be positive, got " + args[k].dump(), "no deployment can meet it"};
+      if (std::string(k) == "ttft_ms") rq.ttft = units::ms(v);
+      if (std::string(k) == "tpot_ms") rq.tpot = units::ms(v);
+      if (std::string(k) == "max_usd_per_mtok") rq.max_cost = units::usd_per_mtok(v);
+    }
+  }
+  TRY(wd, dtype_list(args, "weight_dtypes"));
+  TRY(kd, dtype_list(args, "kv_dtypes"));
+  rq.weight_dtypes = wd;
+  rq.kv_dtypes = kd;
+  TRY(overlap, get_number(args, "overlap", 0, 0, false));
+  if (overlap > 1) return Error{"--overlap", "", "a fraction in [0, 1]", ""};
+  rq.overlap = overlap;
+  TRY(threads, get_number(args, "threads", 1, 1, true));
+  rq.threads = static_cast<int>(std::min(threads, 64.0));
+  TRY(acc, get_number(args, "spec_acceptance", 0, 0, false));
+  if (acc >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
+  TRY(draft, get_number(args, "spec_draft", 0, 0, true));
+  rq.spec_acceptance = acc;
+  rq.spec_draft = static_cast<int>(draft);
+  TRY(fmax, get_number(args, "frontier_max", 0, 0, true));
+  if (args.contains("batches") && args["batches"].is_array()) {
+    for (const auto& b : args["batches"]) {
+      if (!b.is_number() || b.get<double>() < 1) return Error{"--batches", "", "batches are at least 1", ""};
+      rq.batches.push_back(b.get<double>());
+    }
+  }
+  Json out{{"model", model.name}, {"hardware", hw->name}, {"chips", rq.chips}, {"domain", hw->domain_size},
+           {"isl", count(isl)}, {"osl", count(osl)}};
+  Json slo = Json::object();
+  if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;
+  if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
+  if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
+  out["slo"] = slo;
+  const PlanResult main = llmecon::plan(rq);
+  const Json planned = plan_json(main, static_cast<std::size_t>(fmax));
+  for (const auto& [k, v] : planned.items()) out[k] = v;
+  if (args.contains("scaleup") && !args["scaleup"].is_null()) {
+    Json rows = Json::array();
+    const Json& s = args["scaleup"];
+    for (const auto& dv : s.is_array() ? s : Json::array({s})) {
+      if (!dv.is_number_integer() || dv.get<int>() < 1) return Error{"--scaleup", "", "domain sizes are whole chips", "e.g. 8,72,576"};
+      PlanRequest r2 = rq;
+      r2.domain = dv.get<int>();
+      r2.chips = dv.get<int>();
+      const PlanResult pr = llmecon::plan(r2);
+      rows.push_back({{"domain", r2.domain},
+                      {"chips", r2.chips},
+                      {"best", pr.best ? point_json(*pr.best) : Json(nullptr)},
+                      {"meeting_slo", pr.meeting_slo},
+                      {"empty_reason", pr.empty_reason}});
+    }
+    out["scaleup"] = rows;
+  }
+  return out;
 }
 
 }  // namespace llmecon

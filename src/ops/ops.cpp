@@ -223,6 +223,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       acc.gemm(OpKind::kRouter, li, ComputeClass::kDense, T, E, dm, bw);
       // T*k token-expert pairs; only the experts actually selected are read from memory.
       const double pairs = T * k;
+      c.weights_expert += units::bytes(touched * m.params_expert() * be * run);
       acc.add(OpKind::kExperts, li, ComputeClass::kExpert, matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
               units::bytes(touched * m.params_expert() * be), Bytes{}, Bytes{},
               units::bytes(pairs * (3 * dm + 3 * fe) * ba));

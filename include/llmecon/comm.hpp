@@ -1,0 +1,40 @@
+// llmecon/comm.hpp: collective communication under an alpha-beta model (docs/model.md §15).
+//
+// A collective over n chips moving S bytes per chip costs latency terms (alpha per message step)
+// plus bytes over the link bandwidth (beta = 1 / bandwidth). Groups that span scale-up domains are
+// hierarchical: the part inside a domain uses scale-up links, the rest scale-out.
+//
+//   Link nvlink{units::gb_per_s(450), units::us(2)};
+//   Seconds t = collective_time(Collective::kAllReduce, Algorithm::kRing, 8, units::mb(16), nvlink);
+#pragma once
+
+#include <string_view>
+
+#include "llmecon/hardware.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv };
+enum class Algorithm { kRing, kTree, kDirect };
+std::string_view name(Collective c);
+std::string_view name(Algorithm a);
+
+/// Bytes each chip sends over its links for a collective of S bytes per chip on n chips
+/// (model.md §15.1): ring all-reduce 2(n-1)/n S, all-gather and reduce-scatter (n-1)/n S,
+/// all-to-all (n-1)/n S, send/recv S.
+double bytes_on_wire(Collective c, Algorithm a, int n, double bytes);
+
+/// Message steps that pay the link latency: ring all-reduce 2(n-1), tree 2 ceil(log2 n), direct 1.
+double latency_steps(Collective c, Algorithm a, int n);
+
+/// Time of one collective on one link class.
+Seconds collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Link& link);
+
+/// A group of n chips placed on hardware with `domain` chips per scale-up domain: inside one
+/// domain it uses scale-up links; across domains the inner part runs on scale-up and the outer
+/// part (n / domain groups) on scale-out (model.md §15.2). All-to-all sends the fraction of its
+/// traffic that leaves the domain over scale-out.
+Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Hardware& hw, int domain);
+
+}  // namespace llmecon

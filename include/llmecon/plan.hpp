@@ -1,0 +1,70 @@
+// llmecon/plan.hpp: search every mapping x batch x format for the cheapest deployment that meets
+// latency targets, and the Pareto frontier of throughput per chip against speed per user
+// (docs/model.md §17).
+//
+//   PlanRequest rq;  rq.model = &m;  rq.hw = &hw;  rq.chips = 72;  rq.isl = 4096;  rq.osl = 512;
+//   rq.tpot = units::ms(50);
+//   PlanResult r = plan(rq);   // r.frontier, r.best, r.rejected
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmecon/parallel.hpp"
+
+namespace llmecon {
+
+struct PlanRequest {
+  const ModelSpec* model = nullptr;
+  const Hardware* hw = nullptr;
+  int chips = 1;
+  int domain = 0;  ///< chips per scale-up domain (0 = the hardware's)
+  double isl = 2048;
+  double osl = 256;
+  std::optional<Seconds> ttft;
+  std::optional<Seconds> tpot;
+  std::optional<DollarsPerToken> max_cost;
+  std::vector<DType> weight_dtypes;  ///< empty: as released, fp8, and fp4 where the chip has it
+  std::vector<DType> kv_dtypes;      ///< empty: bf16 and fp8
+  std::vector<double> batches;       ///< per replica; empty: 1, 2, 4, ... 16384
+  double overlap = 0.0;
+  Efficiency eff;
+  int threads = 1;
+  double spec_acceptance = 0;  ///< speculative decoding / MTP: acceptance rate (0 = off)
+  int spec_draft = 0;          ///< drafted tokens per step
+};
+
+struct PlanPoint {
+  Mapping map;
+  double batch = 0;
+  DType weights = DType::kBf16;
+  DType kv = DType::kBf16;
+  PhaseResult decode;
+  PhaseResult prefill;   ///< one prompt: TTFT
+  DollarsPerToken usd_per_token{};  ///< blended over isl input and osl output tokens
+  bool meets_slo = false;
+};
+
+struct PlanResult {
+  std::vector<PlanPoint> frontier;   ///< non-dominated in (tokens/s/chip, tokens/s/user)
+  std::optional<PlanPoint> best;     ///< most tokens/s/chip among points meeting the SLO
+  std::map<std::string, long> rejected;  ///< reason -> count
+  long evaluated = 0;
+  long feasible = 0;
+  long meeting_slo = 0;
+  std::string empty_reason;          ///< set when nothing meets the SLO
+};
+
+/// Every mapping of `chips` chips this planner considers (model.md §17.1).
+/// Mappings rejected on the way are counted by reason in `rejected` when given.
+std::vector<Mapping> candidate_mappings(const ModelSpec& m, int chips, double isl,
+                                        std::map<std::string, long>* rejected = nullptr);
+
+PlanResult plan(const PlanRequest& rq);
+
+/// True when a is at least as good as b on both axes and better on one.
+bool dominates(const PlanPoint& a, const PlanPoint& b);
+
+}  // namespace llmecon

@@ -1,0 +1,87 @@
+// Alpha-beta collectives (docs/model.md §15).
+#include "llmecon/comm.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llmecon {
+
+std::string_view name(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return "all_reduce";
+    case Collective::kAllGather: return "all_gather";
+    case Collective::kReduceScatter: return "reduce_scatter";
+    case Collective::kAllToAll: return "all_to_all";
+    case Collective::kSendRecv: return "send_recv";
+  }
+  return "?";
+}
+
+std::string_view name(Algorithm a) {
+  switch (a) {
+    case Algorithm::kRing: return "ring";
+    case Algorithm::kTree: return "tree";
+    case Algorithm::kDirect: return "direct";
+  }
+  return "?";
+}
+
+double bytes_on_wire(Collective c, Algorithm a, int n, double bytes) {
+  if (n <= 1 && c != Collective::kSendRecv) return 0.0;
+  const double frac = (n - 1.0) / n;
+  switch (c) {
+    case Collective::kAllReduce:
+      // Ring and tree both move 2(n-1)/n S per chip (reduce-scatter then all-gather); a direct
+      // one-shot all-reduce sends the whole buffer to every peer.
+      return a == Algorithm::kDirect ? (n - 1.0) * bytes : 2.0 * frac * bytes;
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+      return frac * bytes;
+    case Collective::kAllToAll:
+      return frac * bytes;
+    case Collective::kSendRecv:
+      return bytes;
+  }
+  return 0.0;
+}
+
+double latency_steps(Collective c, Algorithm a, int n) {
+  if (n <= 1 && c != Collective::kSendRecv) return 0.0;
+  if (c == Collective::kSendRecv || a == Algorithm::kDirect) return 1.0;
+  const double log_n = std::ceil(std::log2(static_cast<double>(n)));
+  switch (c) {
+    case Collective::kAllReduce: return a == Algorithm::kTree ? 2.0 * log_n : 2.0 * (n - 1.0);
+    case Collective::kAllGather:
+    case Collective::kReduceScatter: return a == Algorithm::kTree ? log_n : n - 1.0;
+    case Collective::kAllToAll: return a == Algorithm::kRing ? n - 1.0 : 1.0;
+    case Collective::kSendRecv: return 1.0;
+  }
+  return 0.0;
+}
+
+Seconds collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Link& link) {
+  return link.latency * latency_steps(c, a, n) + units::bytes(bytes_on_wire(c, a, n, bytes.si())) / link.bandwidth;
+}
+
+Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Hardware& hw, int domain) {
+  const int d = std::max(1, domain);
+  if (n <= d) return collective_time(c, a, n, bytes, hw.scale_up);
+  const int inner = d;
+  const int outer = (n + d - 1) / d;
+  if (c == Collective::kAllToAll) {
+    // Of the (n-1)/n of traffic that leaves the chip, (n-d)/n leaves the domain (F17).
+    const double leaving = (n - static_cast<double>(d)) / n;
+    const double staying = (d - 1.0) / n;
+    const Seconds up = hw.scale_up.latency + units::bytes(staying * bytes.si()) / hw.scale_up.bandwidth;
+    const Seconds out = hw.scale_out.latency + units::bytes(leaving * bytes.si()) / hw.scale_out.bandwidth;
+    return max(up, out);  // both link classes run at once; the slower dominates
+  }
+  if (c == Collective::kSendRecv) return collective_time(c, a, n, bytes, hw.scale_out);
+  // Hierarchical: reduce-scatter inside, the collective across domains on 1/inner of the data,
+  // then all-gather inside (for all-reduce); gathers and scatters likewise.
+  const Seconds in = collective_time(c, a, inner, bytes, hw.scale_up);
+  const Seconds across = collective_time(c, a, outer, bytes / static_cast<double>(inner), hw.scale_out);
+  return in + across;
+}
+
+}  // namespace llmecon

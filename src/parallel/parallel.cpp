@@ -1,0 +1,236 @@
+// A replica split across chips: per-chip memory, time and communication (docs/model.md §16).
+#include "llmecon/parallel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmecon/comm.hpp"
+
+namespace llmecon {
+
+std::string Mapping::str() const {
+  std::string s = fmt::format("tp{}", tp);
+  if (dp_attn > 1) s += fmt::format(" dpa{}", dp_attn);
+  if (ep > 1) s += fmt::format(" ep{}", ep);
+  if (cp > 1) s += fmt::format(" cp{}", cp);
+  if (pp > 1) s += fmt::format(" pp{}", pp);
+  if (dp > 1) s += fmt::format(" dp{}", dp);
+  return s;
+}
+
+std::optional<std::string> validate(const Mapping& m, const ModelSpec& model, int chips) {
+  if (m.tp < 1 || m.dp_attn < 1 || m.ep < 1 || m.cp < 1 || m.pp < 1 || m.dp < 1) {
+    return std::string("every parallel degree must be at least 1");
+  }
+  if (m.chips() != chips) {
+    return fmt::format("tp x dp_attn x cp x pp x dp = {}, not {} chips", m.chips(), chips);
+  }
+  if (model.attn.heads % m.tp != 0) {
+    return fmt::format("TP={} does not divide {} attention heads", m.tp, model.attn.heads);
+  }
+  if (model.attn.kind == AttentionKind::kGqa && model.attn.kv_heads % m.tp != 0 && m.tp % model.attn.kv_heads != 0) {
+    return fmt::format("TP={} does not divide {} KV heads", m.tp, model.attn.kv_heads);
+  }
+  if (!model.is_moe() && m.ep > 1) return fmt::format("EP={} on a dense model", m.ep);
+  if (model.is_moe()) {
+    // EP need not divide the expert count: the remainder becomes redundant expert slots, as
+    // DeepSeek (EP144, 256 + 32 slots) and SGLang's EPLB deploy it (model.md §16.2).
+    if (m.ep > model.moe.experts) return fmt::format("EP={} exceeds {} experts", m.ep, model.moe.experts);
+    if (m.stage_chips() % m.ep != 0) {
+      return fmt::format("EP={} does not divide the {}-chip stage", m.ep, m.stage_chips());
+    }
+  }
+  if (m.pp > model.n_layers()) return fmt::format("PP={} exceeds {} layers", m.pp, model.n_layers());
+  return std::nullopt;
+}
+
+const StepCost& StepCostCache::get(const ModelSpec& m, const Step& s, const Precision& p) {
+  const Key key{static_cast<int>(s.phase), s.batch, s.new_tokens, s.cached, static_cast<int>(p.weights),
+                static_cast<int>(p.experts), static_cast<int>(p.act), static_cast<int>(p.kv)};
+  auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second;
+  return entries_.emplace(key, step_cost(m, s, p, ExpertTouch::kExpected, false)).first->second;
+}
+
+double speculative_tokens_per_step(double a, int k) {
+  if (a >= 1.0) return k + 1.0;
+  return (1.0 - std::pow(a, k + 1)) / (1.0 - a);
+}
+
+Seconds kv_transfer_time(const ModelSpec& m, double isl, DType kv, const Hardware& from, int from_chips) {
+  const Bytes bytes = m.kv_bytes_sequence(isl, kv);
+  return from.scale_out.latency + bytes / (from.scale_out.bandwidth * static_cast<double>(std::max(1, from_chips)));
+}
+
+namespace {
+
+double d(int v) { return static_cast<double>(v); }
+
+// The cheapest all-reduce algorithm for this size on this group.
+Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
+  Seconds best = group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, domain);
+  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kTree, n, bytes, hw, domain));
+  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kDirect, n, bytes, hw, domain));
+  return best;
+}
+
+struct StageEval {
+  ChipMemory mem;
+  StageTime time;
+};
+
+// One stage of a replica processing a micro-batch of `micro` sequences, each adding `n` tokens
+// after `cached`; the replica holds `batch` sequences in all (model.md §16.2-16.3).
+StageEval stage(const DeploymentInput& in, Phase phase, double batch, double micro, double n, double cached) {
+  const ModelSpec& m = *in.model;
+  const Hardware& hw = *in.hw;
+  const Mapping& mp = in.map;
+  const Precision& p = in.precision;
+  const int domain = in.domain > 0 ? in.domain : hw.domain_size;
+  const double g = mp.stage_chips(), pp = mp.pp;
+  const double head_split =
+      m.attn.kind == AttentionKind::kMla ? 1.0 : std::min(d(mp.tp), d(std::max(1, m.attn.kv_heads)));
+  const Step st{phase, micro, n, cached};
+  StepCost local;
+  if (in.cache == nullptr) local = step_cost(m, st, p, ExpertTouch::kExpected, false);
+  const StepCost& sc = in.cache != nullptr ? in.cache->get(m, st, p) : local;
+
+  StageEval e;
+  // Sequences cannot split across attention data-parallel groups: the busiest group holds
+  // ceil(micro / dp_attn) of them, so the effective attention parallelism is micro / that.
+  const double dpa = micro / std::ceil(micro / d(mp.dp_attn));
+  const double attn_chips = d(mp.tp) * dpa * d(mp.cp);
+  // Compute: attention and dense work over the busy attention chips, experts over the stage.
+  const double eff_c = in.eff.compute, eff_m = in.eff.memory;
+  e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / attn_chips +
+                    sc.flops_expert / hw.peak(wider(p.experts, p.act)) / g +
+                    sc.flops_attention / hw.peak(wider(p.kv, p.act)) / attn_chips) /
+                   (pp * eff_c);
+  // HBM traffic per chip: dense weights sharded by tp (replicated over dp_attn and cp), experts
+  // over the whole stage, KV over sequences (dp_attn), context (cp) and heads.
+  const Bytes dense_read = (sc.weights - sc.weights_expert) / (d(mp.tp) * pp);
+  const Bytes expert_read = sc.weights_expert / (g * pp);
+  const Bytes kv_read = sc.kv_bytes() / (pp * dpa * d(mp.cp) * head_split);
+  const BytesPerSecond bw = hw.hbm_bandwidth.value * eff_m;
+  e.time.weights = (dense_read + expert_read) / bw;
+  e.time.kv = kv_read / bw;
+
+  // Communication per layer of the stage.
+  const double T = micro * n;
+  const double ba = bytes_per_element(p.act);
+  const double dm = d(m.d_model);
+  const double layers = d(m.n_layers()) / pp;
+  double moe_layers = 0;
+  for (const auto& l : m.layers) moe_layers += l.moe ? 1 : 0;
+  moe_layers /= pp;
+  const double dense_layers = layers - moe_layers;
+  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * ba);
+  Seconds comm{};
+  if (mp.tp > 1) {
+    // Attention output all-reduce every layer; dense MLP all-reduce on dense layers.
+    const Seconds ar = best_all_reduce(mp.tp, group_act, hw, domain);
+    comm += ar * (layers + dense_layers);
+  }
+  if (moe_layers > 0) {
+    if (mp.ep > 1) {
+      // Dispatch (k copies per token, at the activation format) and combine, over the EP group.
+      const Bytes per_chip = units::bytes(T / g * d(m.moe.top_k) * dm * ba);
+      const Seconds a2a = group_collective_time(Collective::kAllToAll, Algorithm::kDirect, mp.ep, per_chip, hw, domain);
+      comm += a2a * (2.0 * moe_layers);
+      const int etp = mp.stage_chips() / mp.ep;
+      if (etp > 1) comm += best_all_reduce(etp, per_chip, hw, domain) * moe_layers;
+    } else if (g > 1) {
+      // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.
+      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * ba), hw, domain) * moe_layers;
+    }
+  }
+  if (mp.cp > 1) {
+    // Ring attention: each chip passes its KV chunk around the cp ring, every layer.
+    const Bytes chunk = sc.kv_write / (pp * d(mp.dp_attn) * head_split * d(mp.cp));
+    comm += collective_time(Collective::kAllGather, Algorithm::kRing, mp.cp, chunk * d(mp.cp), hw.scale_up);
+  }
+  if (mp.pp > 1) {
+    // Activations to the next stage.
+    const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
+    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * ba), link);
+  }
+  e.time.comm = comm;
+  const Seconds mem = e.time.weights + e.time.kv;
+  const Seconds roof = max(e.time.compute, mem);
+  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0);
+  e.time.bound = e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
+  e.time.comm_bound = comm > roof;
+
+  // Memory per chip (F21 generalized).
+  // Routed experts occupy ceil(E / ep) slots on each EP rank (redundant slots when ep does not
+  // divide E), each slot split over the stage / ep chips of expert tensor parallelism.
+  const double slots = m.is_moe() ? std::ceil(d(m.moe.experts) / d(mp.ep)) * d(mp.ep) / d(m.moe.experts) : 1.0;
+  const double routed = m.params_routed_experts() * bytes_per_element(p.experts) * slots;
+  const double dense = m.weight_bytes(p.weights, p.experts).si() - routed / slots;
+  e.mem.weights = units::bytes((dense / d(mp.tp) + routed / g) / pp);
+  e.mem.kv = m.kv_bytes_sequence(cached + n, p.kv) * (batch / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
+  double ffn = 0;
+  for (const auto& l : m.layers) ffn = std::max(ffn, d(l.dense_ffn));
+  ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
+  const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
+  e.mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
+  e.mem.comm_buffers = units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
+  e.mem.capacity = hw.hbm_capacity.value * in.usable_hbm;
+  return e;
+}
+
+std::string bound_name(const StageTime& t) { return t.comm_bound ? "comm" : std::string(name(t.bound)); }
+
+std::string memory_reason(const ChipMemory& mem, const std::string& what) {
+  return fmt::format("{} needs {} per chip (weights {} + KV {} + buffers {}) > {}", what, format(mem.total()),
+                     format(mem.weights), format(mem.kv), format(mem.activations + mem.comm_buffers),
+                     format(mem.capacity));
+}
+
+}  // namespace
+
+PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double context, double tokens_per_step,
+                            double verify_tokens) {
+  PhaseResult r;
+  const double pp = in.map.pp;
+  const double micro = batch / pp;
+  const StageEval e = stage(in, Phase::kDecode, batch, micro, verify_tokens, context);
+  r.memory = e.mem;
+  r.stage = e.time;
+  r.bound = bound_name(e.time);
+  const Seconds hop = in.map.pp > 1 ? in.hop_latency : Seconds{};
+  r.latency = (e.time.total + hop) * pp;  // TPOT: every stage once per token
+  const double chips = in.map.replica_chips();
+  r.tokens_per_s_per_user = units::tokens_per_s(tokens_per_step / r.latency.si());
+  r.tokens_per_s_per_chip = units::tokens_per_s(batch * tokens_per_step / r.latency.si() / chips);
+  r.usd_per_token = in.hw->price.value * chips * r.latency / units::tokens(batch * tokens_per_step);
+  r.feasible = e.mem.total() <= e.mem.capacity;
+  if (!r.feasible) {
+    r.reason = memory_reason(e.mem, fmt::format("batch {} at {} tokens", format_number(batch), format_number(context)));
+  }
+  return r;
+}
+
+PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double isl) {
+  PhaseResult r;
+  const StageEval e = stage(in, Phase::kPrefill, prompts, prompts, isl, 0);
+  r.memory = e.mem;
+  r.stage = e.time;
+  r.bound = bound_name(e.time);
+  const double pp = in.map.pp;
+  const Seconds hop = in.map.pp > 1 ? in.hop_latency : Seconds{};
+  r.latency = e.time.total * pp + hop * (pp - 1);  // TTFT: the prompt passes every stage
+  const double chips = in.map.replica_chips();
+  r.tokens_per_s_per_chip = units::tokens_per_s(prompts * isl / e.time.total.si() / chips);
+  r.tokens_per_s_per_user = units::tokens_per_s(isl / r.latency.si());
+  r.usd_per_token = in.hw->price.value * chips * e.time.total / units::tokens(prompts * isl);
+  r.feasible = e.mem.total() <= e.mem.capacity;
+  if (!r.feasible) {
+    r.reason = memory_reason(e.mem, fmt::format("prefill of {} x {} tokens", format_number(prompts), format_number(isl)));
+  }
+  return r;
+}
+
+}  // namespace llmecon

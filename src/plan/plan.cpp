@@ -1,0 +1,219 @@
+// The deployment planner (docs/model.md §17).
+#include "llmecon/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace llmecon {
+
+namespace {
+std::vector<int> powers_of_two_upto(int n) {
+  std::vector<int> out;
+  for (int v = 1; v <= n; v *= 2) out.push_back(v);
+  return out;
+}
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int v = 1; v <= n; ++v)
+    if (n % v == 0) out.push_back(v);
+  return out;
+}
+}  // namespace
+
+std::vector<Mapping> candidate_mappings(const ModelSpec& m, int chips, double isl,
+                                        std::map<std::string, long>* rejected) {
+  auto reject = [&](const std::string& why) {
+    if (rejected != nullptr) ++(*rejected)["mapping: " + why];
+  };
+  std::vector<Mapping> out;
+  const bool moe = m.is_moe();
+  const std::vector<int> cps = isl >= 32768 ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1};
+  for (int pp : powers_of_two_upto(std::min(chips, 64))) {
+    if (chips % pp != 0 || pp > m.n_layers()) continue;
+    for (int tp : powers_of_two_upto(chips / pp)) {
+      if (m.attn.heads % tp != 0) {
+        reject(fmt::format("TP={} does not divide {} attention heads", tp, m.attn.heads));
+        continue;
+      }
+      // Attention data parallelism inside a stage only pays for MoE (experts shared by the
+      // stage); for dense models it is the same as more replicas.
+      for (int dpa : moe ? divisors(chips / (pp * tp)) : std::vector<int>{1}) {
+        for (int cp : cps) {
+          const int g = tp * dpa * cp;
+          if (g * pp > chips || chips % (g * pp) != 0) continue;
+          // EP over every divisor of the stage up to the expert count; a non-divisor of the
+          // expert count leaves redundant slots (as DeepSeek's EP144).
+          std::vector<int> eps{1};
+          if (moe) {
+            for (int ep : divisors(g))
+              if (ep > 1 && ep <= m.moe.experts) eps.push_back(ep);
+          }
+          for (int ep : eps) {
+            Mapping mp{tp, dpa, ep, cp, pp, chips / (g * pp)};
+            if (auto why = validate(mp, m, chips)) {
+              reject(*why);
+            } else {
+              out.push_back(mp);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool dominates(const PlanPoint& a, const PlanPoint& b) {
+  const double ax = a.decode.tokens_per_s_per_chip.si(), ay = a.decode.tokens_per_s_per_user.si();
+  const double bx = b.decode.tokens_per_s_per_chip.si(), by = b.decode.tokens_per_s_per_user.si();
+  return ax >= bx && ay >= by && (ax > bx || ay > by);
+}
+
+namespace {
+
+struct Partial {
+  std::vector<PlanPoint> points;  // feasible points
+  std::map<std::string, long> rejected;
+  long evaluated = 0;
+};
+
+std::vector<DType> weight_choices(const PlanRequest& rq) {
+  if (!rq.weight_dtypes.empty()) return rq.weight_dtypes;
+  std::vector<DType> out{rq.model->native_weight_dtype};
+  if (out.front() != DType::kFp8 && out.front() != DType::kFp4) out.push_back(DType::kFp8);
+  if (rq.hw->compute[static_cast<std::size_t>(DType::kFp4)] && out.front() != DType::kFp4) out.push_back(DType::kFp4);
+  return out;
+}
+
+void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t begin, std::size_t step,
+            Partial& part) {
+  StepCostCache cache;
+  const ModelSpec& m = *rq.model;
+  std::vector<double> batches = rq.batches;
+  if (batches.empty()) {
+    for (double b = 1; b <= 16384; b *= 2) batches.push_back(b);
+  }
+  std::vector<DType> kvs = rq.kv_dtypes.empty() ? std::vector<DType>{DType::kBf16, DType::kFp8} : rq.kv_dtypes;
+  const double tokens_per_step =
+      rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
+  const double verify = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
+  const double decode_ctx = rq.isl + rq.osl / 2;  // mean context over the generation
+  for (std::size_t i = begin; i < maps.size(); i += step) {
+    const Mapping& mp = maps[i];
+    for (DType w : weight_choices(rq)) {
+      // Experts follow the weight format unless the model ships them narrower (gpt-oss MXFP4).
+      const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
+      for (DType kv : kvs) {
+        DeploymentInput in;
+        in.model = &m;
+        in.hw = rq.hw;
+        in.map = mp;
+        in.precision = Precision{w, ex, w, kv};
+        in.domain = rq.domain;
+        in.overlap = rq.overlap;
+        in.eff = rq.eff;
+        in.cache = &cache;
+        const PhaseResult ttft = evaluate_prefill(in, 1, rq.isl);
+        // Prefill cost: a batch of about 8K tokens per attention group, so no group idles.
+        const double prompts = std::ceil(8192.0 / rq.isl) * mp.dp_attn;
+        const PhaseResult pre = evaluate_prefill(in, prompts, rq.isl);
+        for (double b : batches) {
+          if (b < mp.pp) continue;
+          ++part.evaluated;
+          PlanPoint pt;
+          pt.map = mp;
+          pt.batch = b;
+          pt.weights = w;
+          pt.kv = kv;
+          pt.decode = evaluate_decode(in, b, decode_ctx, tokens_per_step, verify);
+          // Memory must hold every sequence at its final length.
+          const PhaseResult end = evaluate_decode(in, b, rq.isl + rq.osl, tokens_per_step, verify);
+          if (!end.feasible) {
+            ++part.rejected["memory: weights + KV + buffers exceed HBM"];
+            continue;
+          }
+          if (!ttft.feasible) {
+            ++part.rejected["memory: the prompt's activations exceed HBM"];
+            continue;
+          }
+          pt.prefill = ttft;
+          pt.usd_per_token = (pre.usd_per_token * rq.isl + pt.decode.usd_per_token * rq.osl) / (rq.isl + rq.osl);
+          pt.meets_slo = true;
+          part.points.push_back(pt);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PlanResult plan(const PlanRequest& rq) {
+  LLMECON_ASSERT(rq.model != nullptr && rq.hw != nullptr, "plan needs a model and hardware");
+  PlanResult out;
+  const std::vector<Mapping> maps = candidate_mappings(*rq.model, rq.chips, rq.isl, &out.rejected);
+  if (maps.empty()) {
+    out.empty_reason = fmt::format("no mapping of {} chips divides the model's heads and layers", rq.chips);
+    return out;
+  }
+  const int threads = std::max(1, rq.threads);
+  std::vector<Partial> parts(static_cast<std::size_t>(threads));
+  if (threads == 1) {
+    search(rq, maps, 0, 1, parts[0]);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back(search, std::cref(rq), std::cref(maps), static_cast<std::size_t>(t),
+                        static_cast<std::size_t>(threads), std::ref(parts[static_cast<std::size_t>(t)]));
+    }
+    for (auto& th : pool) th.join();
+  }
+  std::vector<PlanPoint> points;
+  for (auto& p : parts) {
+    out.evaluated += p.evaluated;
+    for (const auto& [k, v] : p.rejected) out.rejected[k] += v;
+    points.insert(points.end(), p.points.begin(), p.points.end());
+  }
+  out.feasible = static_cast<long>(points.size());
+  // SLO filters.
+  for (auto& pt : points) {
+    if (rq.ttft && pt.prefill.latency > *rq.ttft) {
+      pt.meets_slo = false;
+      ++out.rejected[fmt::format("slo: TTFT above {}", format(*rq.ttft))];
+    } else if (rq.tpot && pt.decode.latency > *rq.tpot) {
+      pt.meets_slo = false;
+      ++out.rejected[fmt::format("slo: TPOT above {}", format(*rq.tpot))];
+    } else if (rq.max_cost && pt.usd_per_token > *rq.max_cost) {
+      pt.meets_slo = false;
+      ++out.rejected[fmt::format("slo: cost above {}", format(*rq.max_cost))];
+    }
+  }
+  // Pareto frontier over every feasible point: sort by throughput per chip, keep rising speed.
+  std::sort(points.begin(), points.end(), [](const PlanPoint& a, const PlanPoint& b) {
+    const double ax = a.decode.tokens_per_s_per_chip.si(), bx = b.decode.tokens_per_s_per_chip.si();
+    if (ax != bx) return ax > bx;
+    return a.decode.tokens_per_s_per_user.si() > b.decode.tokens_per_s_per_user.si();
+  });
+  double best_user = -1;
+  for (const auto& pt : points) {
+    if (pt.decode.tokens_per_s_per_user.si() > best_user) {
+      out.frontier.push_back(pt);
+      best_user = pt.decode.tokens_per_s_per_user.si();
+    }
+  }
+  for (const auto& pt : points) {
+    if (!pt.meets_slo) continue;
+    ++out.meeting_slo;
+    if (!out.best || pt.decode.tokens_per_s_per_chip > out.best->decode.tokens_per_s_per_chip) out.best = pt;
+  }
+  if (!out.best) {
+    out.empty_reason = points.empty() ? "no mapping and batch fits in HBM" : "no feasible point meets the SLO";
+  }
+  return out;
+}
+
+}  // namespace llmecon
