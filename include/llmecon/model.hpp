@@ -88,6 +88,7 @@ struct Moe {
   bool shared_gate = false;  ///< a scalar sigmoid gate on the shared expert (Qwen3-Next)
   bool expert_bias = false;  ///< biases in expert projections (gpt-oss)
   bool router_bias = false;
+  int group_limit = 0;     ///< node-limited routing: a token's experts lie in at most this many groups (0 = none)
 };
 
 struct Layer {

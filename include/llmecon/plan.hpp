@@ -50,6 +50,7 @@ struct PlanPoint {
 struct PlanResult {
   std::vector<PlanPoint> frontier;   ///< non-dominated in (tokens/s/chip, tokens/s/user)
   std::optional<PlanPoint> best;     ///< most tokens/s/chip among points meeting the SLO
+  std::vector<PlanPoint> ranked;     ///< every point meeting the SLO, most tokens/s/chip first
   std::map<std::string, long> rejected;  ///< reason -> count
   long evaluated = 0;
   long feasible = 0;
@@ -66,5 +67,8 @@ PlanResult plan(const PlanRequest& rq);
 
 /// True when a is at least as good as b on both axes and better on one.
 bool dominates(const PlanPoint& a, const PlanPoint& b);
+
+/// 0-based rank of the best point using `m` among the ranked points, or -1 when none meets the SLO.
+long rank_of(const PlanResult& r, const Mapping& m);
 
 }  // namespace llmecon

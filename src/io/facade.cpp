@@ -809,11 +809,22 @@ Json plan_json(const PlanResult& r, std::size_t frontier_max) {
   if (n > 0 && (n - 1) % stride != 0) frontier.push_back(point_json(r.frontier.back()));
   Json rejected = Json::object();
   for (const auto& [k, v] : r.rejected) rejected[k] = v;
+  // The ten best distinct mappings under the SLO, each at its best batch and formats.
+  Json top = Json::array();
+  std::vector<std::string> seen;
+  for (const auto& pt : r.ranked) {
+    const std::string key = pt.map.str();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    top.push_back(point_json(pt));
+    if (top.size() == 10) break;
+  }
   return Json{{"evaluated", r.evaluated},
               {"feasible", r.feasible},
               {"meeting_slo", r.meeting_slo},
               {"frontier", frontier},
               {"best", r.best ? point_json(*r.best) : Json(nullptr)},
+              {"top", top},
               {"rejected", rejected},
               {"empty_reason", r.empty_reason}};
 }

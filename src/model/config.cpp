@@ -170,7 +170,11 @@ Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
     TRY(ns, c.count_or("n_shared_experts", 0));
     TRY(first_dense, c.count_or("first_k_dense_replace", 0));
     TRY(freq, c.integer_or("moe_layer_freq", 1));
-    m.moe = Moe{e, k, fe, ns * fe, false, false, false};
+    m.moe = Moe{e, k, fe, ns * fe, false, false, false, 0};
+    // Node-limited routing only means something with more than one expert group.
+    TRY(groups, c.count_or("n_group", 0));
+    TRY(limit, c.count_or("topk_group", 0));
+    m.moe.group_limit = groups > 1 ? limit : 0;
     for (int i = 0; i < layers; ++i) {
       auto& l = m.layers[static_cast<std::size_t>(i)];
       l.moe = i >= first_dense && i % freq == 0;
@@ -204,7 +208,10 @@ Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
   m.attn.heads = heads;
   TRY(ok, read_mla(c, m));
   (void)ok;
-  m.moe = Moe{e, k, fe, ns * fe, false, false, false};
+  m.moe = Moe{e, k, fe, ns * fe, false, false, false, 0};
+  TRY(groups, c.count_or("n_expert_groups", 0));
+  TRY(limit, c.count_or("n_limited_groups", 0));
+  m.moe.group_limit = groups > 1 ? limit : 0;
   m.layers.assign(static_cast<std::size_t>(layers), Layer{});
   for (int i = 0; i < layers; ++i) {
     auto& l = m.layers[static_cast<std::size_t>(i)];
@@ -293,7 +300,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
       TRY(e, c.integer("num_local_experts"));
       TRY(k, c.integer("num_experts_per_tok"));
       TRY(fe, c.integer("intermediate_size"));
-      m.moe = Moe{e, k, fe, 0, false, false, false};
+      m.moe = Moe{e, k, fe, 0, false, false, false, 0};
       for (auto& l : m.layers) l.moe = true;
       return m;
     }
@@ -304,7 +311,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
       TRY(shared, c.count_or("shared_expert_intermediate_size", 0));
       TRY(step, c.integer_or("decoder_sparse_step", 1));
       TRY(inter, c.integer("intermediate_size"));
-      m.moe = Moe{e, k, fe, shared, shared > 0, false, false};
+      m.moe = Moe{e, k, fe, shared, shared > 0, false, false, 0};
       std::vector<int> mlp_only;
       if (c.has("mlp_only_layers") && c.raw()["mlp_only_layers"].is_array()) {
         for (const auto& v : c.raw()["mlp_only_layers"]) mlp_only.push_back(v.get<int>());
@@ -333,7 +340,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     TRY(dv, c.integer("linear_value_head_dim"));
     TRY(kern, c.integer_or("linear_conv_kernel_dim", 4));
     m.linear = LinearAttention{nk, nv, dk, dv, kern};
-    m.moe = Moe{e, k, fe, shared, shared > 0, false, false};
+    m.moe = Moe{e, k, fe, shared, shared > 0, false, false, 0};
     m.attn.qk_norm = true;
     m.attn.gated_q = true;
     m.attn.qkv_bias = m.attn.o_bias = false;
@@ -349,7 +356,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     TRY(k, c.integer_or("num_experts_per_tok", 4));
     TRY(fe, c.integer("intermediate_size"));
     TRY(window, c.integer("sliding_window"));
-    m.moe = Moe{e, k, fe, 0, false, true, true};
+    m.moe = Moe{e, k, fe, 0, false, true, true, 0};
     m.attn.sinks = true;
     // Attention, router, embeddings stay bf16; only expert weights are MXFP4.
     if (m.native_weight_dtype == DType::kFp4) {
@@ -382,7 +389,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     TRY(dense_ffn, c.integer_or("intermediate_size_mlp", fe));
     TRY(step, c.integer_or("interleave_moe_layer_step", 1));
     TRY(chunk, c.integer_or("attention_chunk_size", 8192));
-    m.moe = Moe{e, k, fe, fe, false, false, false};
+    m.moe = Moe{e, k, fe, fe, false, false, false, 0};
     std::vector<int> nope;
     if (c.has("no_rope_layers") && c.raw()["no_rope_layers"].is_array()) {
       for (const auto& v : c.raw()["no_rope_layers"]) nope.push_back(v.get<int>());

@@ -208,12 +208,23 @@ PlanResult plan(const PlanRequest& rq) {
   for (const auto& pt : points) {
     if (!pt.meets_slo) continue;
     ++out.meeting_slo;
-    if (!out.best || pt.decode.tokens_per_s_per_chip > out.best->decode.tokens_per_s_per_chip) out.best = pt;
+    out.ranked.push_back(pt);  // already sorted by tokens/s per chip
   }
+  if (!out.ranked.empty()) out.best = out.ranked.front();
   if (!out.best) {
     out.empty_reason = points.empty() ? "no mapping and batch fits in HBM" : "no feasible point meets the SLO";
   }
   return out;
+}
+
+long rank_of(const PlanResult& r, const Mapping& m) {
+  for (std::size_t i = 0; i < r.ranked.size(); ++i) {
+    const Mapping& x = r.ranked[i].map;
+    if (x.tp == m.tp && x.dp_attn == m.dp_attn && x.ep == m.ep && x.cp == m.cp && x.pp == m.pp && x.dp == m.dp) {
+      return static_cast<long>(i);
+    }
+  }
+  return -1;
 }
 
 }  // namespace llmecon

@@ -120,6 +120,12 @@ TEST(Models, Llama4ChunkedAndGlobalLayers) {
   EXPECT_EQ(m.moe.shared_ffn, 8192);
 }
 
+TEST(Models, NodeLimitedRouting) {
+  EXPECT_EQ(load("deepseek-v3").moe.group_limit, 4);  // 8 groups, top-4 groups per token
+  EXPECT_EQ(load("deepseek-v3.2-exp").moe.group_limit, 4);
+  EXPECT_EQ(load("kimi-k2").moe.group_limit, 0);      // one group: no limit
+}
+
 TEST(Models, DsaIndexerIsCounted) {
   const ModelSpec v32 = load("deepseek-v3.2-exp");
   EXPECT_EQ(v32.attn.sparse, SparseAttention::kTopK);

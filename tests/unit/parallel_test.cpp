@@ -1,0 +1,143 @@
+// Collectives against textbook cases, mapping validation, and the deployment model.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cmath>
+
+#include "llmecon/comm.hpp"
+#include "llmecon/parallel.hpp"
+
+namespace llmecon {
+namespace {
+using namespace units;
+
+const HardwareCatalog& hw() {
+  static const HardwareCatalog c = HardwareCatalog::builtin().value();
+  return c;
+}
+const ModelCatalog& models() {
+  static const ModelCatalog c = ModelCatalog::builtin().value();
+  return c;
+}
+
+TEST(Collectives, RingAllReduceMovesTwoNMinusOneOverN) {
+  // Ring all-reduce of S bytes on n chips: reduce-scatter then all-gather, each (n-1)/n S per
+  // chip, in 2(n-1) steps.
+  for (int n : {2, 4, 8, 72}) {
+    const double S = 1e9;
+    EXPECT_DOUBLE_EQ(bytes_on_wire(Collective::kAllReduce, Algorithm::kRing, n, S), 2.0 * (n - 1) / n * S);
+    EXPECT_DOUBLE_EQ(latency_steps(Collective::kAllReduce, Algorithm::kRing, n), 2.0 * (n - 1));
+    EXPECT_DOUBLE_EQ(bytes_on_wire(Collective::kAllGather, Algorithm::kRing, n, S), (n - 1.0) / n * S);
+    EXPECT_DOUBLE_EQ(bytes_on_wire(Collective::kReduceScatter, Algorithm::kRing, n, S), (n - 1.0) / n * S);
+    EXPECT_DOUBLE_EQ(bytes_on_wire(Collective::kAllToAll, Algorithm::kDirect, n, S), (n - 1.0) / n * S);
+  }
+  // Tree: 2 ceil(log2 n) latency steps; one chip moves nothing.
+  EXPECT_DOUBLE_EQ(latency_steps(Collective::kAllReduce, Algorithm::kTree, 72), 2.0 * 7);
+  EXPECT_DOUBLE_EQ(bytes_on_wire(Collective::kAllReduce, Algorithm::kRing, 1, 1e9), 0.0);
+}
+
+TEST(Collectives, AlphaBetaTime) {
+  // 8-way ring all-reduce of 16 MB over 450 GB/s, 2 us per step:
+  // 14 x 2 us + 2 x 7/8 x 16 MB / 450 GB/s = 28 us + 62.2 us.
+  const Link nvlink{gb_per_s(450), us(2)};
+  const Seconds t = collective_time(Collective::kAllReduce, Algorithm::kRing, 8, mb(16), nvlink);
+  EXPECT_NEAR(t.si(), 14 * 2e-6 + 2 * 7.0 / 8 * 16e6 / 450e9, 1e-15);
+}
+
+TEST(Collectives, HierarchicalAcrossDomains) {
+  const Hardware& h800 = *hw().find("h800-sxm");
+  // Inside one 8-GPU node: scale-up only.
+  const Seconds in = group_collective_time(Collective::kAllToAll, Algorithm::kDirect, 8, mb(64), h800, 8);
+  EXPECT_DOUBLE_EQ(in.si(), collective_time(Collective::kAllToAll, Algorithm::kDirect, 8, mb(64), h800.scale_up).si());
+  // Across 144 GPUs in 18 nodes, 136/144 of all-to-all traffic leaves the node over 400 Gb/s.
+  const Seconds out = group_collective_time(Collective::kAllToAll, Algorithm::kDirect, 144, mb(64), h800, 8);
+  EXPECT_NEAR(out.si(), h800.scale_out.latency.si() + 136.0 / 144 * 64e6 / 50e9, 1e-12);
+  EXPECT_GT(out, in);
+}
+
+TEST(Mapping, ValidationReasons) {
+  const ModelSpec llama = models().load("llama-3.1-70b").value();
+  EXPECT_FALSE(validate(Mapping{8, 1, 1, 1, 1, 1}, llama, 8));
+  EXPECT_EQ(*validate(Mapping{8, 1, 1, 1, 1, 1}, llama, 16), "tp x dp_attn x cp x pp x dp = 8, not 16 chips");
+  EXPECT_EQ(*validate(Mapping{3, 1, 1, 1, 1, 1}, llama, 3), "TP=3 does not divide 64 attention heads");
+  EXPECT_EQ(*validate(Mapping{1, 1, 2, 1, 1, 1}, llama, 1), "EP=2 on a dense model");
+  EXPECT_EQ(*validate(Mapping{1, 1, 1, 1, 128, 1}, llama, 128), "PP=128 exceeds 80 layers");
+  const ModelSpec qwen = models().load("qwen3-235b-a22b").value();  // 64 heads, 4 KV heads
+  EXPECT_FALSE(validate(Mapping{8, 1, 8, 1, 1, 1}, qwen, 8));       // KV heads replicated 2x
+  const ModelSpec gemma = models().load("gemma-3-27b").value();     // 32 heads, 16 KV heads
+  EXPECT_FALSE(validate(Mapping{32, 1, 1, 1, 1, 1}, gemma, 32));
+  const ModelSpec ds = models().load("deepseek-v3").value();
+  // EP144 leaves 32 redundant expert slots, as DeepSeek deploys it: valid.
+  EXPECT_FALSE(validate(Mapping{1, 144, 144, 1, 1, 1}, ds, 144));
+  EXPECT_EQ(*validate(Mapping{1, 8, 16, 1, 1, 1}, ds, 8), "EP=16 does not divide the 8-chip stage");
+}
+
+TEST(Deployment, MemoryShardsAndReason) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = hw().find("h200-sxm");
+  in.map = Mapping{8, 1, 1, 1, 1, 1};
+  in.precision = Precision{};
+  const PhaseResult ok = evaluate_decode(in, 16, 8192);
+  EXPECT_TRUE(ok.feasible) << ok.reason;
+  EXPECT_NEAR(ok.memory.weights.si(), m.weight_bytes(DType::kBf16, DType::kBf16).si() / 8, 1);
+  EXPECT_NEAR(ok.memory.kv.si(), 16 * m.kv_bytes_sequence(8193, DType::kBf16).si() / 8, 1);
+  // 512 sequences at 128K need ~2.8 TB of KV: far beyond 8 x 141 GB.
+  const PhaseResult big = evaluate_decode(in, 512, 131072);
+  EXPECT_FALSE(big.feasible);
+  EXPECT_NE(big.reason.find("batch 512 at 131072 tokens needs"), std::string::npos) << big.reason;
+  EXPECT_NE(big.reason.find("> 126.9 GB"), std::string::npos) << big.reason;  // 90% of 141 GB
+}
+
+TEST(Deployment, SingleChipEqualsTheRoofline) {
+  // One chip, no communication: the deployment model is the single-domain roofline.
+  EXPECT_TRUE(rc::check([] {
+    const auto& names = models().names();
+    const ModelSpec m = models().load(names[*rc::gen::inRange<std::size_t>(0, names.size())]).value();
+    const auto& chips = hw().all();
+    const Hardware& h = chips[*rc::gen::inRange<std::size_t>(0, chips.size())];
+    const double batch = *rc::gen::inRange(1, 512);
+    const double ctx = *rc::gen::inRange(0, 100000);
+    DeploymentInput in;
+    in.model = &m;
+    in.hw = &h;
+    in.precision = Precision::native(m);
+    const PhaseResult d = evaluate_decode(in, batch, ctx);
+    RooflineInput ri;
+    ri.model = &m;
+    ri.hw = &h;
+    ri.chips = 1;
+    ri.step = Step{Phase::kDecode, batch, 1, ctx};
+    ri.precision = in.precision;
+    const RooflineResult r = roofline_unchecked(ri);
+    RC_ASSERT(d.stage.comm.si() == 0.0);
+    RC_ASSERT(std::fabs(d.latency.si() - r.t_step.si()) <= 1e-12 * r.t_step.si());
+  }));
+}
+
+TEST(Deployment, SpeculativeDecoding) {
+  EXPECT_DOUBLE_EQ(speculative_tokens_per_step(0.0, 3), 1.0);
+  EXPECT_DOUBLE_EQ(speculative_tokens_per_step(0.5, 1), 1.5);
+  EXPECT_NEAR(speculative_tokens_per_step(0.8, 3), (1 - std::pow(0.8, 4)) / 0.2, 1e-12);
+  // MTP with one draft at 80% acceptance: more tokens per user per second at small batch.
+  const ModelSpec m = models().load("deepseek-v3").value();
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = hw().find("gb200");
+  in.map = Mapping{1, 72, 72, 1, 1, 1};
+  in.precision = Precision::native(m);
+  const PhaseResult plain = evaluate_decode(in, 72, 4096);
+  const PhaseResult mtp = evaluate_decode(in, 72, 4096, speculative_tokens_per_step(0.8, 1), 2);
+  EXPECT_GT(mtp.tokens_per_s_per_user, plain.tokens_per_s_per_user);
+}
+
+TEST(Deployment, KvTransferForDisaggregation) {
+  // 8K prompt of Llama 3.1 70B: 8192 x 327,680 B = 2.68 GB over 8 x 400 Gb/s.
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const Seconds t = kv_transfer_time(m, 8192, DType::kBf16, *hw().find("h100-sxm"), 8);
+  EXPECT_NEAR(t.si(), 5e-6 + 8192 * 327680.0 / (8 * 50e9), 1e-9);
+}
+
+}  // namespace
+}  // namespace llmecon
