@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "llmecon/hardware.hpp"
@@ -47,11 +48,17 @@ std::optional<std::string> validate(const Mapping& m, const ModelSpec& model, in
 class StepCostCache {
  public:
   const StepCost& get(const ModelSpec& m, const Step& s, const Precision& p);
+  /// KV bytes of one sequence at `context` tokens (ModelSpec::kv_bytes_sequence), memoized.
+  Bytes kv_sequence(const ModelSpec& m, double context, DType kv);
+  /// {dense, routed-expert} weight bytes at these formats, memoized.
+  std::pair<double, double> weight_split(const ModelSpec& m, DType dense, DType experts);
   [[nodiscard]] std::size_t size() const { return entries_.size(); }
 
  private:
   using Key = std::tuple<int, double, double, double, int, int, int, int>;
   std::map<Key, StepCost> entries_;
+  std::map<std::pair<double, int>, Bytes> kv_;
+  std::map<std::pair<int, int>, std::pair<double, double>> weights_;
 };
 
 struct DeploymentInput {
@@ -97,7 +104,7 @@ struct PhaseResult {
   TokensPerSecond tokens_per_s_per_chip{};
   TokensPerSecond tokens_per_s_per_user{};
   DollarsPerToken usd_per_token{};
-  std::string bound;        ///< "compute", "weights", "kv" or "comm"
+  std::string_view bound;   ///< "compute", "weights", "kv" or "comm"
 };
 
 /// Decode: `batch` sequences per replica (split into pp micro-batches), at `context` tokens.

@@ -794,8 +794,8 @@ Json point_json(const PlanPoint& p) {
               {"tpot_ms", p.decode.latency.si() * 1e3},
               {"usd_per_mtok", p.usd_per_token.si() * 1e6},
               {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
-              {"bound_decode", p.decode.bound},
-              {"bound_prefill", p.prefill.bound},
+              {"bound_decode", std::string(p.decode.bound)},
+              {"bound_prefill", std::string(p.prefill.bound)},
               {"mem_per_chip_bytes", p.decode.memory.total().si()},
               {"meets_slo", p.meets_slo}};
 }

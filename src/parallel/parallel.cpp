@@ -54,6 +54,21 @@ const StepCost& StepCostCache::get(const ModelSpec& m, const Step& s, const Prec
   return entries_.emplace(key, step_cost(m, s, p, ExpertTouch::kExpected, false)).first->second;
 }
 
+Bytes StepCostCache::kv_sequence(const ModelSpec& m, double context, DType kv) {
+  const auto key = std::make_pair(context, static_cast<int>(kv));
+  auto it = kv_.find(key);
+  if (it != kv_.end()) return it->second;
+  return kv_.emplace(key, m.kv_bytes_sequence(context, kv)).first->second;
+}
+
+std::pair<double, double> StepCostCache::weight_split(const ModelSpec& m, DType dense, DType experts) {
+  const auto key = std::make_pair(static_cast<int>(dense), static_cast<int>(experts));
+  auto it = weights_.find(key);
+  if (it != weights_.end()) return it->second;
+  const double routed = m.params_routed_experts() * bytes_per_element(experts);
+  return weights_.emplace(key, std::make_pair(m.weight_bytes(dense, experts).si() - routed, routed)).first->second;
+}
+
 double speculative_tokens_per_step(double a, int k) {
   if (a >= 1.0) return k + 1.0;
   return (1.0 - std::pow(a, k + 1)) / (1.0 - a);
@@ -185,11 +200,20 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   // Routed experts occupy ceil(E / ep) slots on each EP rank (redundant slots when ep does not
   // divide E), each slot split over the stage / ep chips of expert tensor parallelism.
   const double slots = m.is_moe() ? std::ceil(d(m.moe.experts) / d(mp.ep)) * d(mp.ep) / d(m.moe.experts) : 1.0;
-  const double routed = m.params_routed_experts() * bytes_per_element(p.experts) * slots;
-  const double dense = m.weight_bytes(p.weights, p.experts).si() - routed / slots;
+  std::pair<double, double> split;
+  if (in.cache != nullptr) {
+    split = in.cache->weight_split(m, p.weights, p.experts);
+  } else {
+    const double r = m.params_routed_experts() * bytes_per_element(p.experts);
+    split = {m.weight_bytes(p.weights, p.experts).si() - r, r};
+  }
+  const double routed = split.second * slots;
+  const double dense = split.first;
   e.mem.weights = units::bytes((dense / d(mp.tp) + routed / g) / pp);
-  e.mem.kv = m.kv_bytes_sequence(cached + n, p.kv) * (batch / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
-  double ffn = 0;
+  const Bytes kv_seq =
+      in.cache != nullptr ? in.cache->kv_sequence(m, cached + n, p.kv) : m.kv_bytes_sequence(cached + n, p.kv);
+  e.mem.kv = kv_seq * (batch / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
+  double ffn = m.layers.empty() ? 0.0 : d(m.layers.front().dense_ffn);
   for (const auto& l : m.layers) ffn = std::max(ffn, d(l.dense_ffn));
   ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
   const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
@@ -199,7 +223,7 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   return e;
 }
 
-std::string bound_name(const StageTime& t) { return t.comm_bound ? "comm" : std::string(name(t.bound)); }
+std::string_view bound_name(const StageTime& t) { return t.comm_bound ? "comm" : name(t.bound); }
 
 std::string memory_reason(const ChipMemory& mem, const std::string& what) {
   return fmt::format("{} needs {} per chip (weights {} + KV {} + buffers {}) > {}", what, format(mem.total()),

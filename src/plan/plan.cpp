@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <thread>
 
 namespace llmecon {
@@ -89,6 +90,8 @@ std::vector<DType> weight_choices(const PlanRequest& rq) {
   return out;
 }
 
+// Work items are (weights, KV) format pairs: step costs depend on the formats, not the mapping,
+// so a thread that owns a pair computes each step cost once (model.md §17.2).
 void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t begin, std::size_t step,
             Partial& part) {
   StepCostCache cache;
@@ -102,12 +105,15 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t
       rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
   const double verify = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
   const double decode_ctx = rq.isl + rq.osl / 2;  // mean context over the generation
-  for (std::size_t i = begin; i < maps.size(); i += step) {
-    const Mapping& mp = maps[i];
-    for (DType w : weight_choices(rq)) {
-      // Experts follow the weight format unless the model ships them narrower (gpt-oss MXFP4).
-      const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
-      for (DType kv : kvs) {
+  std::vector<std::pair<DType, DType>> formats;
+  for (DType w : weight_choices(rq))
+    for (DType kv : kvs) formats.emplace_back(w, kv);
+  for (std::size_t fi = begin; fi < formats.size(); fi += step) {
+    const auto [w, kv] = formats[fi];
+    // Experts follow the weight format unless the model ships them narrower (gpt-oss MXFP4).
+    const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
+    for (const Mapping& mp : maps) {
+      {
         DeploymentInput in;
         in.model = &m;
         in.hw = rq.hw;
@@ -176,7 +182,7 @@ PlanResult plan(const PlanRequest& rq) {
   for (auto& p : parts) {
     out.evaluated += p.evaluated;
     for (const auto& [k, v] : p.rejected) out.rejected[k] += v;
-    points.insert(points.end(), p.points.begin(), p.points.end());
+    points.insert(points.end(), std::make_move_iterator(p.points.begin()), std::make_move_iterator(p.points.end()));
   }
   out.feasible = static_cast<long>(points.size());
   // SLO filters.
@@ -205,10 +211,11 @@ PlanResult plan(const PlanRequest& rq) {
       best_user = pt.decode.tokens_per_s_per_user.si();
     }
   }
-  for (const auto& pt : points) {
+  out.ranked.reserve(points.size());
+  for (auto& pt : points) {
     if (!pt.meets_slo) continue;
     ++out.meeting_slo;
-    out.ranked.push_back(pt);  // already sorted by tokens/s per chip
+    out.ranked.push_back(std::move(pt));  // already sorted by tokens/s per chip
   }
   if (!out.ranked.empty()) out.best = out.ranked.front();
   if (!out.best) {
