@@ -224,7 +224,9 @@ std::vector<AnalysisSpec> analysis_specs() {
         {"--threads", "threads", "search threads (default 1)", K::kNumber},
         {"--spec-acceptance", "spec_acceptance", "speculative decoding / MTP acceptance rate", K::kNumber},
         {"--spec-draft", "spec_draft", "drafted tokens per step", K::kNumber},
-        {"--frontier-max", "frontier_max", "thin the frontier to about this many points", K::kNumber}}},
+        {"--frontier-max", "frontier_max", "thin the frontier to about this many points", K::kNumber},
+        {"--prefill-hw", "prefill_hw", "disaggregated serving: the prefill pool's chip", K::kString},
+        {"--prefill-chips", "prefill_chips", "disaggregated serving: the prefill pool's chips", K::kNumber}}},
   };
 }
 

@@ -32,6 +32,10 @@ struct PlanRequest {
   double overlap = 0.0;
   Efficiency eff;
   int threads = 1;
+  /// Disaggregated serving: prompts run on a separate pool (possibly other chips) and their KV
+  /// moves to the decode pool over scale-out (model.md §16.6). Unset: one pool does both.
+  const Hardware* prefill_hw = nullptr;
+  int prefill_chips = 0;
   double spec_acceptance = 0;  ///< speculative decoding / MTP: acceptance rate (0 = off)
   int spec_draft = 0;          ///< drafted tokens per step
 };
@@ -42,7 +46,9 @@ struct PlanPoint {
   DType weights = DType::kBf16;
   DType kv = DType::kBf16;
   PhaseResult decode;
-  PhaseResult prefill;   ///< one prompt: TTFT
+  PhaseResult prefill;   ///< one prompt: TTFT (with the KV transfer when disaggregated)
+  std::optional<Mapping> prefill_map;  ///< the prefill pool's mapping when disaggregated
+  Seconds kv_transfer{};
   DollarsPerToken usd_per_token{};  ///< blended over isl input and osl output tokens
   bool meets_slo = false;
 };

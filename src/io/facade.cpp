@@ -797,7 +797,9 @@ Json point_json(const PlanPoint& p) {
               {"bound_decode", std::string(p.decode.bound)},
               {"bound_prefill", std::string(p.prefill.bound)},
               {"mem_per_chip_bytes", p.decode.memory.total().si()},
-              {"meets_slo", p.meets_slo}};
+              {"meets_slo", p.meets_slo},
+              {"prefill_mapping", p.prefill_map ? Json(p.prefill_map->str()) : Json(nullptr)},
+              {"kv_transfer_s", p.kv_transfer.si()}};
 }
 
 Json plan_json(const PlanResult& r, std::size_t frontier_max) {
@@ -847,7 +849,7 @@ Result<std::vector<DType>> dtype_list(const Json& args, const char* key) {
 Result<Json> Engine::plan(const Json& args) const {
   TRY(ok, only_keys(args, {"model", "hw", "chips", "racks", "isl", "osl", "ttft_ms", "tpot_ms", "max_usd_per_mtok",
                            "scaleup", "weight_dtypes", "kv_dtypes", "overlap", "threads", "spec_acceptance",
-                           "spec_draft", "frontier_max", "batches"}));
+                           "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips"}));
   (void)ok;
   TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
   TRY(model, models_.resolve(model_name, "--model"));
@@ -891,6 +893,13 @@ Result<Json> Engine::plan(const Json& args) const {
   rq.spec_acceptance = acc;
   rq.spec_draft = static_cast<int>(draft);
   TRY(fmax, get_number(args, "frontier_max", 0, 0, true));
+  TRY(phw_name, get_string(args, "prefill_hw", false));
+  if (!phw_name.empty() || args.contains("prefill_chips")) {
+    TRY(phw, hw_.get(phw_name.empty() ? hw_name : phw_name, "--prefill-hw"));
+    TRY(pchips, get_number(args, "prefill_chips", phw->domain_size, 1, true));
+    rq.prefill_hw = phw;
+    rq.prefill_chips = static_cast<int>(pchips);
+  }
   if (args.contains("batches") && args["batches"].is_array()) {
     for (const auto& b : args["batches"]) {
       if (!b.is_number() || b.get<double>() < 1) return Error{"--batches", "", "batches are at least 1", ""};
@@ -898,6 +907,7 @@ Result<Json> Engine::plan(const Json& args) const {
     }
   }
   Json out{{"model", model.name}, {"hardware", hw->name}, {"chips", rq.chips}, {"domain", hw->domain_size},
+           {"prefill_pool", rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
            {"isl", count(isl)}, {"osl", count(osl)}};
   Json slo = Json::object();
   if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;

@@ -76,6 +76,16 @@ bool dominates(const PlanPoint& a, const PlanPoint& b) {
 
 namespace {
 
+// The prefill pool's choice per format pair when serving is disaggregated.
+struct PrefillChoice {
+  Mapping map;
+  PhaseResult ttft;
+  PhaseResult batch;
+  Seconds transfer{};
+  bool ok = false;
+};
+using PrefillChoices = std::map<std::pair<DType, DType>, PrefillChoice>;
+
 struct Partial {
   std::vector<PlanPoint> points;  // feasible points
   std::map<std::string, long> rejected;
@@ -92,8 +102,8 @@ std::vector<DType> weight_choices(const PlanRequest& rq) {
 
 // Work items are (weights, KV) format pairs: step costs depend on the formats, not the mapping,
 // so a thread that owns a pair computes each step cost once (model.md §17.2).
-void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t begin, std::size_t step,
-            Partial& part) {
+void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const PrefillChoices& pool, std::size_t begin,
+            std::size_t step, Partial& part) {
   StepCostCache cache;
   const ModelSpec& m = *rq.model;
   std::vector<double> batches = rq.batches;
@@ -123,10 +133,24 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t
         in.overlap = rq.overlap;
         in.eff = rq.eff;
         in.cache = &cache;
-        const PhaseResult ttft = evaluate_prefill(in, 1, rq.isl);
-        // Prefill cost: a batch of about 8K tokens per attention group, so no group idles.
-        const double prompts = std::ceil(8192.0 / rq.isl) * mp.dp_attn;
-        const PhaseResult pre = evaluate_prefill(in, prompts, rq.isl);
+        PhaseResult ttft, pre;
+        const PrefillChoice* choice = nullptr;
+        if (rq.prefill_hw != nullptr) {
+          auto it = pool.find({w, kv});
+          if (it == pool.end() || !it->second.ok) {
+            ++part.rejected["memory: no prefill-pool mapping holds the prompt"];
+            continue;
+          }
+          choice = &it->second;
+          ttft = choice->ttft;
+          ttft.latency += choice->transfer;
+          pre = choice->batch;
+        } else {
+          ttft = evaluate_prefill(in, 1, rq.isl);
+          // Prefill cost: a batch of about 8K tokens per attention group, so no group idles.
+          const double prompts = std::ceil(8192.0 / rq.isl) * mp.dp_attn;
+          pre = evaluate_prefill(in, prompts, rq.isl);
+        }
         for (double b : batches) {
           if (b < mp.pp) continue;
           ++part.evaluated;
@@ -147,6 +171,10 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, std::size_t
             continue;
           }
           pt.prefill = ttft;
+          if (choice != nullptr) {
+            pt.prefill_map = choice->map;
+            pt.kv_transfer = choice->transfer;
+          }
           pt.usd_per_token = (pre.usd_per_token * rq.isl + pt.decode.usd_per_token * rq.osl) / (rq.isl + rq.osl);
           pt.meets_slo = true;
           part.points.push_back(pt);
@@ -166,14 +194,44 @@ PlanResult plan(const PlanRequest& rq) {
     out.empty_reason = fmt::format("no mapping of {} chips divides the model's heads and layers", rq.chips);
     return out;
   }
+  // Disaggregated: pick the prefill pool's fastest-TTFT mapping per format pair first.
+  PrefillChoices prefill;
+  if (rq.prefill_hw != nullptr) {
+    const std::vector<Mapping> pmaps = candidate_mappings(*rq.model, rq.prefill_chips, rq.isl);
+    StepCostCache cache;
+    for (DType w : weight_choices(rq)) {
+      const DType ex = bytes_per_element(rq.model->native_expert_dtype) < bytes_per_element(w) ? rq.model->native_expert_dtype : w;
+      for (DType kv : rq.kv_dtypes.empty() ? std::vector<DType>{DType::kBf16, DType::kFp8} : rq.kv_dtypes) {
+        PrefillChoice best;
+        for (const Mapping& mp : pmaps) {
+          DeploymentInput in;
+          in.model = rq.model;
+          in.hw = rq.prefill_hw;
+          in.map = mp;
+          in.precision = Precision{w, ex, w, kv};
+          in.overlap = rq.overlap;
+          in.eff = rq.eff;
+          in.cache = &cache;
+          const PhaseResult t = evaluate_prefill(in, 1, rq.isl);
+          if (!t.feasible || (best.ok && t.latency >= best.ttft.latency)) continue;
+          best.ok = true;
+          best.map = mp;
+          best.ttft = t;
+          best.batch = evaluate_prefill(in, std::ceil(8192.0 / rq.isl) * mp.dp_attn, rq.isl);
+          best.transfer = kv_transfer_time(*rq.model, rq.isl, kv, *rq.prefill_hw, mp.replica_chips());
+        }
+        prefill[{w, kv}] = best;
+      }
+    }
+  }
   const int threads = std::max(1, rq.threads);
   std::vector<Partial> parts(static_cast<std::size_t>(threads));
   if (threads == 1) {
-    search(rq, maps, 0, 1, parts[0]);
+    search(rq, maps, prefill, 0, 1, parts[0]);
   } else {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
-      pool.emplace_back(search, std::cref(rq), std::cref(maps), static_cast<std::size_t>(t),
+      pool.emplace_back(search, std::cref(rq), std::cref(maps), std::cref(prefill), static_cast<std::size_t>(t),
                         static_cast<std::size_t>(threads), std::ref(parts[static_cast<std::size_t>(t)]));
     }
     for (auto& th : pool) th.join();

@@ -78,6 +78,21 @@ json_ok cache-tiers "[r['tier'] for r in d['tiers']] == ['hbm','ddr','flash','di
 json_ok lifecycle-c14 "abs(d['overtraining'] - 129.6) < 1e-6" "$bin" lifecycle --json
 json_ok layout-experts "d['experts_per_chip'] == 4 and d['chips_idle'] == 8" "$bin" layout --json --model deepseek-v3 --hw gb200
 
+json_ok plan-contract "all(set(['tp','pp','ep','dp','batch','weight_dtype','kv_dtype','tokens_per_s_per_chip','tokens_per_s_per_user','ttft_s','tpot_ms','usd_per_mtok']) <= set(p) for p in d['frontier']) and d['best'] is not None and isinstance(d['rejected'], dict)" \
+  "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --chips 8 --tpot-ms 30
+json_ok plan-scaleup "[r['domain'] for r in d['scaleup']] == [8, 72, 576] and all(r['best'] for r in d['scaleup'])" \
+  "$bin" plan --json --model deepseek-v3 --hw gb200 --chips 72 --scaleup 8,72,576 --weight-dtypes fp8
+json_ok plan-empty "d['best'] is None and d['empty_reason'] == 'no feasible point meets the SLO'" \
+  "$bin" plan --json --model llama-3.1-70b --hw h100-sxm --tpot-ms 0.001
+json_ok plan-disagg "d['best']['prefill_mapping'] is not None" \
+  "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --prefill-hw h200-sxm --prefill-chips 8
+ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --frontier-max 8
+ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
+bad plan-impossible-slo "--tpot-ms: an SLO must be positive" "$bin" plan --tpot-ms 0
+bad plan-negative-slo "--ttft-ms: must be at least 0" "$bin" plan --ttft-ms -5
+bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
+bad plan-zero-chips "--chips: must be at least 1, got 0" "$bin" plan --chips 0
+bad plan-chips-and-racks "give --chips or --racks" "$bin" plan --chips 8 --racks 2
 bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
 bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
 bad negative-context "--context: must be at least 0" "$bin" batch --context -1

@@ -74,6 +74,21 @@ TEST(Plan, SloFiltersAndEmptyAnswers) {
   EXPECT_EQ(nofit.empty_reason, "no mapping and batch fits in HBM");
 }
 
+TEST(Plan, DisaggregatedPrefillAddsKvTransfer) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  PlanRequest rq = request(m, "h100-sxm", 8, 8192, 256);
+  rq.prefill_hw = hw().find("h200-sxm");
+  rq.prefill_chips = 8;
+  rq.kv_dtypes = {DType::kBf16};
+  const PlanResult r = plan(rq);
+  ASSERT_TRUE(r.best.has_value());
+  ASSERT_TRUE(r.best->prefill_map.has_value());
+  // 8K prompt KV (2.68 GB at bf16) over the prefill replica's NICs.
+  const double replica = r.best->prefill_map->replica_chips();
+  EXPECT_NEAR(r.best->kv_transfer.si(), 5e-6 + 8192 * 327680.0 / (replica * 50e9), 1e-9);
+  EXPECT_GT(r.best->prefill.latency, r.best->kv_transfer);
+}
+
 TEST(Plan, ThreadsGiveTheSameAnswer) {
   const ModelSpec m = models().load("deepseek-v3").value();
   PlanRequest rq = request(m, "gb200", 72, 2048, 256);
