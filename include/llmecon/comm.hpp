@@ -31,6 +31,10 @@ double latency_steps(Collective c, Algorithm a, int n);
 /// Time of one collective on one link class.
 Seconds collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Link& link);
 
+/// The scale-up link a collective of n chips sees on this chip's topology: full bandwidth on a
+/// switch; on a full mesh a ring gets one link of n-1; on a torus all-to-all is bisection-bound.
+Link scale_up_link(const Hardware& hw, Collective c, Algorithm a, int n);
+
 /// A group of n chips placed on hardware with `domain` chips per scale-up domain: inside one
 /// domain it uses scale-up links; across domains the inner part runs on scale-up and the outer
 /// part (n / domain groups) on scale-out (model.md §15.2). All-to-all sends the fraction of its

@@ -50,6 +50,7 @@ struct PlanPoint {
   std::optional<Mapping> prefill_map;  ///< the prefill pool's mapping when disaggregated
   Seconds kv_transfer{};
   DollarsPerToken usd_per_token{};  ///< blended over isl input and osl output tokens
+  DollarsPerToken input_usd_per_token{};  ///< prefill cost per input token
   bool meets_slo = false;
 };
 

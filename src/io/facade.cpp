@@ -793,6 +793,7 @@ Json point_json(const PlanPoint& p) {
               {"ttft_s", p.prefill.latency.si()},
               {"tpot_ms", p.decode.latency.si() * 1e3},
               {"usd_per_mtok", p.usd_per_token.si() * 1e6},
+              {"usd_per_mtok_input", p.input_usd_per_token.si() * 1e6},
               {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
               {"bound_decode", std::string(p.decode.bound)},
               {"bound_prefill", std::string(p.prefill.bound)},

@@ -63,9 +63,35 @@ Seconds collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Lin
   return link.latency * latency_steps(c, a, n) + units::bytes(bytes_on_wire(c, a, n, bytes.si())) / link.bandwidth;
 }
 
+Link scale_up_link(const Hardware& hw, Collective c, Algorithm a, int n) {
+  Link l = hw.scale_up;
+  if (n <= 1) return l;
+  switch (hw.topology) {
+    case Topology::kSwitch:
+    case Topology::kNone:
+      break;
+    case Topology::kMesh:
+      // A full mesh gives each peer 1/(n-1) of a chip's links: direct patterns use them all at
+      // once, a ring uses one link out of each chip (model.md §15.3).
+      if (a == Algorithm::kRing) l.bandwidth = l.bandwidth / static_cast<double>(n - 1);
+      break;
+    case Topology::kTorus: {
+      // All-to-all on a torus is bisection-bound: per-chip throughput falls as the side grows,
+      // about 4 / side of the link bandwidth (2D below 256 chips per pod, else 3D).
+      if (c == Collective::kAllToAll) {
+        const double dims = hw.domain_size <= 256 ? 2.0 : 3.0;
+        const double side = std::pow(static_cast<double>(n), 1.0 / dims);
+        l.bandwidth = l.bandwidth * std::min(1.0, 4.0 / side);
+      }
+      break;
+    }
+  }
+  return l;
+}
+
 Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Hardware& hw, int domain) {
   const int d = std::max(1, domain);
-  if (n <= d) return collective_time(c, a, n, bytes, hw.scale_up);
+  if (n <= d) return collective_time(c, a, n, bytes, scale_up_link(hw, c, a, n));
   const int inner = d;
   const int outer = (n + d - 1) / d;
   if (c == Collective::kAllToAll) {
@@ -79,7 +105,7 @@ Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, con
   if (c == Collective::kSendRecv) return collective_time(c, a, n, bytes, hw.scale_out);
   // Hierarchical: reduce-scatter inside, the collective across domains on 1/inner of the data,
   // then all-gather inside (for all-reduce); gathers and scatters likewise.
-  const Seconds in = collective_time(c, a, inner, bytes, hw.scale_up);
+  const Seconds in = collective_time(c, a, inner, bytes, scale_up_link(hw, c, a, inner));
   const Seconds across = collective_time(c, a, outer, bytes / static_cast<double>(inner), hw.scale_out);
   return in + across;
 }

@@ -176,6 +176,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
             pt.kv_transfer = choice->transfer;
           }
           pt.usd_per_token = (pre.usd_per_token * rq.isl + pt.decode.usd_per_token * rq.osl) / (rq.isl + rq.osl);
+          pt.input_usd_per_token = pre.usd_per_token;
           pt.meets_slo = true;
           part.points.push_back(pt);
         }

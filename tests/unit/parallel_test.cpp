@@ -55,6 +55,20 @@ TEST(Collectives, HierarchicalAcrossDomains) {
   EXPECT_GT(out, in);
 }
 
+TEST(Collectives, TopologyShapesTheScaleUpLink) {
+  const Hardware& h100 = *hw().find("h100-sxm");  // switch
+  const Hardware& mi = *hw().find("mi300x");      // full mesh of 8
+  const Hardware& v5e = *hw().find("tpu-v5e");    // 2D torus, 256 chips
+  EXPECT_EQ(scale_up_link(h100, Collective::kAllReduce, Algorithm::kRing, 8).bandwidth, h100.scale_up.bandwidth);
+  EXPECT_DOUBLE_EQ(scale_up_link(mi, Collective::kAllReduce, Algorithm::kRing, 8).bandwidth.si(),
+                   mi.scale_up.bandwidth.si() / 7);
+  EXPECT_EQ(scale_up_link(mi, Collective::kAllToAll, Algorithm::kDirect, 8).bandwidth, mi.scale_up.bandwidth);
+  // 256 chips as a 16 x 16 torus: all-to-all at 4/16 of the link bandwidth.
+  EXPECT_DOUBLE_EQ(scale_up_link(v5e, Collective::kAllToAll, Algorithm::kDirect, 256).bandwidth.si(),
+                   v5e.scale_up.bandwidth.si() / 4);
+  EXPECT_EQ(scale_up_link(v5e, Collective::kAllToAll, Algorithm::kDirect, 16).bandwidth, v5e.scale_up.bandwidth);
+}
+
 TEST(Mapping, ValidationReasons) {
   const ModelSpec llama = models().load("llama-3.1-70b").value();
   EXPECT_FALSE(validate(Mapping{8, 1, 1, 1, 1, 1}, llama, 8));
