@@ -206,6 +206,13 @@ std::vector<AnalysisSpec> analysis_specs() {
         {"--seq-len", "seq_len", "tokens per sequence (default 4096)", K::kNumber},
         {"--act-dtype", "act_dtype", "activation format (default bf16)", K::kString}}},
       {"lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", false, {}},
+      {"validate", "predict every row of a measurement CSV and report the error per metric", false,
+       {{"file", "file", "measurement CSV (schema: shared/validation/README.md)", K::kString}}},
+      {"calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay", false,
+       {{"file", "file", "measurement CSV", K::kString},
+        {"--hw", "hw", "the chip to fit (rows measured on it)", K::kString},
+        {"--folds", "folds", "cross-validation folds (default 5)", K::kNumber},
+        {"--out", "out", "write the overlay TOML to this file", K::kString}}},
       {"plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier", false,
        {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
         {"--hw", "hw", "chip (default gb200)", K::kString},
@@ -300,6 +307,7 @@ int main(int argc, char** argv) {
   pf.add(report, false);
   bool explain = false;
   auto* roof = app.add_subcommand("roofline", "one step on one scale-up domain");
+  bool roof_ideal = false;
   rf.add(roof, false);
   roof->add_flag("--explain", explain, "print the derivation with values substituted");
   bool show_ops = false;
@@ -307,6 +315,7 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
   bool analysis_explain = false;
+  bool ideal = false;
   std::vector<std::string> price_files;
   std::vector<AnalysisCommand> commands;
   for (auto& spec : analysis_specs()) {
@@ -326,10 +335,16 @@ int main(int argc, char** argv) {
     }
     for (const auto& o : c.spec.opts) c.app->add_option(o.flag, c.values[o.key], o.help);
     c.app->add_flag("--explain", analysis_explain, "print the derivation with values substituted");
+    if (std::string(c.spec.name) == "plan" || std::string(c.spec.name) == "validate") {
+      c.app->add_flag("--ideal", ideal, "the pure roofline: no efficiency factors or fixed costs");
+    }
     c.app->add_flag("--json", as_json, "print JSON");
     c.app->add_flag("--csv", as_csv, "print CSV");
     c.app->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
     c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
+  }
+  for (auto* sub : {roof, sweep, report}) {
+    sub->add_flag("--ideal", roof_ideal, "the pure roofline: no efficiency factors or fixed costs");
   }
   for (auto* sub : {models, hardware, show, roof, sweep, report}) {
     sub->add_flag("--json", as_json, "print JSON");
@@ -369,9 +384,26 @@ int main(int argc, char** argv) {
     std::string err;
     auto args = analysis_args(c, err);
     if (!args) return fail(err);
+    if (ideal) (*args)["ideal"] = true;
+    std::string out_file;
+    if (args->contains("out")) {
+      out_file = (*args)["out"];
+      args->erase("out");
+    }
     auto r = engine->run(c.spec.name, *args);
     if (!r) return fail(r.error().message());
     if (std::string(c.spec.name) == "plan") return llmecon::cli::print_plan(*r, fmt_out);
+    if (std::string(c.spec.name) == "validate") return llmecon::cli::print_validation(*r, fmt_out);
+    if (std::string(c.spec.name) == "calibrate") {
+      if (!out_file.empty()) {
+        std::FILE* f = std::fopen(out_file.c_str(), "w");
+        if (f == nullptr) return fail(out_file + ": cannot write file (hint: check the directory)");
+        const std::string t = (*r)["toml"];
+        std::fwrite(t.data(), 1, t.size(), f);
+        std::fclose(f);
+      }
+      return llmecon::cli::print_calibration(*r, fmt_out);
+    }
     if (std::string(c.spec.name) == "lecture") return llmecon::cli::print_lecture(*r, analysis_explain, fmt_out);
     return llmecon::cli::print_analysis(*r, analysis_explain, fmt_out);
   }
@@ -379,6 +411,7 @@ int main(int argc, char** argv) {
     std::string err;
     auto args = pf.args(false, err);
     if (!args) return fail(err);
+    if (roof_ideal) (*args)["ideal"] = true;
     auto r = engine->report(*args);
     if (!r) return fail(r.error().message());
     return llmecon::cli::print_report(*r, fmt_out);
@@ -388,6 +421,7 @@ int main(int argc, char** argv) {
     std::string err;
     auto args = (is_sweep ? sf : rf).args(is_sweep, err);
     if (!args) return fail(err);
+    if (roof_ideal) (*args)["ideal"] = true;
     if (is_sweep) {
       auto r = engine->sweep(*args);
       if (!r) return fail(r.error().message());

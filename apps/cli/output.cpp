@@ -383,6 +383,44 @@ int print_plan(const Json& p, Format f) {
   return 0;
 }
 
+int print_validation(const Json& v, Format f) {
+  if (f == Format::kJson) return print_json(v);
+  const Json& rows = v["rows"];
+  if (f == Format::kCsv) {
+    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
+    return 0;
+  }
+  std::vector<std::vector<std::string>> t;
+  for (const auto& r : rows) {
+    auto num = [](const Json& x) { return x.is_null() ? std::string("-") : format_number(x.get<double>()); };
+    const std::string err = r["error_pct"].is_null() ? "-" : fmt::format("{:+.1f}%", r["error_pct"].get<double>());
+    t.push_back({r["id"].get<std::string>(), r["metric"].get<std::string>(), num(r["predicted"]), num(r["measured"]), err,
+                 r["skipped"].get<bool>() ? "skipped: " + r["skip_reason"].get<std::string>() : r["envelope"].get<std::string>()});
+  }
+  table({"id", "metric", "predicted", "measured", "error", "envelope"}, t);
+  out("\nsummary (absolute percentage error):\n");
+  std::vector<std::vector<std::string>> s;
+  for (const auto& [metric, m] : v["summary"].items()) {
+    s.push_back({metric, std::to_string(m["n"].get<int>()), fmt::format("{:.1f}%", m["median_ape"].get<double>()),
+                 fmt::format("{:.1f}%", m["p90_ape"].get<double>()), fmt::format("{:.1f}%", m["max_ape"].get<double>())});
+  }
+  table({"metric", "n", "median", "p90", "max"}, s);
+  return 0;
+}
+
+int print_calibration(const Json& c, Format f) {
+  if (f == Format::kJson) return print_json(c);
+  if (f == Format::kCsv) {
+    out(to_csv({c["efficiency"]}));
+    return 0;
+  }
+  out(fmt::format("calibrated {} on {} rows: in-sample median APE {:.1f}%, {}-fold cross-validated {:.1f}%\n\n",
+                  c["hardware"].get<std::string>(), c["rows"].get<int>(), c["in_sample_median_ape"].get<double>(),
+                  c["folds"].get<int>(), c["cv_median_ape"].get<double>()));
+  out(c["toml"].get<std::string>());
+  return 0;
+}
+
 int print_sweep(const Json& s, Format f) {
   if (f == Format::kJson) return print_json(s);
   const Json& rows = s["rows"];

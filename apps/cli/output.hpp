@@ -20,6 +20,8 @@ int print_report(const Json& r, Format f);
 int print_analysis(const Json& a, bool explain, Format f);
 int print_lecture(const Json& claims, bool explain, Format f);
 int print_plan(const Json& plan, Format f);
+int print_validation(const Json& v, Format f);
+int print_calibration(const Json& c, Format f);
 /// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
 std::string format_unit(double v, const std::string& unit);
 

@@ -18,5 +18,7 @@ std::span<const EmbeddedFile> embedded_hardware();
 std::span<const EmbeddedFile> embedded_models();
 /// Every shipped price sheet, data/prices/*.toml.
 std::span<const EmbeddedFile> embedded_prices();
+/// The efficiency defaults, data/efficiency.toml.
+std::span<const EmbeddedFile> embedded_efficiency();
 
 }  // namespace llmecon

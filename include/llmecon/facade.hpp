@@ -18,6 +18,7 @@
 #include "llmecon/analysis.hpp"
 #include "llmecon/model.hpp"
 #include "llmecon/pricing.hpp"
+#include "llmecon/validate.hpp"
 #include "llmecon/roofline.hpp"
 
 namespace llmecon {
@@ -60,6 +61,12 @@ class Engine {
   /// Every lecture claim (C1-C24): an array of {id, claim, expected, computed, unit, tolerance,
   /// pass, ...}.
   [[nodiscard]] Result<Json> lecture(const Json& args) const;
+  /// Predictions against a measurement CSV: args file (path), ideal?.
+  [[nodiscard]] Result<Json> validate(const Json& args) const;
+  /// Fits one chip's efficiency to a measurement CSV: args file, hw, folds?.
+  [[nodiscard]] Result<Json> calibrate(const Json& args) const;
+  /// The efficiency a chip gets by default, and where it comes from.
+  [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
   /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
   [[nodiscard]] Result<Json> run(const std::string& command, const Json& args) const;
   /// The derivation of roofline(args), one line per formula.
@@ -74,6 +81,7 @@ class Engine {
   HardwareCatalog hw_;
   ModelCatalog models_;
   PriceCatalog prices_;
+  std::vector<FamilyEfficiency> families_;
 };
 
 /// JSON of one roofline evaluation (the keys documented in docs/cli.md).

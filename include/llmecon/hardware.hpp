@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "llmecon/dtype.hpp"
+#include "llmecon/efficiency.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/units.hpp"
 
@@ -74,6 +75,10 @@ struct Hardware {
   Watts tdp{};
   Ranged<DollarsPerSecond> price;
   std::string price_source;
+  /// Calibrated efficiency for this chip ([efficiency] table or an overlay file); unset: the
+  /// family default applies.
+  std::optional<Efficiency> efficiency;
+  std::string efficiency_source;
 
   /// The dense peak for a format. A format without native support runs at the next wider
   /// supported format (fp8 on an A100 runs at the bf16 rate).

@@ -19,15 +19,10 @@
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
+#include "llmecon/efficiency.hpp"
 #include "llmecon/ops.hpp"
 
 namespace llmecon {
-
-/// Achievable fractions of peak. Defaults to 1 (pure roofline); later calibrated.
-struct Efficiency {
-  double compute = 1.0;
-  double memory = 1.0;
-};
 
 enum class Bound { kCompute, kWeights, kKv };
 std::string_view name(Bound b);
@@ -54,6 +49,7 @@ struct RooflineResult {
   Seconds t_compute{};
   Seconds t_weights{};
   Seconds t_kv{};
+  Seconds t_overhead{};  ///< fixed per-pass and per-layer costs (model.md §18)
   Seconds t_step{};
   Seconds t_upper{};
   Bound bound = Bound::kCompute;

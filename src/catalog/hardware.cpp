@@ -179,13 +179,39 @@ class Reader {
   if (!var##_r) return var##_r.error(); \
   auto var = std::move(var##_r).value()
 
+// [efficiency]: fractions in (0, 1], gemm_half_m >= 0 rows, overheads as times.
+Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, const toml::table& t) {
+  LLMECON_TRY(ok, rd.only_keys(t, "efficiency", {"compute", "gemm_half_m", "memory", "comm", "step_overhead",
+                                                 "layer_overhead", "source"}));
+  (void)ok;
+  Efficiency e;
+  for (const auto& [key, field] : {std::pair<const char*, double*>{"compute", &e.compute}, {"memory", &e.memory},
+                                   {"comm", &e.comm}, {"gemm_half_m", &e.gemm_half_m}}) {
+    if (const toml::node* n = t.get(key)) {
+      auto v = n->value<double>();
+      const bool fraction = std::string(key) != "gemm_half_m";
+      if (!v || *v < 0 || (fraction && (*v <= 0 || *v > 1))) {
+        return Error{line_of(*n, rd.origin()), std::string("efficiency.") + key,
+                     fraction ? "expected a fraction in (0, 1]" : "expected a number of rows >= 0", ""};
+      }
+      *field = *v;
+    }
+  }
+  LLMECON_TRY(so, rd.quantity<Seconds>(t, "efficiency", "step_overhead", false));
+  LLMECON_TRY(lo, rd.quantity<Seconds>(t, "efficiency", "layer_overhead", false));
+  e.step_overhead = so.value_or(Seconds{});
+  e.layer_overhead = lo.value_or(Seconds{});
+  LLMECON_TRY(src, rd.str(t, "efficiency", "source", false));
+  return std::make_pair(e, src);
+}
+
 Result<Hardware> build(const Reader& rd) {
   const toml::table& root = rd.root();
   Hardware h;
   h.origin = rd.origin();
   LLMECON_TRY(ok0, rd.only_keys(root, "", {"name", "display_name", "vendor", "year", "status", "sources",
                                           "notes", "compute", "memory", "scale_up", "scale_out",
-                                          "host_tiers", "power", "price"}));
+                                          "host_tiers", "power", "price", "efficiency"}));
   (void)ok0;
   LLMECON_TRY(nm, rd.str(root, "", "name", true));
   if (nm.empty()) return Error{rd.origin(), "name", "must not be empty", ""};
@@ -327,6 +353,11 @@ Result<Hardware> build(const Reader& rd) {
     LLMECON_TRY(src, rd.str(*price, "price", "source", false));
     h.price_source = src;
   }
+  if (const toml::table* eff = rd.table(root, "efficiency")) {
+    LLMECON_TRY(e, read_efficiency(rd, *eff));
+    h.efficiency = e.first;
+    h.efficiency_source = e.second;
+  }
   return h;
 }
 
@@ -361,6 +392,33 @@ Result<HardwareCatalog> HardwareCatalog::builtin() {
 Result<bool> HardwareCatalog::add_file(const std::string& path) {
   auto text = read_text_file(path, "check the path given to --hw-file");
   if (!text) return text.error();
+  // An overlay (name plus [efficiency], as `llmecon calibrate` writes) updates a known chip.
+  try {
+    toml::table root = toml::parse(*text, std::string_view(path));
+    if (root.contains("efficiency") && !root.contains("compute")) {
+      const std::string name = root["name"].value_or(std::string());
+      Hardware* h = nullptr;
+      for (auto& c : chips_)
+        if (c.name == name) h = &c;
+      if (h == nullptr) {
+        return Error{path, "name", "an efficiency overlay for unknown hardware '" + name + "'",
+                     "overlays name a chip from `llmecon hardware`"};
+      }
+      for (const auto& [k, v] : root) {
+        if (k.str() != "name" && k.str() != "efficiency") {
+          return Error{path, std::string(k.str()), "unknown key in an efficiency overlay", "an overlay holds name and [efficiency]"};
+        }
+      }
+      Reader rd(root, path);
+      auto e = read_efficiency(rd, *root["efficiency"].as_table());
+      if (!e) return e.error();
+      h->efficiency = e->first;
+      h->efficiency_source = e->second.empty() ? path : e->second;
+      return true;
+    }
+  } catch (const toml::parse_error&) {
+    // fall through: parse_hardware_toml reports the location
+  }
   auto h = parse_hardware_toml(*text, path);
   if (!h) return h.error();
   put(std::move(h).value());

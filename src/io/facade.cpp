@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -80,7 +81,7 @@ Result<DType> get_dtype(const Json& args, const char* key, DType fallback) {
 
 constexpr std::initializer_list<const char*> kRooflineKeys = {
     "model", "hw", "chips", "phase", "batch", "context", "chunk", "weight_dtype", "expert_dtype", "act_dtype",
-    "kv_dtype", "expert_touch", "ops"};
+    "kv_dtype", "expert_touch", "ops", "ideal"};
 
 // Everything roofline needs, resolved; the model is owned here.
 struct Resolved {
@@ -146,6 +147,8 @@ Result<Resolved> resolve(const Engine& e, const Json& args, const Json& batch_ov
   r.in.step = step;
   r.in.precision = Precision{wd, ed, ad, kd};
   r.in.touch = touch;
+  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  r.in.eff = ideal ? Efficiency{} : e.efficiency(*hw);
   return r;
 }
 
@@ -161,6 +164,8 @@ Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std:
   }
   TRY(models, ModelCatalog::builtin());
   e.models_ = std::move(models);
+  TRY(families, builtin_efficiency());
+  e.families_ = std::move(families);
   TRY(prices, PriceCatalog::builtin());
   e.prices_ = std::move(prices);
   for (const auto& f : price_files) {
@@ -769,6 +774,8 @@ Result<Json> Engine::run(const std::string& command, const Json& args) const {
   if (command == "revnet") return revnet(args);
   if (command == "lecture") return lecture(args);
   if (command == "plan") return plan(args);
+  if (command == "validate") return validate(args);
+  if (command == "calibrate") return calibrate(args);
   return Error{"command", "", "unknown command '" + command + "'",
                "one of models, hardware, model, roofline, sweep, report, batch, step, context, price, layout, cache, "
                "lifecycle, revnet, lecture, plan"};
@@ -850,7 +857,7 @@ Result<std::vector<DType>> dtype_list(const Json& args, const char* key) {
 Result<Json> Engine::plan(const Json& args) const {
   TRY(ok, only_keys(args, {"model", "hw", "chips", "racks", "isl", "osl", "ttft_ms", "tpot_ms", "max_usd_per_mtok",
                            "scaleup", "weight_dtypes", "kv_dtypes", "overlap", "threads", "spec_acceptance",
-                           "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips"}));
+                           "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips", "ideal"}));
   (void)ok;
   TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
   TRY(model, models_.resolve(model_name, "--model"));
@@ -859,6 +866,8 @@ Result<Json> Engine::plan(const Json& args) const {
   PlanRequest rq;
   rq.model = &model;
   rq.hw = hw;
+  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  rq.eff = ideal ? Efficiency{} : efficiency(*hw);
   if (args.contains("chips") && args.contains("racks")) {
     return Error{"--racks", "", "give --chips or --racks, not both", ""};
   }
@@ -936,6 +945,84 @@ Result<Json> Engine::plan(const Json& args) const {
     out["scaleup"] = rows;
   }
   return out;
+}
+
+
+Efficiency Engine::efficiency(const Hardware& hw, std::string* source) const {
+  return efficiency_for(hw, families_, source);
+}
+
+namespace {
+
+Result<std::vector<Measurement>> read_measurements(const Json& args, std::string& dir) {
+  TRY(file, get_string(args, "file", true));
+  TRY(text, read_text_file(file, "give the path of a measurement CSV (schema: shared/validation/README.md)"));
+  dir = std::filesystem::path(file).parent_path().string();
+  return read_validation_csv(text, file);
+}
+
+}  // namespace
+
+Result<Json> Engine::validate(const Json& args) const {
+  TRY(ok, only_keys(args, {"file", "ideal"}));
+  (void)ok;
+  std::string dir;
+  TRY(rows, read_measurements(args, dir));
+  ValidationContext ctx;
+  ctx.hw = &hw_;
+  ctx.models = &models_;
+  ctx.csv_dir = dir;
+  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  if (!ideal) ctx.efficiency = [this](const Hardware& h) { return efficiency(h); };
+  const ValidationReport rep = llmecon::validate(rows, ctx);
+  Json out_rows = Json::array();
+  for (const auto& r : rep.rows) {
+    out_rows.push_back({{"id", r.id},
+                        {"metric", r.metric},
+                        {"scenario", r.scenario},
+                        {"hardware", r.hardware},
+                        {"predicted", r.predicted ? Json(*r.predicted) : Json(nullptr)},
+                        {"measured", r.measured},
+                        {"error_pct", r.error_pct ? Json(*r.error_pct) : Json(nullptr)},
+                        {"envelope", r.envelope},
+                        {"skipped", !r.skip_reason.empty()},
+                        {"skip_reason", r.skip_reason}});
+  }
+  Json summary = Json::object();
+  for (const auto& [metric, s] : rep.summary) {
+    summary[metric] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
+  }
+  return Json{{"file", args["file"]}, {"efficiency", ideal ? "ideal" : "calibrated defaults"}, {"rows", out_rows},
+              {"summary", summary}};
+}
+
+Result<Json> Engine::calibrate(const Json& args) const {
+  TRY(ok, only_keys(args, {"file", "hw", "folds"}));
+  (void)ok;
+  std::string dir;
+  TRY(rows, read_measurements(args, dir));
+  TRY(hw_name, get_string(args, "hw", true));
+  TRY(hw, hw_.get(hw_name, "--hw"));
+  TRY(folds, get_number(args, "folds", 5, 2, true));
+  ValidationContext ctx;
+  ctx.hw = &hw_;
+  ctx.models = &models_;
+  ctx.csv_dir = dir;
+  ctx.efficiency = [this](const Hardware& h) { return efficiency(h); };
+  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(folds)));
+  return Json{{"hardware", cal.hardware},
+              {"rows", cal.rows},
+              {"folds", cal.folds},
+              {"in_sample_median_ape", cal.in_sample_median_ape},
+              {"cv_median_ape", cal.cv_median_ape},
+              {"efficiency",
+               {{"compute", cal.eff.compute},
+                {"gemm_half_m", cal.eff.gemm_half_m},
+                {"memory", cal.eff.memory},
+                {"comm", cal.eff.comm},
+                {"step_overhead_s", cal.eff.step_overhead.si()},
+                {"layer_overhead_s", cal.eff.layer_overhead.si()}}},
+              {"toml", cal.toml}};
 }
 
 }  // namespace llmecon

@@ -118,11 +118,16 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   const double dpa = micro / std::ceil(micro / d(mp.dp_attn));
   const double attn_chips = d(mp.tp) * dpa * d(mp.cp);
   // Compute: attention and dense work over the busy attention chips, experts over the stage.
-  const double eff_c = in.eff.compute, eff_m = in.eff.memory;
-  e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / attn_chips +
-                    sc.flops_expert / hw.peak(wider(p.experts, p.act)) / g +
-                    sc.flops_attention / hw.peak(wider(p.kv, p.act)) / attn_chips) /
-                   (pp * eff_c);
+  // GEMM efficiency by rows per GEMM (model.md §18): the chip's share of tokens for dense and
+  // attention work, tokens per expert read for experts.
+  const double rows = std::max(1.0, micro * n / (dpa * d(mp.cp)));
+  const double expert_rows =
+      sc.experts_read_per_layer > 0 ? std::max(1.0, micro * n * d(m.moe.top_k) / sc.experts_read_per_layer) : rows;
+  const double eff_m = in.eff.memory;
+  e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / (attn_chips * in.eff.compute_at(rows)) +
+                    sc.flops_expert / hw.peak(wider(p.experts, p.act)) / (g * in.eff.compute_at(expert_rows)) +
+                    sc.flops_attention / hw.peak(wider(p.kv, p.act)) / (attn_chips * in.eff.compute_at(rows))) /
+                   pp;
   // HBM traffic per chip: dense weights sharded by tp (replicated over dp_attn and cp), experts
   // over the whole stage, KV over sequences (dp_attn), context (cp) and heads.
   const Bytes dense_read = (sc.weights - sc.weights_expert) / (d(mp.tp) * pp);
@@ -189,10 +194,12 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
     const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
     comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * ba), link);
   }
+  comm = comm / in.eff.comm;
   e.time.comm = comm;
   const Seconds mem = e.time.weights + e.time.kv;
   const Seconds roof = max(e.time.compute, mem);
-  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0);
+  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) +
+                 in.eff.layer_overhead * layers + in.eff.step_overhead / pp;
   e.time.bound = e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
   e.time.comm_bound = comm > roof;
 

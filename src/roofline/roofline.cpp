@@ -29,7 +29,8 @@ Result<RooflineResult> roofline(const RooflineInput& in) {
   if (!(in.step.batch >= 1)) return Error{"--batch", "", "must be at least 1", ""};
   if (!(in.step.new_tokens >= 1)) return Error{"--context", "", "a pass processes at least one token", ""};
   if (!(in.step.cached >= 0)) return Error{"--context", "", "must not be negative", ""};
-  if (!(in.eff.compute > 0 && in.eff.compute <= 1 && in.eff.memory > 0 && in.eff.memory <= 1)) {
+  if (!(in.eff.compute > 0 && in.eff.compute <= 1 && in.eff.memory > 0 && in.eff.memory <= 1 && in.eff.comm > 0 &&
+        in.eff.comm <= 1 && in.eff.gemm_half_m >= 0)) {
     return Error{"efficiency", "", "fractions of peak must lie in (0, 1]", ""};
   }
   return roofline_unchecked(in);
@@ -46,9 +47,14 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
 
   // model.md §5.1: GEMMs run at the wider of weight and activation format, attention at the
   // wider of KV and activation format.
-  r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute);
-  r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute);
-  r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute);
+  // model.md §18: GEMM efficiency depends on the rows per GEMM; expert GEMMs see the tokens
+  // routed to each expert read.
+  const double rows = std::max(1.0, in.step.tokens() / n);
+  const double expert_rows =
+      r.cost.experts_read_per_layer > 0 ? std::max(1.0, in.step.tokens() * in.model->moe.top_k / r.cost.experts_read_per_layer) : rows;
+  r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute_at(rows));
+  r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute_at(expert_rows));
+  r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute_at(rows));
   r.mem_bw = hw.hbm_bandwidth.value * (n * in.eff.memory);
 
   r.t_compute = r.cost.flops_dense / r.flops_per_s_dense + r.cost.flops_expert / r.flops_per_s_expert +
@@ -56,8 +62,9 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
   r.t_weights = r.cost.weights / r.mem_bw;
   r.t_kv = r.cost.kv_bytes() / r.mem_bw;
   const Seconds t_mem = r.t_weights + r.t_kv;
-  r.t_step = max(r.t_compute, t_mem);  // F1
-  r.t_upper = r.t_compute + t_mem;
+  r.t_overhead = in.eff.step_overhead + in.eff.layer_overhead * static_cast<double>(m.n_layers());
+  r.t_step = max(r.t_compute, t_mem) + r.t_overhead;  // F1, plus fixed costs (model.md §18)
+  r.t_upper = r.t_compute + t_mem + r.t_overhead;
   if (r.t_compute >= t_mem) {
     r.bound = Bound::kCompute;
   } else {
@@ -110,8 +117,17 @@ std::vector<std::string> explain(const RooflineResult& r) {
                             format(r.t_weights)));
   out.push_back(fmt::format("t_kv = (KV read + KV write) / (chips * HBM bw) (F3) = ({} + {}) / {} = {}",
                             format(r.cost.kv_read), format(r.cost.kv_write), format(r.mem_bw), format(r.t_kv)));
-  out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) (F1) = max({}, {}) = {}  -> {}-bound",
-                            format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_step), name(r.bound)));
+  if (r.t_overhead.si() > 0) {
+    out.push_back(fmt::format("efficiency (model.md §18): compute {} (half at {} rows), memory {}, overhead {} per pass + {} per layer = {}",
+                              format_number(in.eff.compute), format_number(in.eff.gemm_half_m), format_number(in.eff.memory),
+                              format(in.eff.step_overhead), format(in.eff.layer_overhead), format(r.t_overhead)));
+    out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) + t_overhead (F1) = max({}, {}) + {} = {}  -> {}-bound",
+                              format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_overhead), format(r.t_step),
+                              name(r.bound)));
+  } else {
+    out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) (F1) = max({}, {}) = {}  -> {}-bound",
+                              format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_step), name(r.bound)));
+  }
   out.push_back(fmt::format("t_upper = t_compute + t_weights + t_kv = {}", format(r.t_upper)));
   out.push_back(fmt::format("tokens/s = B * new_tokens / t_step (F9) = {} / {} = {}", format_number(s.tokens()),
                             format(r.t_step), format(r.tokens_per_s)));

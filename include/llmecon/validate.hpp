@@ -1,0 +1,109 @@
+// llmecon/validate.hpp: predictions against published measurements, and calibration
+// (docs/model.md §18-§19).
+//
+//   auto rows = read_validation_csv(text, "dev.csv");          // Result<std::vector<Measurement>>
+//   ValidationReport rep = validate(*rows, ctx);                // per-row error, per-metric summary
+//   CalibrationResult cal = calibrate(*rows, ctx, "h100-sxm");  // fitted efficiency + k-fold error
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmecon/error.hpp"
+#include "llmecon/hardware.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/roofline.hpp"
+
+namespace llmecon {
+
+/// One row of the validation schema (shared/validation/README.md).
+struct Measurement {
+  int line = 0;
+  std::string id;
+  std::string model;
+  std::string hardware;
+  int chips = 0;
+  std::optional<int> tp, pp, ep, dp, cp;
+  std::string weight_dtype;
+  std::string kv_dtype;
+  std::string scenario;
+  std::optional<double> batch, isl, osl;
+  std::string metric;
+  double value = 0;
+  std::string unit;
+  std::string source;
+  std::string notes;
+};
+
+/// Parses the CSV; malformed rows give an Error naming the line and column.
+Result<std::vector<Measurement>> read_validation_csv(std::string_view text, const std::string& origin);
+
+/// Efficiency defaults per hardware family (data/efficiency.toml), each with its source.
+struct FamilyEfficiency {
+  std::string family;
+  std::vector<std::string> chips;
+  Efficiency eff;
+  std::string source;
+};
+Result<std::vector<FamilyEfficiency>> builtin_efficiency();
+/// The efficiency for a chip: its own [efficiency] table, else its family's, else ideal.
+Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source = nullptr);
+
+struct ValidationContext {
+  const HardwareCatalog* hw = nullptr;
+  const ModelCatalog* models = nullptr;
+  std::string csv_dir;  ///< where `models/<file>.json` paths resolve
+  /// Efficiency per chip; unset = ideal roofline.
+  std::function<Efficiency(const Hardware&)> efficiency;
+};
+
+struct RowResult {
+  std::string id;
+  std::string metric;
+  std::string scenario;
+  std::string hardware;
+  double measured = 0;
+  std::optional<double> predicted;
+  std::optional<double> error_pct;  ///< 100 (predicted - measured) / measured
+  std::string envelope;             ///< "ok" or why the row lies outside the model's envelope
+  std::string skip_reason;          ///< set when no prediction was made
+};
+
+struct MetricSummary {
+  int n = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+  double max_ape = 0;
+};
+
+struct ValidationReport {
+  std::vector<RowResult> rows;
+  std::map<std::string, MetricSummary> summary;  ///< per metric, plus "overall"
+};
+
+/// Predicts every row's metric and summarizes the absolute percentage errors.
+ValidationReport validate(const std::vector<Measurement>& rows, const ValidationContext& ctx);
+
+/// Metrics whose errors count towards "overall" (throughput and latency).
+bool is_speed_metric(const std::string& metric);
+
+struct CalibrationResult {
+  std::string hardware;
+  Efficiency eff;
+  int rows = 0;
+  double in_sample_median_ape = 0;
+  double cv_median_ape = 0;  ///< k-fold cross-validated
+  int folds = 0;
+  /// A TOML overlay for --hw-file: `name` plus the fitted [efficiency] table.
+  std::string toml;
+};
+
+/// Fits the efficiency parameters of one chip to the rows measured on it: least squares on
+/// log(predicted / measured) (model.md §19). Errors when no usable row exists.
+Result<CalibrationResult> calibrate(const std::vector<Measurement>& rows, const ValidationContext& ctx,
+                                    const std::string& hardware, int folds = 5);
+
+}  // namespace llmecon

@@ -1,0 +1,659 @@
+// Validation against published measurements, and calibration (docs/model.md §18-§19).
+#include "llmecon/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "llmecon/embedded.hpp"
+#include "llmecon/parallel.hpp"
+#include "llmecon/units_parse.hpp"
+
+namespace llmecon {
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+namespace {
+
+const std::vector<std::string> kHeader = {"id",    "split",        "model",    "hardware", "chips",  "tp",   "pp",
+                                          "ep",    "dp",           "cp",       "weight_dtype", "kv_dtype", "scenario",
+                                          "batch", "isl",          "osl",      "metric",   "value",  "unit", "source",
+                                          "notes"};
+
+const std::map<std::string, std::string>& metric_units() {
+  static const std::map<std::string, std::string> m = {
+      {"output_tokens_per_s", "tokens/s"}, {"input_tokens_per_s", "tokens/s"}, {"total_tokens_per_s", "tokens/s"},
+      {"ms_per_output_token", "ms"},       {"tpot_ms", "ms"},                  {"ttft_s", "s"},
+      {"prefill_latency_s", "s"},          {"decode_latency_s", "s"},          {"e2e_latency_s", "s"},
+      {"mfu", "fraction"},                 {"hfu", "fraction"},                {"tflops_per_gpu", "TFLOP/s"},
+      {"training_gpu_hours", "GPU-hours"}};
+  return m;
+}
+
+const std::set<std::string>& scenarios() {
+  static const std::set<std::string> s = {"decode_fixed_batch", "prefill", "offline_throughput", "online_load",
+                                          "training_step"};
+  return s;
+}
+
+// Splits CSV text into records of fields; quoted fields may hold commas, quotes ("") and newlines.
+Result<std::vector<std::pair<int, std::vector<std::string>>>> split_csv(std::string_view text, const std::string& origin) {
+  std::vector<std::pair<int, std::vector<std::string>>> out;
+  std::vector<std::string> rec;
+  std::string field;
+  bool quoted = false, any = false;
+  int line = 1, rec_line = 1;
+  std::size_t col = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++col;
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') {
+          ++line;
+          col = 0;
+        }
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      if (!field.empty()) {
+        return Error{fmt::format("{}:{}", origin, line), fmt::format("column {}", rec.size() + 1),
+                     "a quote inside an unquoted field", "quote the whole field and double inner quotes"};
+      }
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      rec.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (any || !field.empty()) {
+        rec.push_back(field);
+        out.emplace_back(rec_line, rec);
+      }
+      rec.clear();
+      field.clear();
+      any = false;
+      ++line;
+      rec_line = line;
+      col = 0;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (quoted) {
+    return Error{fmt::format("{}:{}", origin, rec_line), fmt::format("column {}", rec.size() + 1),
+                 "unterminated quoted field", "close the quote"};
+  }
+  if (any || !field.empty()) {
+    rec.push_back(field);
+    out.emplace_back(rec_line, rec);
+  }
+  return out;
+}
+
+Result<std::optional<double>> opt_number(const std::string& s, const std::string& where, const std::string& col,
+                                         bool integer) {
+  if (s.empty()) return std::optional<double>{};
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !std::isfinite(v)) {
+    return Error{where, col, "'" + s + "' is not a number", ""};
+  }
+  if (v < 0) return Error{where, col, "must not be negative, got " + s, ""};
+  if (integer && v != std::floor(v)) return Error{where, col, "expected a whole number, got " + s, ""};
+  return std::optional<double>(v);
+}
+
+}  // namespace
+
+Result<std::vector<Measurement>> read_validation_csv(std::string_view text, const std::string& origin) {
+  auto recs = split_csv(text, origin);
+  if (!recs) return recs.error();
+  if (recs->empty()) return Error{origin, "", "empty file", "the first line is the header"};
+  const auto& header = recs->front().second;
+  if (header != kHeader) {
+    std::string want;
+    for (const auto& h : kHeader) want += (want.empty() ? "" : ",") + h;
+    return Error{origin + ":1", "header", "unexpected header", "expected " + want};
+  }
+  std::vector<Measurement> out;
+  for (std::size_t r = 1; r < recs->size(); ++r) {
+    const auto& [line, f] = (*recs)[r];
+    const std::string where = fmt::format("{}:{}", origin, line);
+    if (f.size() != kHeader.size()) {
+      return Error{where, fmt::format("column {}", std::min(f.size(), kHeader.size()) + 1),
+                   fmt::format("{} fields, expected {}", f.size(), kHeader.size()), "quote fields that contain commas"};
+    }
+    auto col = [&](std::size_t i) { return fmt::format("column {} ({})", i + 1, kHeader[i]); };
+    Measurement m;
+    m.line = line;
+    m.id = f[0];
+    m.model = f[2];
+    m.hardware = f[3];
+    if (m.id.empty()) return Error{where, col(0), "empty id", ""};
+    auto chips = opt_number(f[4], where, col(4), true);
+    if (!chips) return chips.error();
+    if (!*chips || **chips < 1) return Error{where, col(4), "chips must be at least 1", ""};
+    m.chips = static_cast<int>(**chips);
+    std::optional<int>* degrees[] = {&m.tp, &m.pp, &m.ep, &m.dp, &m.cp};
+    for (std::size_t i = 0; i < 5; ++i) {
+      auto v = opt_number(f[5 + i], where, col(5 + i), true);
+      if (!v) return v.error();
+      if (*v) {
+        if (**v < 1) return Error{where, col(5 + i), "parallel degrees are at least 1", ""};
+        *degrees[i] = static_cast<int>(**v);
+      }
+    }
+    m.weight_dtype = f[10];
+    m.kv_dtype = f[11];
+    m.scenario = f[12];
+    if (scenarios().count(m.scenario) == 0) {
+      return Error{where, col(12), "unknown scenario '" + m.scenario + "'",
+                   "decode_fixed_batch, prefill, offline_throughput, online_load or training_step"};
+    }
+    for (auto [i, dst] : {std::pair<std::size_t, std::optional<double>*>{13, &m.batch}, {14, &m.isl}, {15, &m.osl}}) {
+      auto v = opt_number(f[i], where, col(i), false);
+      if (!v) return v.error();
+      *dst = *v;
+    }
+    m.metric = f[16];
+    auto mu = metric_units().find(m.metric);
+    if (mu == metric_units().end()) return Error{where, col(16), "unknown metric '" + m.metric + "'", "see the schema's metric table"};
+    auto v = opt_number(f[17], where, col(17), false);
+    if (!v) return v.error();
+    if (!*v) return Error{where, col(17), "empty value", ""};
+    m.value = **v;
+    m.unit = f[18];
+    if (m.unit != mu->second) return Error{where, col(18), "unit '" + m.unit + "' for " + m.metric, "use " + mu->second};
+    m.source = f[19];
+    m.notes = f[20];
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Efficiency defaults
+
+Result<std::vector<FamilyEfficiency>> builtin_efficiency() {
+  std::vector<FamilyEfficiency> out;
+  for (const auto& f : embedded_efficiency()) {
+    try {
+      toml::table root = toml::parse(f.content, std::string_view("builtin:efficiency.toml"));
+      const toml::array* fams = root["family"].as_array();
+      if (fams == nullptr) return Error{"builtin:efficiency.toml", "family", "expected [[family]] tables", ""};
+      for (const auto& node : *fams) {
+        const toml::table& t = *node.as_table();
+        FamilyEfficiency fe;
+        fe.family = t["name"].value_or(std::string());
+        if (const toml::array* chips = t["chips"].as_array()) {
+          for (const auto& c : *chips) fe.chips.push_back(c.value_or(std::string()));
+        }
+        fe.eff.compute = t["compute"].value_or(1.0);
+        fe.eff.gemm_half_m = t["gemm_half_m"].value_or(0.0);
+        fe.eff.memory = t["memory"].value_or(1.0);
+        fe.eff.comm = t["comm"].value_or(1.0);
+        for (auto [key, dst] : {std::pair<const char*, Seconds*>{"step_overhead", &fe.eff.step_overhead},
+                                {"layer_overhead", &fe.eff.layer_overhead}}) {
+          if (auto s = t[key].value<std::string>()) {
+            auto q = parse_quantity<Seconds>(*s);
+            if (!q) return q.error().at("builtin:efficiency.toml").in_field(fe.family + "." + key);
+            *dst = *q;
+          }
+        }
+        fe.source = t["source"].value_or(std::string());
+        if (fe.source.empty()) return Error{"builtin:efficiency.toml", fe.family, "every default cites its source", ""};
+        out.push_back(std::move(fe));
+      }
+    } catch (const toml::parse_error& e) {
+      return Error{"builtin:efficiency.toml", "", std::string(e.description()), ""};
+    }
+  }
+  return out;
+}
+
+Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source) {
+  if (hw.efficiency) {
+    if (source != nullptr) *source = hw.efficiency_source;
+    return *hw.efficiency;
+  }
+  for (const auto& f : families) {
+    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) {
+      if (source != nullptr) *source = f.family + ": " + f.source;
+      return f.eff;
+    }
+  }
+  if (source != nullptr) *source = "ideal (no family default)";
+  return Efficiency{};
+}
+
+bool is_speed_metric(const std::string& metric) {
+  return metric != "mfu" && metric != "hfu" && metric != "tflops_per_gpu" && metric != "training_gpu_hours";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Predictions
+
+namespace {
+
+struct Setup {
+  ModelSpec model;
+  const Hardware* hw = nullptr;
+  DeploymentInput in;
+  double replicas = 1;
+  std::vector<std::string> envelope;
+};
+
+Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
+  Setup s;
+  Result<ModelSpec> model = Error{};
+  if (m.model.find('/') != std::string::npos || m.model.find(".json") != std::string::npos) {
+    std::filesystem::path p = std::filesystem::path(ctx.csv_dir) / m.model;
+    model = load_model_file(p.string());
+  } else {
+    model = ctx.models->resolve(m.model, "model");
+  }
+  if (!model) return model.error();
+  s.model = std::move(model).value();
+  auto hw = ctx.hw->get(m.hardware, "hardware");
+  if (!hw) return hw.error();
+  s.hw = *hw;
+  const bool moe = s.model.is_moe();
+  // The schema's degrees: chips = tp x pp x dp x cp; with DP attention (MoE) dp is the attention
+  // data parallelism inside the EP group.
+  const bool stated = m.tp || m.pp || m.dp || m.cp;
+  int tp = m.tp.value_or(1), pp = m.pp.value_or(1), dp = m.dp.value_or(1), cp = m.cp.value_or(1);
+  if (!stated) {
+    s.envelope.push_back("parallel degrees not stated: tensor parallel over the chips assumed");
+    tp = m.chips;
+    while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
+    dp = m.chips / tp;
+  } else if (tp * pp * dp * cp != m.chips) {
+    const int known = tp * pp * cp;
+    if (m.chips % known == 0 && !m.dp) {
+      dp = m.chips / known;
+    } else {
+      s.envelope.push_back("degrees do not multiply to chips");
+    }
+  }
+  Mapping map;
+  map.tp = tp;
+  map.pp = pp;
+  map.cp = cp;
+  if (moe && m.ep && *m.ep > 1) {
+    map.dp_attn = dp;
+    map.ep = *m.ep;
+    map.dp = 1;
+    if ((map.stage_chips()) % map.ep != 0) {
+      s.envelope.push_back("EP does not divide the stage: experts spread over the stage");
+      map.ep = map.stage_chips();
+    }
+  } else {
+    map.dp = dp;
+  }
+  if (auto why = validate(map, s.model, map.chips())) s.envelope.push_back(*why);
+  s.replicas = map.dp;
+  s.in.model = &s.model;
+  s.in.hw = s.hw;
+  s.in.map = map;
+  auto dt = [](const std::string& name, DType fallback) {
+    if (name.empty()) return fallback;
+    auto d = parse_dtype(name);
+    return d ? *d : fallback;
+  };
+  const Precision native = Precision::native(s.model);
+  const DType w = dt(m.weight_dtype, native.weights);
+  // int8/int4 are weight-only: matmuls run at bf16 (schema).
+  const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
+  const DType ex = bytes_per_element(native.experts) < bytes_per_element(w) ? native.experts : w;
+  s.in.precision = Precision{w, ex, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16)};
+  if (m.kv_dtype.empty()) s.envelope.push_back("KV format not stated: bf16 assumed");
+  s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
+  return s;
+}
+
+// The largest batch per replica whose KV fits at `context` (for rows where the engine chose it).
+double max_batch(const Setup& s, double context) {
+  auto fits = [&](double b) { return evaluate_decode(s.in, b, context).feasible; };
+  if (!fits(s.in.map.pp)) return 0;
+  double lo = s.in.map.pp, hi = lo;
+  while (fits(hi * 2) && hi < 1 << 20) hi *= 2;
+  hi *= 2;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+double peak_bf16(const Hardware& hw) { return hw.peak(DType::kBf16).si(); }
+
+// Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
+double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
+  return step_cost(m, st, p, ExpertTouch::kExpected, false).flops_total().si();
+}
+
+}  // namespace
+
+ValidationReport validate(const std::vector<Measurement>& rows, const ValidationContext& ctx) {
+  ValidationReport rep;
+  std::map<std::string, std::vector<double>> apes;
+  for (const auto& m : rows) {
+    RowResult r;
+    r.id = m.id;
+    r.metric = m.metric;
+    r.scenario = m.scenario;
+    r.hardware = m.hardware;
+    r.measured = m.value;
+    if (m.scenario == "training_step") {
+      r.skip_reason = "training steps are not modelled yet (no pipeline-bubble or recompute model)";
+      r.envelope = "outside: training";
+      rep.rows.push_back(r);
+      continue;
+    }
+    auto s_r = setup(m, ctx);
+    if (!s_r) {
+      r.skip_reason = s_r.error().message();
+      r.envelope = "outside: " + s_r.error().what;
+      rep.rows.push_back(r);
+      continue;
+    }
+    Setup s = std::move(s_r).value();
+    s.in.model = &s.model;
+    const double isl = m.isl.value_or(0), osl = m.osl.value_or(0);
+    if (!m.isl && m.scenario != "training_step") {
+      r.skip_reason = "input length not published (production traffic)";
+      r.envelope = "outside: no sequence lengths";
+      rep.rows.push_back(r);
+      continue;
+    }
+    std::optional<double> pred;
+    if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" || m.scenario == "online_load") {
+      const double ctxlen = isl + osl / 2;
+      double batch = m.batch ? *m.batch / s.replicas : 0;
+      if (!m.batch) {
+        batch = max_batch(s, isl + osl);
+        s.envelope.push_back("batch not published: the largest that fits is assumed");
+      }
+      if (m.scenario == "online_load" && !m.batch) s.envelope.push_back("request-rate load: queueing not modelled");
+      if (batch < 1) {
+        r.skip_reason = "the model does not fit on this mapping";
+        r.envelope = "outside: does not fit";
+        rep.rows.push_back(r);
+        continue;
+      }
+      batch = std::max(batch, static_cast<double>(s.in.map.pp));
+      const PhaseResult d = evaluate_decode(s.in, batch, ctxlen);
+      if (!d.feasible) s.envelope.push_back("predicted not to fit in HBM: " + d.reason);
+      const double tpot = d.latency.si();
+      const double total_batch = batch * s.replicas;
+      const PhaseResult pre = isl > 0 ? evaluate_prefill(s.in, batch, isl) : PhaseResult{};
+      const double t_pre = isl > 0 ? pre.latency.si() : 0.0;
+      const bool includes_prefill = m.scenario != "decode_fixed_batch";
+      const double wave = (includes_prefill ? t_pre : 0.0) + std::max(osl, 1.0) * tpot;
+      if (m.metric == "ms_per_output_token" || m.metric == "tpot_ms") pred = tpot * 1e3;
+      if (m.metric == "decode_latency_s") pred = osl * tpot;
+      if (m.metric == "e2e_latency_s") pred = t_pre + osl * tpot;
+      if (m.metric == "output_tokens_per_s") pred = includes_prefill ? total_batch * osl / wave : total_batch / tpot;
+      if (m.metric == "input_tokens_per_s") pred = total_batch * isl / wave;
+      if (m.metric == "total_tokens_per_s") pred = total_batch * (isl + osl) / wave;
+      if (m.metric == "ttft_s") {
+        pred = evaluate_prefill(s.in, 1, isl).latency.si();
+        s.envelope.push_back("TTFT without queueing");
+      }
+      if (m.metric == "mfu") {
+        const double f = model_flops(s.model, Step{Phase::kDecode, batch, 1, ctxlen}, s.in.precision);
+        const double rate = includes_prefill
+                                ? (f * osl + model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision)) / wave
+                                : f / tpot;
+        pred = rate * s.replicas / (m.chips * peak_bf16(*s.hw));
+      }
+    } else if (m.scenario == "prefill") {
+      // Unpublished batch: the notes' tokens per device per pass when given, else 8K tokens per
+      // attention group.
+      double per_group = 8192;
+      if (const auto pos = m.notes.find(" tokens per device per forward pass"); pos != std::string::npos) {
+        std::size_t b = pos;
+        while (b > 0 && (std::isdigit(static_cast<unsigned char>(m.notes[b - 1])) || m.notes[b - 1] == ',')) --b;
+        std::string digits;
+        for (std::size_t i = b; i < pos; ++i)
+          if (m.notes[i] != ',') digits += m.notes[i];
+        if (!digits.empty()) per_group = std::stod(digits);
+      }
+      double batch = m.batch ? *m.batch / s.replicas
+                             : std::max(1.0, std::ceil(per_group / std::max(isl, 1.0))) * s.in.map.dp_attn;
+      if (!m.batch) {
+        s.envelope.push_back(fmt::format("batch not published: {} tokens per attention group per pass assumed",
+                                         format_number(per_group)));
+      }
+      const PhaseResult p = evaluate_prefill(s.in, batch, isl);
+      const double t = p.latency.si();
+      if (m.metric == "prefill_latency_s" || m.metric == "ttft_s") pred = t;
+      if (m.metric == "input_tokens_per_s") pred = batch * isl * s.replicas / t;
+      if (m.metric == "mfu") {
+        pred = model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision) / t * s.replicas /
+               (m.chips * peak_bf16(*s.hw));
+      }
+    }
+    if (!pred) {
+      r.skip_reason = "no prediction for metric " + m.metric + " in scenario " + m.scenario;
+      r.envelope = "outside: unsupported metric";
+      rep.rows.push_back(r);
+      continue;
+    }
+    r.predicted = *pred;
+    r.error_pct = 100.0 * (*pred - m.value) / m.value;
+    std::string env;
+    for (const auto& e : s.envelope) env += (env.empty() ? "" : "; ") + e;
+    r.envelope = env.empty() ? "ok" : env;
+    apes[m.metric].push_back(std::fabs(*r.error_pct));
+    if (is_speed_metric(m.metric)) apes["overall"].push_back(std::fabs(*r.error_pct));
+    rep.rows.push_back(r);
+  }
+  for (auto& [metric, v] : apes) {
+    std::sort(v.begin(), v.end());
+    MetricSummary ms;
+    ms.n = static_cast<int>(v.size());
+    auto quantile = [&](double q) {
+      const double pos = q * static_cast<double>(v.size() - 1);
+      const auto lo = static_cast<std::size_t>(std::floor(pos));
+      const auto hi = static_cast<std::size_t>(std::ceil(pos));
+      return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
+    };
+    ms.median_ape = quantile(0.5);
+    ms.p90_ape = quantile(0.9);
+    ms.max_ape = v.back();
+    rep.summary[metric] = ms;
+  }
+  return rep;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calibration
+
+namespace {
+
+// Parameters in an unconstrained space: logit for fractions, log for positive quantities.
+constexpr int kParams = 6;
+using Vec = std::array<double, kParams>;
+
+double logit(double p) { return std::log(p / (1 - p)); }
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+Efficiency decode(const Vec& x) {
+  Efficiency e;
+  e.compute = std::clamp(sigmoid(x[0]), 1e-3, 1.0);
+  e.gemm_half_m = std::exp(x[1]);
+  e.memory = std::clamp(sigmoid(x[2]), 1e-3, 1.0);
+  e.comm = std::clamp(sigmoid(x[3]), 1e-3, 1.0);
+  e.step_overhead = units::seconds(std::exp(x[4]));
+  e.layer_overhead = units::seconds(std::exp(x[5]));
+  return e;
+}
+
+Vec encode(const Efficiency& e) {
+  auto clampf = [](double v) { return std::clamp(v, 0.02, 0.98); };
+  return Vec{logit(clampf(e.compute)), std::log(std::max(e.gemm_half_m, 1.0)), logit(clampf(e.memory)),
+             logit(clampf(e.comm)), std::log(std::max(e.step_overhead.si(), 1e-6)),
+             std::log(std::max(e.layer_overhead.si(), 1e-8))};
+}
+
+// Nelder-Mead on f over R^6.
+Vec minimize(const std::function<double(const Vec&)>& f, Vec x0, int iters) {
+  std::array<Vec, kParams + 1> s;
+  std::array<double, kParams + 1> fs{};
+  s[0] = x0;
+  for (int i = 0; i < kParams; ++i) {
+    s[static_cast<std::size_t>(i + 1)] = x0;
+    s[static_cast<std::size_t>(i + 1)][static_cast<std::size_t>(i)] += 1.0;
+  }
+  for (std::size_t i = 0; i <= kParams; ++i) fs[i] = f(s[i]);
+  for (int it = 0; it < iters; ++it) {
+    std::array<std::size_t, kParams + 1> idx{};
+    for (std::size_t i = 0; i <= kParams; ++i) idx[i] = i;
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return fs[a] < fs[b]; });
+    const std::size_t best = idx[0], worst = idx[kParams], second = idx[kParams - 1];
+    if (std::fabs(fs[worst] - fs[best]) < 1e-12) break;
+    Vec c{};
+    for (std::size_t i = 0; i < kParams; ++i)
+      for (std::size_t j = 0; j < kParams; ++j) c[j] += s[idx[i]][j] / kParams;
+    auto along = [&](double t) {
+      Vec v{};
+      for (std::size_t j = 0; j < kParams; ++j) v[j] = c[j] + t * (s[worst][j] - c[j]);
+      return v;
+    };
+    const Vec xr = along(-1.0);
+    const double fr = f(xr);
+    if (fr < fs[best]) {
+      const Vec xe = along(-2.0);
+      const double fe = f(xe);
+      if (fe < fr) {
+        s[worst] = xe;
+        fs[worst] = fe;
+      } else {
+        s[worst] = xr;
+        fs[worst] = fr;
+      }
+    } else if (fr < fs[second]) {
+      s[worst] = xr;
+      fs[worst] = fr;
+    } else {
+      const Vec xc = along(0.5);
+      const double fc = f(xc);
+      if (fc < fs[worst]) {
+        s[worst] = xc;
+        fs[worst] = fc;
+      } else {
+        for (std::size_t i = 1; i <= kParams; ++i) {
+          for (std::size_t j = 0; j < kParams; ++j) s[idx[i]][j] = s[best][j] + 0.5 * (s[idx[i]][j] - s[best][j]);
+          fs[idx[i]] = f(s[idx[i]]);
+        }
+      }
+    }
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i <= kParams; ++i)
+    if (fs[i] < fs[best]) best = i;
+  return s[best];
+}
+
+double median_ape(const ValidationReport& rep) {
+  std::vector<double> v;
+  for (const auto& r : rep.rows)
+    if (r.error_pct && is_speed_metric(r.metric)) v.push_back(std::fabs(*r.error_pct));
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Sum of squared log errors of the speed metrics, with a weak prior pulling towards x0.
+double loss(const std::vector<Measurement>& rows, const ValidationContext& base, const Vec& x, const Vec& x0) {
+  ValidationContext c = base;
+  const Efficiency e = decode(x);
+  c.efficiency = [e](const Hardware&) { return e; };
+  const ValidationReport rep = validate(rows, c);
+  double sum = 0;
+  for (const auto& r : rep.rows) {
+    if (!r.predicted || !is_speed_metric(r.metric) || *r.predicted <= 0) continue;
+    const double l = std::log(*r.predicted / r.measured);
+    sum += l * l;
+  }
+  double prior = 0;
+  for (std::size_t j = 0; j < kParams; ++j) prior += (x[j] - x0[j]) * (x[j] - x0[j]);
+  return sum + 1e-3 * prior;
+}
+
+}  // namespace
+
+Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
+                                    const std::string& hardware, int folds) {
+  std::vector<Measurement> rows;
+  for (const auto& m : all)
+    if (m.hardware == hardware && is_speed_metric(m.metric) && m.scenario != "training_step") rows.push_back(m);
+  if (rows.empty()) {
+    return Error{"--hw", "", "no throughput or latency rows measured on '" + hardware + "'",
+                 "calibrate needs rows of that chip in the CSV"};
+  }
+  auto hw = ctx.hw->get(hardware, "--hw");
+  if (!hw) return hw.error();
+  const Efficiency start = ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)};
+  const Vec x0 = encode(start.ideal() ? Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)} : start);
+  auto fit = [&](const std::vector<Measurement>& train) {
+    return minimize([&](const Vec& x) { return loss(train, ctx, x, x0); }, x0, 400);
+  };
+  CalibrationResult out;
+  out.hardware = hardware;
+  out.rows = static_cast<int>(rows.size());
+  const Vec best = fit(rows);
+  out.eff = decode(best);
+  ValidationContext c = ctx;
+  const Efficiency e = out.eff;
+  c.efficiency = [e](const Hardware&) { return e; };
+  out.in_sample_median_ape = median_ape(validate(rows, c));
+  // k-fold: fit on the other folds, predict the held-out rows.
+  const int k = std::max(2, std::min(folds, static_cast<int>(rows.size())));
+  out.folds = k;
+  ValidationReport held;
+  for (int f = 0; f < k; ++f) {
+    std::vector<Measurement> train, test;
+    for (std::size_t i = 0; i < rows.size(); ++i) (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
+    if (train.empty() || test.empty()) continue;
+    const Efficiency ef = decode(fit(train));
+    ValidationContext cf = ctx;
+    cf.efficiency = [ef](const Hardware&) { return ef; };
+    const ValidationReport r = validate(test, cf);
+    held.rows.insert(held.rows.end(), r.rows.begin(), r.rows.end());
+  }
+  out.cv_median_ape = median_ape(held);
+  out.toml = fmt::format(
+      "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
+      "{}-fold cross-validated {:.1f}%.\nname = \"{}\"\n\n[efficiency]\ncompute = {:.4f}\ngemm_half_m = {:.2f}\n"
+      "memory = {:.4f}\ncomm = {:.4f}\nstep_overhead = \"{:.3f} us\"\nlayer_overhead = \"{:.3f} us\"\n"
+      "source = \"llmecon calibrate, {} rows\"\n",
+      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape, hardware, out.eff.compute,
+      out.eff.gemm_half_m, out.eff.memory, out.eff.comm, out.eff.step_overhead.si() * 1e6,
+      out.eff.layer_overhead.si() * 1e6, out.rows);
+  return out;
+}
+
+}  // namespace llmecon
