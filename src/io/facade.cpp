@@ -308,6 +308,7 @@ Json to_json(const RooflineResult& r) {
               {"t_compute_s", r.t_compute.si()},
               {"t_weights_s", r.t_weights.si()},
               {"t_kv_s", r.t_kv.si()},
+              {"t_overhead_s", r.t_overhead.si()},
               {"t_step_s", r.t_step.si()},
               {"t_upper_s", r.t_upper.si()},
               {"bound", std::string(name(r.bound))},

@@ -93,6 +93,16 @@ bad plan-negative-slo "--ttft-ms: must be at least 0" "$bin" plan --ttft-ms -5
 bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
 bad plan-zero-chips "--chips: must be at least 1, got 0" "$bin" plan --chips 0
 bad plan-chips-and-racks "give --chips or --racks" "$bin" plan --chips 8 --racks 2
+csv="$data/../../data/validation/dev.csv"
+json_ok validate-json "len(d['rows']) >= 79 and 'overall' in d['summary'] and all(set(['id','predicted','measured','error_pct','envelope']) <= set(r) for r in d['rows'])" \
+  "$bin" validate "$csv" --json
+json_ok validate-ideal "d['efficiency'] == 'ideal'" "$bin" validate "$csv" --json --ideal
+ok validate-text "$bin" validate "$csv"
+ok calibrate-out "$bin" calibrate "$csv" --hw a100-sxm-80gb --folds 3 --out "$tmp/a100.toml"
+ok calibrated-overlay "$bin" roofline --hw-file "$tmp/a100.toml" --hw a100-sxm-80gb --model llama-3.1-8b
+bad validate-bad-value "bad_value.csv:2: column 18 (value): 'abc' is not a number" "$bin" validate "$data/bad_value.csv"
+bad validate-missing "nope.csv: cannot open file" "$bin" validate "$data/nope.csv"
+bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi300x'" "$bin" calibrate "$csv" --hw mi300x
 bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
 bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
 bad negative-context "--context: must be at least 0" "$bin" batch --context -1

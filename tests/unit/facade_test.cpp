@@ -37,9 +37,17 @@ TEST(Facade, RooflineKeys) {
   const std::string bound = (*r)["bound"];
   EXPECT_TRUE(bound == "compute" || bound == "weights" || bound == "kv");
   const double t = (*r)["t_step_s"];
+  // Calibrated efficiency adds fixed costs to F1 (model.md §18).
+  EXPECT_GT((*r)["t_overhead_s"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(t, std::max((*r)["t_compute_s"].get<double>(),
-                               (*r)["t_weights_s"].get<double>() + (*r)["t_kv_s"].get<double>()));
+                               (*r)["t_weights_s"].get<double>() + (*r)["t_kv_s"].get<double>()) +
+                          (*r)["t_overhead_s"].get<double>());
   EXPECT_NEAR((*r)["tokens_per_s"].get<double>(), 256 / t, 1e-6);
+  // --ideal is the pure roofline: no fixed costs, and never slower.
+  auto ideal = engine().roofline(Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}, {"ideal", true}});
+  ASSERT_TRUE(ideal);
+  EXPECT_DOUBLE_EQ((*ideal)["t_overhead_s"].get<double>(), 0.0);
+  EXPECT_LT((*ideal)["t_step_s"].get<double>(), t);
 }
 
 TEST(Facade, ErrorsNameTheFlag) {

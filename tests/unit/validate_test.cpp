@@ -1,0 +1,185 @@
+// llmecon validate and calibrate: CSV errors, exact known errors, skipped rows, and calibration
+// recovering known efficiency parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "llmecon/parallel.hpp"
+#include "llmecon/validate.hpp"
+
+namespace llmecon {
+namespace {
+using namespace units;
+
+const std::string kHeader =
+    "id,split,model,hardware,chips,tp,pp,ep,dp,cp,weight_dtype,kv_dtype,scenario,batch,isl,osl,metric,value,unit,"
+    "source,notes\n";
+
+const HardwareCatalog& hw() {
+  static const HardwareCatalog c = HardwareCatalog::builtin().value();
+  return c;
+}
+const ModelCatalog& models() {
+  static const ModelCatalog c = ModelCatalog::builtin().value();
+  return c;
+}
+
+ValidationContext context(std::function<Efficiency(const Hardware&)> eff = nullptr) {
+  ValidationContext c;
+  c.hw = &hw();
+  c.models = &models();
+  c.efficiency = std::move(eff);
+  return c;
+}
+
+// The ideal decode step of llama-3.1-8b on one H100 at this batch and mean context.
+double ideal_tpot_ms(double batch, double ctx, Efficiency eff = {}) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = hw().find("h100-sxm");
+  in.precision = Precision{};
+  in.eff = eff;
+  return evaluate_decode(in, batch, ctx).latency.si() * 1e3;
+}
+
+TEST(ValidateCsv, ErrorsNameLineAndColumn) {
+  auto bad_quote = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                                 "prefill_latency_s,0.1,s,\"unterminated,n\n",
+                                       "f.csv");
+  ASSERT_FALSE(bad_quote);
+  EXPECT_EQ(bad_quote.error().where, "f.csv:2");
+  EXPECT_EQ(bad_quote.error().field, "column 20");
+  EXPECT_EQ(bad_quote.error().what, "unterminated quoted field");
+  auto fields = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1\n", "f.csv");
+  ASSERT_FALSE(fields);
+  EXPECT_EQ(fields.error().where, "f.csv:2");
+  EXPECT_EQ(fields.error().what, "5 fields, expected 21");
+  auto metric = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                              "speed,0.1,s,src,\n",
+                                    "f.csv");
+  ASSERT_FALSE(metric);
+  EXPECT_EQ(metric.error().field, "column 17 (metric)");
+  EXPECT_EQ(metric.error().what, "unknown metric 'speed'");
+  auto negative = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                                "prefill_latency_s,-0.1,s,src,\n",
+                                      "f.csv");
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().field, "column 18 (value)");
+  EXPECT_EQ(negative.error().what, "must not be negative, got -0.1");
+  auto unit = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                            "prefill_latency_s,0.1,ms,src,\n",
+                                  "f.csv");
+  ASSERT_FALSE(unit);
+  EXPECT_EQ(unit.error().what, "unit 'ms' for prefill_latency_s");
+  auto header = read_validation_csv("id,model\n", "f.csv");
+  ASSERT_FALSE(header);
+  EXPECT_EQ(header.error().where, "f.csv:1");
+}
+
+TEST(Validate, ExactKnownErrors) {
+  // Measured values chosen at 0.8x and 1.25x the ideal prediction: errors +25% and -20%.
+  const double t1 = ideal_tpot_ms(8, 1024 + 64), t2 = ideal_tpot_ms(64, 512 + 32);
+  const std::string csv = kHeader +
+                          fmt::format("A,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,8,1024,128,"
+                                      "ms_per_output_token,{:.17g},ms,src,\n",
+                                      0.8 * t1) +
+                          fmt::format("B,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,64,512,64,"
+                                      "ms_per_output_token,{:.17g},ms,src,\n",
+                                      1.25 * t2) +
+                          "C,dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,64,4096,,mfu,0.5,fraction,src,\n";
+  auto rows = read_validation_csv(csv, "fixture.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const ValidationReport rep = validate(*rows, context());
+  ASSERT_EQ(rep.rows.size(), 3u);  // the training row is reported, not dropped
+  EXPECT_NEAR(*rep.rows[0].error_pct, 25.0, 1e-9);
+  EXPECT_NEAR(*rep.rows[1].error_pct, -20.0, 1e-9);
+  EXPECT_EQ(rep.rows[0].envelope, "ok");
+  EXPECT_FALSE(rep.rows[2].predicted.has_value());
+  EXPECT_NE(rep.rows[2].skip_reason.find("training"), std::string::npos);
+  const MetricSummary& s = rep.summary.at("ms_per_output_token");
+  EXPECT_EQ(s.n, 2);
+  EXPECT_NEAR(s.median_ape, 22.5, 1e-9);
+  EXPECT_NEAR(s.max_ape, 25.0, 1e-9);
+  EXPECT_NEAR(rep.summary.at("overall").median_ape, 22.5, 1e-9);
+}
+
+TEST(Calibrate, RecoversKnownParameters) {
+  // Rows generated by the model itself with known efficiency; the fit must reproduce them.
+  const Efficiency truth{0.55, 40, 0.8, 1.0, us(300), us(20)};
+  std::string csv = kHeader;
+  int i = 0;
+  for (double batch : {1.0, 4.0, 16.0, 64.0, 256.0, 1024.0}) {
+    for (double isl : {256.0, 4096.0}) {
+      const double ms = ideal_tpot_ms(batch, isl + 32, truth);
+      csv += fmt::format("R{},dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,{},{},64,"
+                         "ms_per_output_token,{:.17g},ms,src,\n",
+                         ++i, batch, isl, ms);
+    }
+  }
+  auto rows = read_validation_csv(csv, "synthetic.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  auto cal = calibrate(*rows, context(), "h100-sxm", 3);
+  ASSERT_TRUE(cal) << cal.error().message();
+  EXPECT_LT(cal->in_sample_median_ape, 1.0);
+  EXPECT_LT(cal->cv_median_ape, 3.0);
+  EXPECT_NEAR(cal->eff.memory, truth.memory, 0.05);
+  EXPECT_NEAR(cal->eff.compute, truth.compute, 0.1);
+  // The overlay parses as a --hw-file and carries the fit.
+  EXPECT_NE(cal->toml.find("name = \"h100-sxm\""), std::string::npos);
+  EXPECT_NE(cal->toml.find("[efficiency]"), std::string::npos);
+}
+
+TEST(Calibrate, NeedsRowsOfThatChip) {
+  auto rows = read_validation_csv(kHeader, "empty.csv");
+  ASSERT_TRUE(rows);
+  auto cal = calibrate(*rows, context(), "h100-sxm");
+  ASSERT_FALSE(cal);
+  EXPECT_EQ(cal.error().where, "--hw");
+}
+
+TEST(Efficiency, FamilyDefaultsCiteSources) {
+  auto fams = builtin_efficiency();
+  ASSERT_TRUE(fams) << fams.error().message();
+  ASSERT_GE(fams->size(), 5u);
+  for (const auto& f : *fams) {
+    EXPECT_FALSE(f.source.empty()) << f.family;
+    EXPECT_GT(f.eff.compute, 0.0);
+    EXPECT_LE(f.eff.compute, 1.0);
+  }
+  // Every catalog chip belongs to a family.
+  for (const auto& h : hw().all()) {
+    if (h.name == "blackboard") continue;
+    std::string src;
+    efficiency_for(h, *fams, &src);
+    EXPECT_EQ(src.find("ideal"), std::string::npos) << h.name;
+  }
+}
+
+TEST(Efficiency, OverlayFileUpdatesAChip) {
+  HardwareCatalog cat = HardwareCatalog::builtin().value();
+  const std::string path = testing::TempDir() + "/overlay.toml";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("name = \"h100-sxm\"\n[efficiency]\ncompute = 0.5\nmemory = 0.9\nstep_overhead = \"50 us\"\n", f);
+    std::fclose(f);
+  }
+  ASSERT_TRUE(cat.add_file(path));
+  ASSERT_TRUE(cat.find("h100-sxm")->efficiency.has_value());
+  EXPECT_DOUBLE_EQ(cat.find("h100-sxm")->efficiency->compute, 0.5);
+  EXPECT_DOUBLE_EQ(cat.find("h100-sxm")->efficiency->step_overhead.si(), 50e-6);
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs("name = \"h100-sxm\"\n[efficiency]\ncompute = 1.5\n", f);
+    std::fclose(f);
+  }
+  auto bad = cat.add_file(path);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "efficiency.compute");
+}
+
+}  // namespace
+}  // namespace llmecon
