@@ -2,6 +2,8 @@
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(tomlplusplus 3 REQUIRED)
 find_package(fmt 9 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 find_package(CLI11 2 QUIET)
 if(NOT CLI11_FOUND)
   # Debian's libcli11-dev ships the header only.

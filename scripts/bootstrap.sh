@@ -12,7 +12,7 @@ mode=${1:-run}
 
 packages=(build-essential cmake ninja-build ccache python3
           nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
-          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libopenblas-dev pkg-config)
 
 install_missing() {
   local missing=()

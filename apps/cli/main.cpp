@@ -213,6 +213,11 @@ std::vector<AnalysisSpec> analysis_specs() {
         {"--hw", "hw", "the chip to fit (rows measured on it)", K::kString},
         {"--folds", "folds", "cross-validation folds (default 5)", K::kNumber},
         {"--out", "out", "write the overlay TOML to this file", K::kString}}},
+      {"measure", "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep", false,
+       {{"--out", "out", "write the hardware TOML to this file", K::kString},
+        {"--d-model", "d_model", "decode: model width (default 2048)", K::kNumber},
+        {"--layers", "layers", "decode: layers (default 4)", K::kNumber},
+        {"--threads", "threads", "threads (default: all)", K::kNumber}}},
       {"plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier", false,
        {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
         {"--hw", "hw", "chip (default gb200)", K::kString},
@@ -316,6 +321,7 @@ int main(int argc, char** argv) {
   sf.add(sweep, true);
   bool analysis_explain = false;
   bool ideal = false;
+  bool measure_decode_flag = false, measure_quick = false;
   std::vector<std::string> price_files;
   std::vector<AnalysisCommand> commands;
   for (auto& spec : analysis_specs()) {
@@ -335,6 +341,10 @@ int main(int argc, char** argv) {
     }
     for (const auto& o : c.spec.opts) c.app->add_option(o.flag, c.values[o.key], o.help);
     c.app->add_flag("--explain", analysis_explain, "print the derivation with values substituted");
+    if (std::string(c.spec.name) == "measure") {
+      c.app->add_flag("--decode", measure_decode_flag, "also run the synthetic decode sweep");
+      c.app->add_flag("--quick", measure_quick, "a small, fast version (used by the tests)");
+    }
     if (std::string(c.spec.name) == "plan" || std::string(c.spec.name) == "validate") {
       c.app->add_flag("--ideal", ideal, "the pure roofline: no efficiency factors or fixed costs");
     }
@@ -385,6 +395,8 @@ int main(int argc, char** argv) {
     auto args = analysis_args(c, err);
     if (!args) return fail(err);
     if (ideal) (*args)["ideal"] = true;
+    if (measure_decode_flag) (*args)["decode"] = true;
+    if (measure_quick) (*args)["quick"] = true;
     std::string out_file;
     if (args->contains("out")) {
       out_file = (*args)["out"];
@@ -394,7 +406,7 @@ int main(int argc, char** argv) {
     if (!r) return fail(r.error().message());
     if (std::string(c.spec.name) == "plan") return llmecon::cli::print_plan(*r, fmt_out);
     if (std::string(c.spec.name) == "validate") return llmecon::cli::print_validation(*r, fmt_out);
-    if (std::string(c.spec.name) == "calibrate") {
+    if (std::string(c.spec.name) == "calibrate" || std::string(c.spec.name) == "measure") {
       if (!out_file.empty()) {
         std::FILE* f = std::fopen(out_file.c_str(), "w");
         if (f == nullptr) return fail(out_file + ": cannot write file (hint: check the directory)");
@@ -402,6 +414,7 @@ int main(int argc, char** argv) {
         std::fwrite(t.data(), 1, t.size(), f);
         std::fclose(f);
       }
+      if (std::string(c.spec.name) == "measure") return llmecon::cli::print_measure(*r, fmt_out);
       return llmecon::cli::print_calibration(*r, fmt_out);
     }
     if (std::string(c.spec.name) == "lecture") return llmecon::cli::print_lecture(*r, analysis_explain, fmt_out);

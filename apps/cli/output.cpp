@@ -421,6 +421,41 @@ int print_calibration(const Json& c, Format f) {
   return 0;
 }
 
+int print_measure(const Json& m, Format f) {
+  if (f == Format::kJson) return print_json(m);
+  if (f == Format::kCsv) {
+    if (m.contains("decode")) {
+      const Json& pts = m["decode"]["points"];
+      out(to_csv(std::vector<Json>(pts.begin(), pts.end())));
+    } else {
+      out(to_csv({m}));
+    }
+    return 0;
+  }
+  out(fmt::format("{} ({} threads)\n", m["cpu"].get<std::string>(), m["threads"].get<int>()));
+  out(fmt::format("  memory bandwidth (triad)  {}\n", format(units::bytes_per_s(m["stream_bytes_per_s"].get<double>()))));
+  for (const auto& g : m["gemm"]) {
+    out(fmt::format("  SGEMM {:>5}^3            {}\n", g["n"].get<int>(), format(units::flop_per_s(g["flops_per_s"].get<double>()))));
+  }
+  out(fmt::format("  caches                    L1 {}  L2 {}  L3 {}\n", format(byt(m["l1_bytes"])), format(byt(m["l2_bytes"])),
+                  format(byt(m["l3_bytes"]))));
+  if (m.contains("decode")) {
+    const Json& d = m["decode"];
+    out(fmt::format("\ndecode sweep: {} layers, d = {}, {} of fp32 weights\n", d["layers"].get<int>(), d["d_model"].get<int>(),
+                    format(byt(d["weight_bytes"]))));
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : d["points"]) {
+      rows.push_back({std::to_string(p["batch"].get<int>()), format(secs(p["measured_s"])), format(secs(p["predicted_s"])),
+                      format(secs(p["measured_s_per_token"])), format(secs(p["predicted_s_per_token"])),
+                      fmt::format("{:+.0f}%", p["error_pct"].get<double>())});
+    }
+    table({"batch", "step measured", "step predicted", "per token measured", "per token predicted", "error"}, rows);
+    out(fmt::format("\nknee (balance batch): predicted {}, measured {}\n", format_number(d["knee_predicted"].get<double>()),
+                    format_number(d["knee_measured"].get<double>())));
+  }
+  return 0;
+}
+
 int print_sweep(const Json& s, Format f) {
   if (f == Format::kJson) return print_json(s);
   const Json& rows = s["rows"];

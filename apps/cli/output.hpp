@@ -22,6 +22,7 @@ int print_lecture(const Json& claims, bool explain, Format f);
 int print_plan(const Json& plan, Format f);
 int print_validation(const Json& v, Format f);
 int print_calibration(const Json& c, Format f);
+int print_measure(const Json& m, Format f);
 /// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
 std::string format_unit(double v, const std::string& unit);
 

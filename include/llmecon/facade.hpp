@@ -65,6 +65,9 @@ class Engine {
   [[nodiscard]] Result<Json> validate(const Json& args) const;
   /// Fits one chip's efficiency to a measurement CSV: args file, hw, folds?.
   [[nodiscard]] Result<Json> calibrate(const Json& args) const;
+  /// Measures this machine (args decode?, quick?, d_model?, layers?): profile, a hardware TOML,
+  /// and with decode the measured against predicted step times across batch sizes.
+  [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
   /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.

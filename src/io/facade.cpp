@@ -3,6 +3,7 @@
 
 #include "llmecon/economics.hpp"
 #include "llmecon/lecture.hpp"
+#include "llmecon/measure.hpp"
 #include "llmecon/plan.hpp"
 
 #include <fmt/format.h>
@@ -776,6 +777,7 @@ Result<Json> Engine::run(const std::string& command, const Json& args) const {
   if (command == "lecture") return lecture(args);
   if (command == "plan") return plan(args);
   if (command == "validate") return validate(args);
+  if (command == "measure") return measure(args);
   if (command == "calibrate") return calibrate(args);
   return Error{"command", "", "unknown command '" + command + "'",
                "one of models, hardware, model, roofline, sweep, report, batch, step, context, price, layout, cache, "
@@ -1024,6 +1026,68 @@ Result<Json> Engine::calibrate(const Json& args) const {
                 {"step_overhead_s", cal.eff.step_overhead.si()},
                 {"layer_overhead_s", cal.eff.layer_overhead.si()}}},
               {"toml", cal.toml}};
+}
+
+
+Result<Json> Engine::measure(const Json& args) const {
+  TRY(ok, only_keys(args, {"decode", "quick", "d_model", "layers", "threads"}));
+  (void)ok;
+  const bool quick = args.value("quick", false);
+  const bool decode = args.value("decode", false);
+  MeasureOptions mo;
+  TRY(threads, get_number(args, "threads", 0, 0, true));
+  mo.threads = static_cast<int>(threads);
+  if (quick) {
+    mo.stream_bytes = 64e6;
+    mo.gemm_sizes = {256, 512};
+    mo.repeats = 2;
+  }
+  const MachineProfile p = measure_machine(mo);
+  Json gemm = Json::array();
+  for (const auto& g : p.gemm_sizes) gemm.push_back({{"n", g.n}, {"flops_per_s", g.rate.si()}});
+  Json out{{"cpu", p.cpu},
+           {"threads", p.threads},
+           {"stream_bytes_per_s", p.stream.si()},
+           {"gemm_flops_per_s", p.gemm.si()},
+           {"gemm", gemm},
+           {"l1_bytes", p.l1.si()},
+           {"l2_bytes", p.l2.si()},
+           {"l3_bytes", p.l3.si()},
+           {"memory_bytes", p.memory.si()},
+           {"toml", machine_toml(p)}};
+  if (decode) {
+    DecodeOptions d;
+    if (quick) {
+      // Enough layers that the weights are twice the last-level cache (2 to 8 layers of d = 1024).
+      d.d_model = 1024;
+      const double layer_bytes = 12.0 * 1024 * 1024 * 4;
+      d.layers = static_cast<int>(std::clamp(std::ceil(2 * p.l3.si() / layer_bytes), 2.0, 8.0));
+      d.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+      d.repeats = 2;
+    }
+    TRY(dm, get_number(args, "d_model", d.d_model, 64, true));
+    TRY(layers, get_number(args, "layers", d.layers, 1, true));
+    d.d_model = static_cast<int>(dm);
+    d.layers = static_cast<int>(layers);
+    const DecodeSweep s = measure_decode(p, d);
+    Json pts = Json::array();
+    for (const auto& pt : s.points) {
+      pts.push_back({{"batch", pt.batch},
+                     {"measured_s", pt.measured.si()},
+                     {"predicted_s", pt.predicted.si()},
+                     {"measured_s_per_token", pt.measured.si() / pt.batch},
+                     {"predicted_s_per_token", pt.predicted.si() / pt.batch},
+                     {"error_pct", 100 * (pt.predicted.si() - pt.measured.si()) / pt.measured.si()}});
+    }
+    out["decode"] = {{"d_model", d.d_model},
+                     {"layers", d.layers},
+                     {"params", s.params},
+                     {"weight_bytes", s.weight_bytes.si()},
+                     {"knee_predicted", s.knee_predicted},
+                     {"knee_measured", s.knee_measured},
+                     {"points", pts}};
+  }
+  return out;
 }
 
 }  // namespace llmecon

@@ -1,0 +1,173 @@
+// Measuring this machine (docs/model.md §20).
+#include "llmecon/measure.hpp"
+
+#include <cblas.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace llmecon {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Bytes sysconf_bytes(int name) {
+  const long v = sysconf(name);
+  return units::bytes(v > 0 ? static_cast<double>(v) : 0.0);
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+// STREAM-style triad through OpenBLAS daxpy (a = a + s c, optimized and threaded whatever the
+// build type): bytes moved = 3 x 8 x n (read a and c, write a).
+double triad_seconds(std::vector<double>& a, const std::vector<double>& c) {
+  const double t0 = now();
+  cblas_daxpy(static_cast<int>(a.size()), 3.0, c.data(), 1, a.data(), 1);
+  return now() - t0;
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+void sgemm(int m, int n, int k, const float* a, const float* b, float* c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+}  // namespace
+
+MachineProfile measure_machine(const MeasureOptions& o) {
+  MachineProfile p;
+  p.cpu = cpu_name();
+  p.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  openblas_set_num_threads(p.threads);
+  p.l1 = sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE);
+  p.l2 = sysconf_bytes(_SC_LEVEL2_CACHE_SIZE);
+  p.l3 = sysconf_bytes(_SC_LEVEL3_CACHE_SIZE);
+  p.memory = units::bytes(static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE)));
+  // STREAM triad, best of repeats (first touch in parallel is not needed for a 1-socket box).
+  const auto n = static_cast<std::size_t>(o.stream_bytes / 8.0);
+  std::vector<double> a(n, 0.0), c(n, 2.0);
+  triad_seconds(a, c);  // first touch
+  double best = 1e30;
+  for (int r = 0; r < std::max(1, o.repeats); ++r) best = std::min(best, triad_seconds(a, c));
+  p.stream = units::bytes_per_s(3.0 * 8.0 * static_cast<double>(n) / best);
+  // SGEMM at several sizes.
+  for (int s : o.gemm_sizes) {
+    const auto sz = static_cast<std::size_t>(s) * static_cast<std::size_t>(s);
+    const auto A = random_floats(sz, 1), B = random_floats(sz, 2);
+    std::vector<float> C(sz);
+    sgemm(s, s, s, A.data(), B.data(), C.data());  // warm up
+    double t = 1e30;
+    for (int r = 0; r < std::max(1, o.repeats); ++r) {
+      const double t0 = now();
+      sgemm(s, s, s, A.data(), B.data(), C.data());
+      t = std::min(t, now() - t0);
+    }
+    const FlopsPerSecond rate = units::flop_per_s(2.0 * s * s * static_cast<double>(s) / t);
+    p.gemm_sizes.push_back(GemmPoint{s, rate});
+    p.gemm = max(p.gemm, rate);
+  }
+  return p;
+}
+
+std::string machine_toml(const MachineProfile& p, const std::string& name) {
+  const double tf = p.gemm.si() / 1e12;
+  return fmt::format(
+      "# This machine, measured by `llmecon measure`: {} ({} threads)\n"
+      "name = \"{}\"\ndisplay_name = \"{}\"\nvendor = \"local\"\nyear = 2026\nstatus = \"shipping\"\n"
+      "sources = [\"measured by llmecon measure: STREAM-style triad, OpenBLAS SGEMM\"]\n"
+      "notes = \"fp32 SGEMM best of sizes {}; every format runs at the fp32 rate; L1 {} L2 {} L3 {}. Price is a placeholder.\"\n\n"
+      "[compute]\nfp32 = \"{:.6g} TFLOP/s\"\nbf16 = \"{:.6g} TFLOP/s\"\n\n"
+      "[memory]\nhbm_capacity = \"{:.6g} GB\"\nhbm_bandwidth = \"{:.6g} GB/s\"\n\n"
+      "[scale_up]\ndomain_size = 1\ntopology = \"none\"\nbandwidth = \"1 GB/s\"\n\n"
+      "[scale_out]\nbandwidth = \"10 Gb/s\"\n\n[price]\nrental = \"$0.10/h\"\nsource = \"placeholder: edit to your cost\"\n",
+      p.cpu, p.threads, name, p.cpu, p.gemm_sizes.empty() ? 0 : p.gemm_sizes.back().n, format(p.l1), format(p.l2),
+      format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9);
+}
+
+DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
+  DecodeSweep s;
+  const int d = o.d_model;
+  openblas_set_num_threads(p.threads);
+  // Per layer: QKV d x 3d, O d x d, MLP d x 4d and 4d x d.
+  struct Layer {
+    std::vector<float> qkv, out, up, down;
+  };
+  std::vector<Layer> layers;
+  for (int l = 0; l < o.layers; ++l) {
+    const auto dd = static_cast<std::size_t>(d);
+    layers.push_back(Layer{random_floats(dd * 3 * dd, 10u + static_cast<unsigned>(l)), random_floats(dd * dd, 20),
+                           random_floats(dd * 4 * dd, 30), random_floats(4 * dd * dd, 40)});
+  }
+  s.params = static_cast<double>(o.layers) * 12.0 * d * static_cast<double>(d);
+  s.weight_bytes = units::bytes(4.0 * s.params);
+  const int bmax = o.batches.empty() ? 1 : *std::max_element(o.batches.begin(), o.batches.end());
+  std::vector<float> x = random_floats(static_cast<std::size_t>(bmax) * static_cast<std::size_t>(d), 5);
+  std::vector<float> h(static_cast<std::size_t>(bmax) * 4 * static_cast<std::size_t>(d));
+  std::vector<float> y(static_cast<std::size_t>(bmax) * static_cast<std::size_t>(d));
+  auto step = [&](int B) {
+    for (const auto& L : layers) {
+      sgemm(B, 3 * d, d, x.data(), L.qkv.data(), h.data());
+      sgemm(B, d, d, x.data(), L.out.data(), y.data());
+      sgemm(B, 4 * d, d, y.data(), L.up.data(), h.data());
+      sgemm(B, d, 4 * d, h.data(), L.down.data(), x.data());
+      // Keep activations bounded.
+      for (std::size_t i = 0; i < static_cast<std::size_t>(B) * static_cast<std::size_t>(d); ++i) x[i] = std::tanh(x[i]);
+    }
+  };
+  step(1);  // warm up
+  const double F = p.gemm.si(), BW = p.stream.si();
+  s.knee_predicted = F * 4.0 / (2.0 * BW);
+  for (int B : o.batches) {
+    double best = 1e30;
+    for (int r = 0; r < std::max(1, o.repeats); ++r) {
+      const double t0 = now();
+      step(B);
+      best = std::min(best, now() - t0);
+    }
+    // The roofline for the measured machine: max(2 B P / F, 4 P / BW) (F1, S = 1, no KV).
+    const double pred = std::max(2.0 * B * s.params / F, 4.0 * s.params / BW);
+    s.points.push_back(DecodePoint{B, units::seconds(best), units::seconds(pred)});
+  }
+  // Measured knee: half the batch at which the step first takes twice the B = 1 step
+  // (geometric interpolation between sweep points).
+  if (!s.points.empty()) {
+    const double t1 = s.points.front().measured.si();
+    for (std::size_t i = 1; i < s.points.size(); ++i) {
+      const double ta = s.points[i - 1].measured.si(), tb = s.points[i].measured.si();
+      if (tb >= 2 * t1) {
+        const double ba = s.points[i - 1].batch, bb = s.points[i].batch;
+        const double f = std::log(2 * t1 / ta) / std::log(tb / ta);
+        s.knee_measured = std::exp(std::log(ba) + f * (std::log(bb) - std::log(ba))) / 2;
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace llmecon
