@@ -15,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 for hw in a100-sxm-80gb h100-sxm h200-sxm tpu-v4; do
   "$bin" calibrate "$csv" --hw "$hw" --json > "$tmp/cal-$hw.json"
 done
-[ -f docs/validation-device.md ] && cp docs/validation-device.md "$tmp/device.md" || : > "$tmp/device.md"
+# Machine measurements are recorded once per run of `llmecon measure --decode` (they vary by machine):
+cat docs/validation-cpu.md > "$tmp/device.md" 2>/dev/null || : > "$tmp/device.md"
 python3 - "$tmp" > "$out" <<'PY'
 import json, sys, glob, os
 tmp = sys.argv[1]
