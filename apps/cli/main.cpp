@@ -315,7 +315,8 @@ int main(int argc, char** argv) {
   bool roof_ideal = false;
   rf.add(roof, false);
   roof->add_flag("--explain", explain, "print the derivation with values substituted");
-  bool show_ops = false;
+  bool show_ops = false, show_range = false;
+  roof->add_flag("--range", show_range, "p10/p50/p90 over spec ranges and efficiency priors");
   roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
@@ -441,6 +442,7 @@ int main(int argc, char** argv) {
       return llmecon::cli::print_sweep(*r, fmt_out);
     }
     if (show_ops) (*args)["ops"] = true;
+    if (show_range) (*args)["range"] = true;
     auto r = engine->roofline(*args);
     if (!r) return fail(r.error().message());
     std::vector<std::string> lines;

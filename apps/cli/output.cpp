@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace llmecon::cli {
@@ -138,6 +139,17 @@ int print_roofline(const Json& r, const std::vector<std::string>& explain, Forma
   out(fmt::format("  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
                   format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
                   r["fits"].get<bool>() ? std::string("fits") : "DOES NOT FIT (" + r["fit_reason"].get<std::string>() + ")"));
+  if (r.contains("range")) {
+    const Json& g = r["range"];
+    auto line = [&](const char* label, const Json& q, const std::function<std::string(double)>& show) {
+      out(fmt::format("  {:<11} p10 {}  p50 {}  p90 {}\n", label, show(q["p10"].get<double>()), show(q["p50"].get<double>()),
+                      show(q["p90"].get<double>())));
+    };
+    out(fmt::format("\nrange ({} samples over spec ranges and efficiency priors):\n", g["samples"].get<int>()));
+    line("t_step", g["t_step_s"], [](double v) { return format(units::seconds(v)); });
+    line("throughput", g["tokens_per_s"], [](double v) { return format(units::tokens_per_s(v)); });
+    line("cost", g["usd_per_mtok"], [](double v) { return "$" + format_number(v) + "/Mtok"; });
+  }
   if (r.contains("ops_by_kind")) {
     out("\noperators (summed over layers):\n");
     std::vector<std::vector<std::string>> rows;

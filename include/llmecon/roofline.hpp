@@ -73,6 +73,32 @@ Result<RooflineResult> roofline(const RooflineInput& in);
 /// The evaluation without validation, for hot loops (sweeps, search, benchmarks).
 RooflineResult roofline_unchecked(const RooflineInput& in);
 
+/// Widths of the efficiency priors for uncertainty ranges (model.md §21); zero widths give a
+/// point.
+struct Uncertainty {
+  double compute_rel = 0.15;     ///< compute fraction x U-triangular(1 - w, 1, 1 + w), capped at 1
+  double memory_rel = 0.10;      ///< memory fraction likewise
+  double overhead_factor = 1.5;  ///< fixed costs x / this factor, log-triangular
+  double half_m_factor = 2.0;    ///< gemm_half_m x / this factor
+  bool spec_ranges = true;       ///< sample the catalog's disagreeing-source ranges
+  static Uncertainty none() { return Uncertainty{0, 0, 1, 1, false}; }
+};
+
+struct Quantiles {
+  double p10 = 0, p50 = 0, p90 = 0;
+};
+
+struct RooflineRange {
+  Quantiles t_step_s;
+  Quantiles tokens_per_s;
+  Quantiles usd_per_mtok;
+  int samples = 0;
+};
+
+/// Monte Carlo with a fixed seed over the catalog's spec ranges (HBM bandwidth and capacity,
+/// compute, price) and the efficiency priors; triangular distributions peak at the defaults.
+RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = 400, unsigned seed = 1);
+
 /// The derivation as the lecture would write it, one line per formula with values substituted.
 std::vector<std::string> explain(const RooflineResult& r);
 

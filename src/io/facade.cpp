@@ -82,7 +82,7 @@ Result<DType> get_dtype(const Json& args, const char* key, DType fallback) {
 
 constexpr std::initializer_list<const char*> kRooflineKeys = {
     "model", "hw", "chips", "phase", "batch", "context", "chunk", "weight_dtype", "expert_dtype", "act_dtype",
-    "kv_dtype", "expert_touch", "ops", "ideal"};
+    "kv_dtype", "expert_touch", "ops", "ideal", "range"};
 
 // Everything roofline needs, resolved; the model is owned here.
 struct Resolved {
@@ -331,6 +331,19 @@ Result<Json> Engine::roofline(const Json& args) const {
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
+  if (args.contains("range") && args["range"].is_boolean() && args["range"].get<bool>()) {
+    // p10/p50/p90 over spec ranges and efficiency priors (model.md §21); the pure roofline keeps
+    // only the catalog's ranges.
+    const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+    Uncertainty u;
+    if (ideal) u = Uncertainty{0, 0, 1, 1, true};
+    const RooflineRange rr = roofline_range(res.in, u);
+    auto q = [](const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; };
+    out["range"] = {{"samples", rr.samples},
+                    {"t_step_s", q(rr.t_step_s)},
+                    {"tokens_per_s", q(rr.tokens_per_s)},
+                    {"usd_per_mtok", q(rr.usd_per_mtok)}};
+  }
   if (args.contains("ops") && args["ops"].is_boolean() && args["ops"].get<bool>()) {
     // Per layer and operator (model.md §4), and the same summed by operator kind.
     const StepCost detail = step_cost(res.model, res.in.step, res.in.precision, res.in.touch, true);

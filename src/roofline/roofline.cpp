@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 namespace llmecon {
 
@@ -47,9 +49,9 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
 
   // model.md §5.1: GEMMs run at the wider of weight and activation format, attention at the
   // wider of KV and activation format.
-  // model.md §18: GEMM efficiency depends on the rows per GEMM; expert GEMMs see the tokens
-  // routed to each expert read.
-  const double rows = std::max(1.0, in.step.tokens() / n);
+  // model.md §18: GEMM efficiency depends on the rows per GEMM (tensor parallelism splits
+  // columns, not rows); expert GEMMs see the tokens routed to each expert read.
+  const double rows = std::max(1.0, in.step.tokens());
   const double expert_rows =
       r.cost.experts_read_per_layer > 0 ? std::max(1.0, in.step.tokens() * in.model->moe.top_k / r.cost.experts_read_per_layer) : rows;
   r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute_at(rows));
@@ -137,6 +139,73 @@ std::vector<std::string> explain(const RooflineResult& r) {
   out.push_back(fmt::format("memory = weights + B * KV(seq) (F21) = {} + {} = {} of {} -> {}", format(r.mem_weights),
                             format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
                             r.fits ? "fits" : "does not fit"));
+  return out;
+}
+
+namespace {
+
+// A triangular draw on [lo, hi] with its mode at `mode` (inverse CDF).
+double triangular(double lo, double mode, double hi, double u) {
+  if (hi <= lo) return mode;
+  const double f = (mode - lo) / (hi - lo);
+  return u < f ? lo + std::sqrt(u * (hi - lo) * (mode - lo)) : hi - std::sqrt((1 - u) * (hi - lo) * (hi - mode));
+}
+
+template <class Q>
+Q draw(const Ranged<Q>& r, double u) {
+  return Q(detail::RawTag{}, triangular(r.low().si(), r.value.si(), r.high().si(), u));
+}
+
+Quantiles quantiles(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = static_cast<std::size_t>(std::ceil(pos));
+    return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
+  };
+  return Quantiles{at(0.1), at(0.5), at(0.9)};
+}
+
+}  // namespace
+
+RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples, unsigned seed) {
+  RooflineRange out;
+  out.samples = std::max(1, samples);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  std::vector<double> t, tps, usd;
+  for (int i = 0; i < out.samples; ++i) {
+    Hardware hw = *in.hw;
+    if (u.spec_ranges) {
+      hw.hbm_bandwidth.value = draw(hw.hbm_bandwidth, uni(rng));
+      hw.hbm_capacity.value = draw(hw.hbm_capacity, uni(rng));
+      hw.price.value = draw(hw.price, uni(rng));
+      const double cu = uni(rng);  // one draw for every format: rates move together
+      for (auto& c : hw.compute)
+        if (c) c->value = draw(*c, cu);
+    } else {
+      (void)uni(rng), (void)uni(rng), (void)uni(rng), (void)uni(rng);
+    }
+    Efficiency e = in.eff;
+    e.compute = std::min(1.0, e.compute * triangular(1 - u.compute_rel, 1, 1 + u.compute_rel, uni(rng)));
+    e.memory = std::min(1.0, e.memory * triangular(1 - u.memory_rel, 1, 1 + u.memory_rel, uni(rng)));
+    const double lo = std::log(u.overhead_factor), lh = std::log(u.half_m_factor);
+    const double fo = std::exp(triangular(-lo, 0, lo, uni(rng))), fh = std::exp(triangular(-lh, 0, lh, uni(rng)));
+    e.step_overhead = e.step_overhead * fo;
+    e.layer_overhead = e.layer_overhead * fo;
+    e.gemm_half_m = e.gemm_half_m * fh;
+    RooflineInput s = in;
+    s.hw = &hw;
+    s.eff = e;
+    const RooflineResult r = roofline_unchecked(s);
+    t.push_back(r.t_step.si());
+    tps.push_back(r.tokens_per_s.si());
+    usd.push_back(r.usd_per_token.si() * 1e6);
+  }
+  out.t_step_s = quantiles(t);
+  out.tokens_per_s = quantiles(tps);
+  out.usd_per_mtok = quantiles(usd);
   return out;
 }
 

@@ -60,6 +60,9 @@ json_ok roofline-json "set(['model','hardware','chips','phase','batch','context'
 json_ok roofline-explain-json "len(d['explain']) >= 8" "$bin" roofline --json --explain
 json_ok roofline-ops "sum(o['flops'] for o in d['ops']) > 0.999 * d['flops'] and len(d['ops_by_kind']) == 7" "$bin" roofline --json --ops --model mixtral-8x7b --hw h100-sxm --batch 16
 ok roofline-ops-text "$bin" roofline --ops
+json_ok roofline-range "d['range']['t_step_s']['p10'] <= d['t_step_s'] <= d['range']['t_step_s']['p90']" "$bin" roofline --json --range --model llama-3.1-70b --hw b200 --batch 64
+ok roofline-range-text "$bin" roofline --range
+json_ok roofline-ideal "d['t_overhead_s'] == 0" "$bin" roofline --json --ideal
 json_ok sweep-json "len(d['rows']) == 6" "$bin" sweep --json --batch 1,2,4 --context 1024,2048
 json_ok sweep-range "[r['batch'] for r in d['rows']] == [1,4,16,64]" "$bin" sweep --json --batch 1:64:x4
 

@@ -89,6 +89,27 @@ TEST(Roofline, RejectsBadChipCounts) {
   EXPECT_EQ(roofline(in).error().what, "must be at least 1, got 0");
 }
 
+TEST(Roofline, RangeContainsThePointAndCollapses) {
+  Fixture f;
+  const ModelSpec m = f.models.load("llama-3.1-70b").value();
+  RooflineInput in = input(&m, f.hw.find("b200"), 8, Step{Phase::kDecode, 64, 1, 8192}, Precision{});
+  in.eff = Efficiency{0.7, 64, 0.8, 0.75, us(500), us(10)};
+  const RooflineResult point = roofline_unchecked(in);
+  const RooflineRange r = roofline_range(in, Uncertainty{});
+  EXPECT_LE(r.t_step_s.p10, point.t_step.si());
+  EXPECT_GE(r.t_step_s.p90, point.t_step.si());
+  EXPECT_LT(r.t_step_s.p10, r.t_step_s.p90);
+  EXPECT_LE(r.usd_per_mtok.p10, point.usd_per_token.si() * 1e6);
+  EXPECT_GE(r.usd_per_mtok.p90, point.usd_per_token.si() * 1e6);
+  // Fixed seed: the same answer twice.
+  EXPECT_DOUBLE_EQ(roofline_range(in, Uncertainty{}).t_step_s.p50, r.t_step_s.p50);
+  // No ranges at all: a point.
+  const RooflineRange none = roofline_range(in, Uncertainty::none());
+  EXPECT_DOUBLE_EQ(none.t_step_s.p10, point.t_step.si());
+  EXPECT_DOUBLE_EQ(none.t_step_s.p90, point.t_step.si());
+  EXPECT_DOUBLE_EQ(none.usd_per_mtok.p50, point.usd_per_token.si() * 1e6);
+}
+
 TEST(Roofline, ExplainSubstitutesValues) {
   Fixture f;
   const ModelSpec m = f.models.load("llama-3.1-70b").value();
