@@ -131,6 +131,7 @@ int print_roofline(const Json& r, const std::vector<std::string>& explain, Forma
                   r["weight_dtype"].get<std::string>(), r["kv_dtype"].get<std::string>()));
   out(fmt::format("  t_compute   {}\n  t_weights   {}\n  t_kv        {}\n", format(secs(r["t_compute_s"])),
                   format(secs(r["t_weights_s"])), format(secs(r["t_kv_s"]))));
+  if (r.value("t_overhead_s", 0.0) > 0) out(fmt::format("  t_overhead  {}\n", format(secs(r["t_overhead_s"]))));
   out(fmt::format("  t_step      {}  ({}-bound; no-overlap bound {})\n", format(secs(r["t_step_s"])),
                   r["bound"].get<std::string>(), format(secs(r["t_upper_s"]))));
   out(fmt::format("  throughput  {}   MFU {}%\n", format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
