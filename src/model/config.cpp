@@ -233,6 +233,18 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
   Cfg c(*body, origin, prefix);
   std::string type = c.string_or("model_type", "");
   if (type.empty() && body != &root) type = root.value("model_type", "");
+  if (type.empty() && root.contains("architectures") && root["architectures"].is_array() &&
+      !root["architectures"].empty() && root["architectures"][0].is_string()) {
+    // Configs without model_type (e.g. the Megatron GPT files of the validation set) name their
+    // architecture instead.
+    const std::string arch = root["architectures"][0];
+    if (arch == "GPT2LMHeadModel") type = "gpt3";
+    if (arch == "LlamaForCausalLM") type = "llama";
+    if (arch == "MistralForCausalLM") type = "mistral";
+    if (arch == "MixtralForCausalLM") type = "mixtral";
+    if (arch == "Qwen2ForCausalLM") type = "qwen2";
+    if (arch == "Qwen3ForCausalLM") type = "qwen3";
+  }
   if (type.empty()) {
     return Error{origin, "model_type", "missing required field",
                  "a HuggingFace config.json names its model_type (llama, qwen3, deepseek_v3, ...)"};

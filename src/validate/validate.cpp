@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "llmecon/embedded.hpp"
+#include "llmecon/comm.hpp"
 #include "llmecon/parallel.hpp"
 #include "llmecon/units_parse.hpp"
 
@@ -327,7 +328,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
   const DType ex = bytes_per_element(native.experts) < bytes_per_element(w) ? native.experts : w;
   s.in.precision = Precision{w, ex, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16)};
-  if (m.kv_dtype.empty()) s.envelope.push_back("KV format not stated: bf16 assumed");
+  if (m.kv_dtype.empty() && m.scenario != "training_step") s.envelope.push_back("KV format not stated: bf16 assumed");
   s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
   return s;
 }
@@ -353,6 +354,46 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
   return step_cost(m, st, p, ExpertTouch::kExpected, false).flops_total().si();
 }
 
+// A training step (model.md §22): 3 forward passes of FLOPs (forward plus a backward of twice
+// the work), selective recomputation of attention for HFU, a 1F1B pipeline bubble of
+// (pp - 1) / (m + pp - 1) with m micro-batches of one sequence per pipeline, and four
+// tensor-parallel all-reduces per layer per micro-batch left exposed; data-parallel gradient
+// reduction is assumed hidden under the backward pass.
+std::optional<double> predict_training(const Measurement& m, Setup& s) {
+  if (!m.batch || !m.isl) return std::nullopt;
+  const Mapping& mp = s.in.map;
+  const double batch = *m.batch, isl = *m.isl;
+  const StepCost fwd = step_cost(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision, ExpertTouch::kAll, false);
+  const double model_flops = 3.0 * fwd.flops_total().si();
+  const double hw_flops = model_flops + fwd.flops_attention.si();
+  const double chips = m.chips;
+  const double peak = s.hw->peak(DType::kBf16).si();
+  const double t_compute = hw_flops / (chips * peak * s.in.eff.compute);
+  const double dp = m.dp.value_or(1) * mp.dp_attn;
+  const double micro = std::max(1.0, batch / (dp));
+  const double bubble = (mp.pp - 1.0) / (micro + mp.pp - 1.0);
+  Seconds tp_comm{};
+  if (mp.tp > 1) {
+    const Bytes act = units::bytes(isl / mp.cp * s.model.d_model * 2.0);
+    const int domain = s.hw->domain_size;
+    Seconds ar = group_collective_time(Collective::kAllReduce, Algorithm::kRing, mp.tp, act, *s.hw, domain);
+    ar = ar / s.in.eff.comm;
+    tp_comm = ar * (4.0 * s.model.n_layers() / mp.pp * micro);
+  }
+  const double t_step = (t_compute + tp_comm.si()) / (1.0 - bubble);
+  s.envelope.push_back("training: micro-batches of one sequence, selective recomputation assumed");
+  if (m.metric == "mfu") return model_flops / (t_step * chips * peak);
+  if (m.metric == "hfu") return hw_flops / (t_step * chips * peak);
+  if (m.metric == "tflops_per_gpu") return model_flops / t_step / chips / 1e12;
+  if (m.metric == "training_gpu_hours") {
+    const auto pos = m.notes.find("train_tokens=");
+    if (pos == std::string::npos) return std::nullopt;
+    const double tokens = std::strtod(m.notes.c_str() + pos + 13, nullptr);
+    return tokens / (batch * isl) * t_step * chips / 3600.0;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ValidationReport validate(const std::vector<Measurement>& rows, const ValidationContext& ctx) {
@@ -365,12 +406,6 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     r.scenario = m.scenario;
     r.hardware = m.hardware;
     r.measured = m.value;
-    if (m.scenario == "training_step") {
-      r.skip_reason = "training steps are not modelled yet (no pipeline-bubble or recompute model)";
-      r.envelope = "outside: training";
-      rep.rows.push_back(r);
-      continue;
-    }
     auto s_r = setup(m, ctx);
     if (!s_r) {
       r.skip_reason = s_r.error().message();
@@ -388,7 +423,9 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       continue;
     }
     std::optional<double> pred;
-    if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" || m.scenario == "online_load") {
+    if (m.scenario == "training_step") {
+      pred = predict_training(m, s);
+    } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" || m.scenario == "online_load") {
       const double ctxlen = isl + osl / 2;
       double batch = m.batch ? *m.batch / s.replicas : 0;
       if (!m.batch) {

@@ -199,6 +199,15 @@ TEST(Models, BadConfigsGiveLocatedErrors) {
   EXPECT_FALSE(load_model_file(kData + "/nope.json"));
 }
 
+TEST(Models, ArchitectureStandsInForModelType) {
+  // The validation set's Megatron GPT files name GPT2LMHeadModel and no model_type.
+  auto m = load_model_file(kData + "/../../data/validation/models/megatron-gpt-175b.json");
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->family, "gpt3");
+  // Their notes give 174.62B parameters (12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h))).
+  EXPECT_NEAR(m->params_total() / 1e9, 174.62, 0.05);
+}
+
 TEST(Models, ResolveUnknownNameSuggests) {
   auto cat = ModelCatalog::builtin();
   auto r = cat->resolve("llama-3.1-7b", "--model");

@@ -89,16 +89,22 @@ TEST(Validate, ExactKnownErrors) {
                           fmt::format("B,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,64,512,64,"
                                       "ms_per_output_token,{:.17g},ms,src,\n",
                                       1.25 * t2) +
-                          "C,dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,64,4096,,mfu,0.5,fraction,src,\n";
+                          "C,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,training_step,64,4096,,mfu,0.5,fraction,src,\n" +
+                          "D,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,prefill,1,,,prefill_latency_s,0.5,s,src,\n";
   auto rows = read_validation_csv(csv, "fixture.csv");
   ASSERT_TRUE(rows) << rows.error().message();
   const ValidationReport rep = validate(*rows, context());
-  ASSERT_EQ(rep.rows.size(), 3u);  // the training row is reported, not dropped
+  ASSERT_EQ(rep.rows.size(), 4u);  // the row without an input length is reported, not dropped
+  EXPECT_FALSE(rep.rows[3].predicted.has_value());
+  EXPECT_EQ(rep.rows[3].skip_reason, "input length not published (production traffic)");
   EXPECT_NEAR(*rep.rows[0].error_pct, 25.0, 1e-9);
   EXPECT_NEAR(*rep.rows[1].error_pct, -20.0, 1e-9);
   EXPECT_EQ(rep.rows[0].envelope, "ok");
-  EXPECT_FALSE(rep.rows[2].predicted.has_value());
-  EXPECT_NE(rep.rows[2].skip_reason.find("training"), std::string::npos);
+  // Training: 3 forward passes of FLOPs; one chip, no pipeline: MFU = compute fraction x
+  // model FLOPs / hardware FLOPs (ideal: 1 x 3F / (3F + F_attention)).
+  ASSERT_TRUE(rep.rows[2].predicted.has_value());
+  EXPECT_GT(*rep.rows[2].predicted, 0.9);
+  EXPECT_LE(*rep.rows[2].predicted, 1.0);
   const MetricSummary& s = rep.summary.at("ms_per_output_token");
   EXPECT_EQ(s.n, 2);
   EXPECT_NEAR(s.median_ape, 22.5, 1e-9);
