@@ -136,6 +136,18 @@ struct StepFlags {
   }
 };
 
+// Writes the command's chart as SVG; returns the exit code (0 on success).
+int write_plot(const std::string& path, const std::string& command, const Json& result) {
+  auto chart = llmecon::cli::chart_for(command, result);
+  if (!chart) return fail("--plot: `" + command + "` has no chart (hint: use it with --decode for measure)");
+  const std::string svg = llmecon::render_svg(*chart);
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
+  std::fwrite(svg.data(), 1, svg.size(), f);
+  std::fclose(f);
+  return 0;
+}
+
 // The blackboard analyses share one shape: flags become facade arguments by name.
 struct Opt {
   const char* flag;
@@ -294,6 +306,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "llmecon 0.1.0");
   bool as_json = false, as_csv = false;
   std::vector<std::string> hw_files;
+  std::string plot_file;
   app.add_flag("--json", as_json, "print JSON");
   app.add_flag("--csv", as_csv, "print CSV");
   app.add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
@@ -320,6 +333,7 @@ int main(int argc, char** argv) {
   roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
+  sweep->add_option("--plot", plot_file, "write the chart as SVG to this file");
   bool analysis_explain = false;
   bool ideal = false;
   bool measure_decode_flag = false, measure_quick = false;
@@ -353,6 +367,10 @@ int main(int argc, char** argv) {
     c.app->add_flag("--csv", as_csv, "print CSV");
     c.app->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
     c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
+    const std::string n = c.spec.name;
+    if (n == "batch" || n == "context" || n == "plan" || n == "measure") {
+      c.app->add_option("--plot", plot_file, "write the chart as SVG to this file");
+    }
   }
   for (auto* sub : {roof, sweep, report}) {
     sub->add_flag("--ideal", roof_ideal, "the pure roofline: no efficiency factors or fixed costs");
@@ -405,6 +423,9 @@ int main(int argc, char** argv) {
     }
     auto r = engine->run(c.spec.name, *args);
     if (!r) return fail(r.error().message());
+    if (!plot_file.empty()) {
+      if (int rc = write_plot(plot_file, c.spec.name, *r)) return rc;
+    }
     if (std::string(c.spec.name) == "plan") return llmecon::cli::print_plan(*r, fmt_out);
     if (std::string(c.spec.name) == "validate") return llmecon::cli::print_validation(*r, fmt_out);
     if (std::string(c.spec.name) == "calibrate" || std::string(c.spec.name) == "measure") {
@@ -439,6 +460,9 @@ int main(int argc, char** argv) {
     if (is_sweep) {
       auto r = engine->sweep(*args);
       if (!r) return fail(r.error().message());
+      if (!plot_file.empty()) {
+        if (int rc = write_plot(plot_file, "sweep", *r)) return rc;
+      }
       return llmecon::cli::print_sweep(*r, fmt_out);
     }
     if (show_ops) (*args)["ops"] = true;

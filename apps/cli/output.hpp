@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "llmecon/facade.hpp"
+#include "llmecon/plot.hpp"
 
 namespace llmecon::cli {
 
@@ -23,6 +26,8 @@ int print_plan(const Json& plan, Format f);
 int print_validation(const Json& v, Format f);
 int print_calibration(const Json& c, Format f);
 int print_measure(const Json& m, Format f);
+/// The chart for a command's JSON result (sweep, batch, context, plan, measure), or nullopt.
+std::optional<Chart> chart_for(const std::string& command, const Json& result);
 /// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
 std::string format_unit(double v, const std::string& unit);
 

@@ -63,6 +63,12 @@ ok roofline-ops-text "$bin" roofline --ops
 json_ok roofline-range "d['range']['t_step_s']['p10'] <= d['t_step_s'] <= d['range']['t_step_s']['p90']" "$bin" roofline --json --range --model llama-3.1-70b --hw b200 --batch 64
 ok roofline-range-text "$bin" roofline --range
 json_ok roofline-ideal "d['t_overhead_s'] == 0" "$bin" roofline --json --ideal
+ok sweep-plot "$bin" sweep --batch 1:1024:x4 --context 1024,32768 --plot "$tmp/sweep.svg"
+if [ "$(grep -c '<polyline' "$tmp/sweep.svg")" -eq 2 ] && grep -q 'context 32768' "$tmp/sweep.svg"; then passes=$((passes + 1)); else echo "FAIL: sweep-plot content"; fails=$((fails + 1)); fi
+ok batch-plot "$bin" batch --plot "$tmp/batch.svg"
+if grep -q 'B\* = R x S' "$tmp/batch.svg"; then passes=$((passes + 1)); else echo "FAIL: batch-plot marker"; fails=$((fails + 1)); fi
+ok plan-plot "$bin" plan --model llama-3.1-8b --hw h100-sxm --plot "$tmp/plan.svg"
+bad plot-unwritable "cannot write file" "$bin" batch --plot /nonexistent/dir/x.svg
 json_ok sweep-json "len(d['rows']) == 6" "$bin" sweep --json --batch 1,2,4 --context 1024,2048
 json_ok sweep-range "[r['batch'] for r in d['rows']] == [1,4,16,64]" "$bin" sweep --json --batch 1:64:x4
 
