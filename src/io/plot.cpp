@@ -61,7 +61,15 @@ std::string render_svg(const Chart& c) {
     if (log) {
       for (double e = std::floor(a0); e <= std::ceil(a1); e += 1)
         if (e >= a0 - 1e-9 && e <= a1 + 1e-9) t.push_back(std::pow(10.0, e));
-      if (t.size() < 2) t = {std::pow(10.0, a0), std::pow(10.0, a1)};
+      if (t.size() < 3) {
+        // Short spans: 1-2-5 steps inside each decade.
+        t.clear();
+        for (double e = std::floor(a0); e <= std::ceil(a1); e += 1)
+          for (double mant : {1.0, 2.0, 5.0}) {
+            const double v = mant * std::pow(10.0, e);
+            if (std::log10(v) >= a0 - 1e-9 && std::log10(v) <= a1 + 1e-9) t.push_back(v);
+          }
+      }
     } else {
       for (int i = 0; i <= 5; ++i) t.push_back(a0 + (a1 - a0) * i / 5);
     }
@@ -80,11 +88,13 @@ std::string render_svg(const Chart& c) {
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18, esc(c.x_label));
   o += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
                    (H - B + T) / 2, esc(c.y_label));
+  double marker_y = T + 12;  // labels step down so neighbouring markers stay readable
   for (const auto& [x, label] : c.x_markers) {
     if (c.log_x && x <= 0) continue;
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>"
                      "<text x=\"{3}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
-                     px(x), T, H - B, px(x) + 4, T + 12, esc(label));
+                     px(x), T, H - B, px(x) + 4, marker_y, esc(label));
+    marker_y += 14;
   }
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const Series& s = c.series[i];
