@@ -336,7 +336,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--plot", plot_file, "write the chart as SVG to this file");
   bool analysis_explain = false;
   bool ideal = false;
-  bool measure_decode_flag = false, measure_quick = false;
+  bool measure_decode_flag = false, measure_quick = false, plan_range = false;
   std::vector<std::string> price_files;
   std::vector<AnalysisCommand> commands;
   for (auto& spec : analysis_specs()) {
@@ -362,6 +362,9 @@ int main(int argc, char** argv) {
     }
     if (std::string(c.spec.name) == "plan" || std::string(c.spec.name) == "validate") {
       c.app->add_flag("--ideal", ideal, "the pure roofline: no efficiency factors or fixed costs");
+    }
+    if (std::string(c.spec.name) == "plan") {
+      c.app->add_flag("--range", plan_range, "p10/p50/p90 of the best deployment over spec ranges and priors");
     }
     c.app->add_flag("--json", as_json, "print JSON");
     c.app->add_flag("--csv", as_csv, "print CSV");
@@ -416,6 +419,7 @@ int main(int argc, char** argv) {
     if (ideal) (*args)["ideal"] = true;
     if (measure_decode_flag) (*args)["decode"] = true;
     if (measure_quick) (*args)["quick"] = true;
+    if (plan_range) (*args)["range"] = true;
     std::string out_file;
     if (args->contains("out")) {
       out_file = (*args)["out"];

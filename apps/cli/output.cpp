@@ -374,6 +374,18 @@ int print_plan(const Json& p, Format f) {
     out("\nbest under the SLO:\n");
     table(header, {row(p["best"])});
   }
+  if (p.contains("best_range")) {
+    const Json& g = p["best_range"];
+    auto q = [](const Json& x, const std::function<std::string(double)>& show) {
+      return fmt::format("p10 {}  p50 {}  p90 {}", show(x["p10"].get<double>()), show(x["p50"].get<double>()),
+                         show(x["p90"].get<double>()));
+    };
+    out(fmt::format("\nbest, range over spec ranges and efficiency priors ({} samples):\n", g["samples"].get<int>()));
+    out("  tok/s/chip  " + q(g["tokens_per_s_per_chip"], [](double v) { return format_number(v); }) + "\n");
+    out("  TPOT        " + q(g["tpot_ms"], [](double v) { return format_number(v) + " ms"; }) + "\n");
+    out("  TTFT        " + q(g["ttft_s"], [](double v) { return format(units::seconds(v)); }) + "\n");
+    out("  $/Mtok out  " + q(g["usd_per_mtok_output"], [](double v) { return "$" + format_number(v); }) + "\n");
+  }
   if (!p["rejected"].empty()) {
     out("\nrejected:\n");
     for (const auto& [k, v] : p["rejected"].items()) out(fmt::format("  {:>8}  {}\n", v.get<long>(), k));

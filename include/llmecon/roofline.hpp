@@ -12,6 +12,7 @@
 //   r->t_step, r->bound, r->tokens_per_s, r->usd_per_token
 #pragma once
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,14 @@ struct RooflineRange {
   Quantiles usd_per_mtok;
   int samples = 0;
 };
+
+/// One draw of a chip within its catalog ranges (triangular, mode at the default); every compute
+/// format moves together.
+Hardware sample_hardware(const Hardware& hw, const Uncertainty& u, std::mt19937_64& rng);
+/// One draw of efficiency within the priors.
+Efficiency sample_efficiency(const Efficiency& e, const Uncertainty& u, std::mt19937_64& rng);
+/// p10, p50, p90 of a sample.
+Quantiles quantiles(std::vector<double> v);
 
 /// Monte Carlo with a fixed seed over the catalog's spec ranges (HBM bandwidth and capacity,
 /// compute, price) and the efficiency priors; triangular distributions peak at the defaults.

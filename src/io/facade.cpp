@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <random>
 #include <set>
 
 namespace llmecon {
@@ -873,7 +874,7 @@ Result<std::vector<DType>> dtype_list(const Json& args, const char* key) {
 Result<Json> Engine::plan(const Json& args) const {
   TRY(ok, only_keys(args, {"model", "hw", "chips", "racks", "isl", "osl", "ttft_ms", "tpot_ms", "max_usd_per_mtok",
                            "scaleup", "weight_dtypes", "kv_dtypes", "overlap", "threads", "spec_acceptance",
-                           "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips", "ideal"}));
+                           "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips", "ideal", "range"}));
   (void)ok;
   TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
   TRY(model, models_.resolve(model_name, "--model"));
@@ -943,6 +944,38 @@ Result<Json> Engine::plan(const Json& args) const {
   const PlanResult main = llmecon::plan(rq);
   const Json planned = plan_json(main, static_cast<std::size_t>(fmax));
   for (const auto& [k, v] : planned.items()) out[k] = v;
+  if (main.best && args.value("range", false)) {
+    // p10/p50/p90 of the best deployment over spec ranges and efficiency priors (model.md §21).
+    const PlanPoint& b = *main.best;
+    Uncertainty u;
+    if (ideal) u = Uncertainty{0, 0, 1, 1, true};
+    std::mt19937_64 rng(1);
+    std::vector<double> tpc, tpot, ttft, usd;
+    for (int i = 0; i < 200; ++i) {
+      const Hardware h = sample_hardware(*hw, u, rng);
+      DeploymentInput in;
+      in.model = &model;
+      in.hw = &h;
+      in.map = b.map;
+      const DType ex = bytes_per_element(model.native_expert_dtype) < bytes_per_element(b.weights) ? model.native_expert_dtype : b.weights;
+      in.precision = Precision{b.weights, ex, b.weights, b.kv};
+      in.overlap = rq.overlap;
+      in.eff = sample_efficiency(rq.eff, u, rng);
+      const double tps = rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
+      const PhaseResult d = evaluate_decode(in, b.batch, rq.isl + rq.osl / 2, tps, rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0);
+      const PhaseResult p = evaluate_prefill(in, 1, rq.isl);
+      tpc.push_back(d.tokens_per_s_per_chip.si());
+      tpot.push_back(d.latency.si() * 1e3);
+      ttft.push_back(p.latency.si() + b.kv_transfer.si());
+      usd.push_back(d.usd_per_token.si() * 1e6);
+    }
+    auto q = [](const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; };
+    out["best_range"] = {{"samples", 200},
+                         {"tokens_per_s_per_chip", q(quantiles(tpc))},
+                         {"tpot_ms", q(quantiles(tpot))},
+                         {"ttft_s", q(quantiles(ttft))},
+                         {"usd_per_mtok_output", q(quantiles(usd))}};
+  }
   if (args.contains("scaleup") && !args["scaleup"].is_null()) {
     Json rows = Json::array();
     const Json& s = args["scaleup"];

@@ -156,6 +156,8 @@ Q draw(const Ranged<Q>& r, double u) {
   return Q(detail::RawTag{}, triangular(r.low().si(), r.value.si(), r.high().si(), u));
 }
 
+}  // namespace
+
 Quantiles quantiles(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   auto at = [&](double q) {
@@ -167,37 +169,42 @@ Quantiles quantiles(std::vector<double> v) {
   return Quantiles{at(0.1), at(0.5), at(0.9)};
 }
 
-}  // namespace
+Hardware sample_hardware(const Hardware& in, const Uncertainty& u, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  Hardware hw = in;
+  const double a = uni(rng), b = uni(rng), c = uni(rng), d = uni(rng);
+  if (!u.spec_ranges) return hw;
+  hw.hbm_bandwidth.value = draw(hw.hbm_bandwidth, a);
+  hw.hbm_capacity.value = draw(hw.hbm_capacity, b);
+  hw.price.value = draw(hw.price, c);
+  for (auto& r : hw.compute)
+    if (r) r->value = draw(*r, d);  // one draw for every format: rates move together
+  return hw;
+}
+
+Efficiency sample_efficiency(const Efficiency& in, const Uncertainty& u, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  Efficiency e = in;
+  e.compute = std::min(1.0, e.compute * triangular(1 - u.compute_rel, 1, 1 + u.compute_rel, uni(rng)));
+  e.memory = std::min(1.0, e.memory * triangular(1 - u.memory_rel, 1, 1 + u.memory_rel, uni(rng)));
+  const double lo = std::log(u.overhead_factor), lh = std::log(u.half_m_factor);
+  const double fo = std::exp(triangular(-lo, 0, lo, uni(rng))), fh = std::exp(triangular(-lh, 0, lh, uni(rng)));
+  e.step_overhead = e.step_overhead * fo;
+  e.layer_overhead = e.layer_overhead * fo;
+  e.gemm_half_m = e.gemm_half_m * fh;
+  return e;
+}
 
 RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples, unsigned seed) {
   RooflineRange out;
   out.samples = std::max(1, samples);
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uni(0.0, 1.0);
   std::vector<double> t, tps, usd;
   for (int i = 0; i < out.samples; ++i) {
-    Hardware hw = *in.hw;
-    if (u.spec_ranges) {
-      hw.hbm_bandwidth.value = draw(hw.hbm_bandwidth, uni(rng));
-      hw.hbm_capacity.value = draw(hw.hbm_capacity, uni(rng));
-      hw.price.value = draw(hw.price, uni(rng));
-      const double cu = uni(rng);  // one draw for every format: rates move together
-      for (auto& c : hw.compute)
-        if (c) c->value = draw(*c, cu);
-    } else {
-      (void)uni(rng), (void)uni(rng), (void)uni(rng), (void)uni(rng);
-    }
-    Efficiency e = in.eff;
-    e.compute = std::min(1.0, e.compute * triangular(1 - u.compute_rel, 1, 1 + u.compute_rel, uni(rng)));
-    e.memory = std::min(1.0, e.memory * triangular(1 - u.memory_rel, 1, 1 + u.memory_rel, uni(rng)));
-    const double lo = std::log(u.overhead_factor), lh = std::log(u.half_m_factor);
-    const double fo = std::exp(triangular(-lo, 0, lo, uni(rng))), fh = std::exp(triangular(-lh, 0, lh, uni(rng)));
-    e.step_overhead = e.step_overhead * fo;
-    e.layer_overhead = e.layer_overhead * fo;
-    e.gemm_half_m = e.gemm_half_m * fh;
+    const Hardware hw = sample_hardware(*in.hw, u, rng);
     RooflineInput s = in;
     s.hw = &hw;
-    s.eff = e;
+    s.eff = sample_efficiency(in.eff, u, rng);
     const RooflineResult r = roofline_unchecked(s);
     t.push_back(r.t_step.si());
     tps.push_back(r.tokens_per_s.si());

@@ -95,6 +95,8 @@ json_ok plan-empty "d['best'] is None and d['empty_reason'] == 'no feasible poin
   "$bin" plan --json --model llama-3.1-70b --hw h100-sxm --tpot-ms 0.001
 json_ok plan-disagg "d['best']['prefill_mapping'] is not None" \
   "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --prefill-hw h200-sxm --prefill-chips 8
+json_ok plan-range "d['best_range']['tpot_ms']['p10'] <= d['best']['tpot_ms'] * 1.0001 and d['best']['tpot_ms'] <= d['best_range']['tpot_ms']['p90'] * 1.0001" \
+  "$bin" plan --json --range --model llama-3.1-8b --hw h100-sxm --tpot-ms 30
 ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --frontier-max 8
 ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
 bad plan-impossible-slo "--tpot-ms: an SLO must be positive" "$bin" plan --tpot-ms 0
