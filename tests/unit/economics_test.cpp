@@ -6,19 +6,14 @@
 
 #include "llmecon/economics.hpp"
 #include "llmecon/pricing.hpp"
+#include "test_catalogs.hpp"
 
 namespace llmecon {
 namespace {
 using namespace units;
 
-const HardwareCatalog& hw() {
-  static const HardwareCatalog c = HardwareCatalog::builtin().value();
-  return c;
-}
-const ModelCatalog& models() {
-  static const ModelCatalog c = ModelCatalog::builtin().value();
-  return c;
-}
+using testing_catalogs::hw;
+using testing_catalogs::models;
 
 // A board on a random catalog chip with random (but valid) model numbers.
 Board random_board() {

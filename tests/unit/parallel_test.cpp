@@ -6,19 +6,14 @@
 
 #include "llmecon/comm.hpp"
 #include "llmecon/parallel.hpp"
+#include "test_catalogs.hpp"
 
 namespace llmecon {
 namespace {
 using namespace units;
 
-const HardwareCatalog& hw() {
-  static const HardwareCatalog c = HardwareCatalog::builtin().value();
-  return c;
-}
-const ModelCatalog& models() {
-  static const ModelCatalog c = ModelCatalog::builtin().value();
-  return c;
-}
+using testing_catalogs::hw;
+using testing_catalogs::models;
 
 TEST(Collectives, RingAllReduceMovesTwoNMinusOneOverN) {
   // Ring all-reduce of S bytes on n chips: reduce-scatter then all-gather, each (n-1)/n S per

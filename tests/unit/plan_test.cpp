@@ -3,19 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "llmecon/plan.hpp"
+#include "test_catalogs.hpp"
 
 namespace llmecon {
 namespace {
 using namespace units;
 
-const HardwareCatalog& hw() {
-  static const HardwareCatalog c = HardwareCatalog::builtin().value();
-  return c;
-}
-const ModelCatalog& models() {
-  static const ModelCatalog c = ModelCatalog::builtin().value();
-  return c;
-}
+using testing_catalogs::hw;
+using testing_catalogs::models;
 
 PlanRequest request(const ModelSpec& m, const char* chip, int chips, double isl, double osl) {
   PlanRequest rq;

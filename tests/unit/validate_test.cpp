@@ -8,6 +8,7 @@
 
 #include "llmecon/parallel.hpp"
 #include "llmecon/validate.hpp"
+#include "test_catalogs.hpp"
 
 namespace llmecon {
 namespace {
@@ -17,14 +18,8 @@ const std::string kHeader =
     "id,split,model,hardware,chips,tp,pp,ep,dp,cp,weight_dtype,kv_dtype,scenario,batch,isl,osl,metric,value,unit,"
     "source,notes\n";
 
-const HardwareCatalog& hw() {
-  static const HardwareCatalog c = HardwareCatalog::builtin().value();
-  return c;
-}
-const ModelCatalog& models() {
-  static const ModelCatalog c = ModelCatalog::builtin().value();
-  return c;
-}
+using testing_catalogs::hw;
+using testing_catalogs::models;
 
 ValidationContext context(std::function<Efficiency(const Hardware&)> eff = nullptr) {
   ValidationContext c;
