@@ -12,7 +12,8 @@ mode=${1:-run}
 
 packages=(build-essential cmake ninja-build ccache python3
           nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
-          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libopenblas-dev pkg-config)
+          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libopenblas-dev pkg-config
+          libcpp-httplib-dev pybind11-dev python3-dev python3-pytest)
 
 install_missing() {
   local missing=()

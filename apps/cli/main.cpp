@@ -10,6 +10,7 @@
 
 #include "llmecon/facade.hpp"
 #include "output.hpp"
+#include "server.hpp"
 
 namespace {
 
@@ -320,6 +321,12 @@ int main(int argc, char** argv) {
   show->add_option("name", show_model, "built-in name or config.json path")->required();
   show->add_option("--kv-dtype", show_kv, "KV cache format")->capture_default_str();
 
+  llmecon::server::Options serve_opts;
+  auto* serve = app.add_subcommand("serve", "the JSON API and the web page on one port (loopback by default)");
+  serve->add_option("--host", serve_opts.host, "address to bind")->capture_default_str();
+  serve->add_option("--port", serve_opts.port, "port")->capture_default_str()->check(CLI::Range(1, 65535));
+  serve->add_option("--threads", serve_opts.threads, "worker threads")->capture_default_str()->check(CLI::Range(1, 256));
+  serve->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
   StepFlags rf, sf, pf;
   auto* report = app.add_subcommand("report", "a deployment report: memory fit and decode cost across batch sizes");
   pf.add(report, false);
@@ -404,6 +411,7 @@ int main(int argc, char** argv) {
                                        : as_csv ? llmecon::cli::Format::kCsv
                                                 : llmecon::cli::Format::kText;
 
+  if (*serve) return llmecon::server::serve(*engine, serve_opts);
   if (*models) return llmecon::cli::print_models(engine->models(), fmt_out);
   if (*hardware) return llmecon::cli::print_hardware(engine->hardware(), fmt_out);
   if (*show) {

@@ -20,5 +20,7 @@ std::span<const EmbeddedFile> embedded_models();
 std::span<const EmbeddedFile> embedded_prices();
 /// The efficiency defaults, data/efficiency.toml.
 std::span<const EmbeddedFile> embedded_efficiency();
+/// The web page's assets, web/* (served by `llmecon serve`).
+std::span<const EmbeddedFile> embedded_web();
 
 }  // namespace llmecon

@@ -1,0 +1,24 @@
+// The HTTP shell: a JSON API mirroring the CLI's --json, and the web page, over one Engine.
+#pragma once
+
+#include <string>
+
+#include "llmecon/facade.hpp"
+
+namespace llmecon::server {
+
+struct Options {
+  std::string host = "127.0.0.1";  ///< loopback by default
+  int port = 8080;
+  int threads = 8;                  ///< bounded worker pool
+  std::size_t max_body = 1 << 20;   ///< request body limit (bytes)
+  int timeout_s = 10;               ///< read and write timeouts
+};
+
+/// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.
+int serve(const Engine& engine, const Options& o);
+
+/// The response for one API call (for tests and the server): HTTP status and JSON body.
+std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const std::string& body);
+
+}  // namespace llmecon::server
