@@ -1,0 +1,84 @@
+"""The Python module: plain dicts back, ValueError with the CLI's message, and the same JSON from
+the CLI, the server and Python for the same question."""
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+import llmecon
+
+BIN = os.environ["LLMECON_BIN"]
+ARGS = {"model": "llama-3.1-70b", "hw": "h100-sxm", "batch": 64, "context": 8192}
+
+
+def cli_json(*argv):
+    out = subprocess.run([BIN, *argv, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def test_roofline_is_a_plain_dict():
+    r = llmecon.roofline(**ARGS)
+    assert isinstance(r, dict)
+    assert r["bound"] in ("compute", "weights", "kv")
+    assert r["t_step_s"] > 0 and r["fits"] is True
+
+
+def test_lists_for_pandas():
+    models = llmecon.models()
+    assert isinstance(models, list) and len(models) >= 27
+    assert all("params_total" in m for m in models)
+    assert any(h["name"] == "blackboard" for h in llmecon.hardware())
+
+
+def test_errors_raise_value_error_with_the_cli_message():
+    with pytest.raises(ValueError) as py_err:
+        llmecon.roofline(model="gpt-5", hw="h100-sxm")
+    cli = subprocess.run([BIN, "roofline", "--model", "gpt-5", "--hw", "h100-sxm"], capture_output=True, text=True)
+    assert cli.returncode == 2
+    assert str(py_err.value) in cli.stderr
+    with pytest.raises(ValueError, match="unknown argument"):
+        llmecon.roofline(model="llama-3.1-8b", hw="h100-sxm", bacth=4)
+
+
+def test_lecture_and_plan():
+    claims = llmecon.lecture()
+    assert len(claims) == 32 and all(c["pass"] for c in claims)
+    p = llmecon.plan(model="llama-3.1-8b", hw="h100-sxm", tpot_ms=30)
+    assert p["best"] is not None and p["best"]["tpot_ms"] <= 30
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_same_json_from_cli_server_and_python():
+    port = free_port()
+    server = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "2"], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/roofline", data=json.dumps(ARGS).encode())
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            served = json.loads(resp.read())
+        cli = cli_json("roofline", "--model", ARGS["model"], "--hw", ARGS["hw"], "--batch", "64", "--context", "8192")
+        py = llmecon.roofline(**ARGS)
+        assert cli == served == py
+        # Bad input: HTTP 400 with the CLI's message.
+        bad = urllib.request.Request(f"http://127.0.0.1:{port}/api/roofline", data=b'{"model": "gpt-5"}')
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(bad, timeout=10)
+        assert e.value.code == 400
+        assert "--model: unknown model 'gpt-5'" in json.loads(e.value.read())["error"]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
