@@ -35,6 +35,11 @@ int serve(const Engine& engine, const Options& o) {
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   svr.set_payload_max_length(o.max_body);
   svr.set_read_timeout(o.timeout_s, 0);
+  // Keep-alive connections hold a worker while open; idle ones are dropped after one second so a
+  // bounded pool keeps serving.
+  svr.set_keep_alive_max_count(1000);
+  svr.set_keep_alive_timeout(1);
+  svr.set_tcp_nodelay(true);  // small JSON replies must not wait for delayed ACKs
   svr.set_write_timeout(o.timeout_s, 0);
   auto api = [&engine](const httplib::Request& req, httplib::Response& res) {
     const std::string command = req.matches[1];

@@ -182,6 +182,7 @@ struct PublishedParams {
 
 struct ModelEntry {
   std::string name;
+  ModelSpec spec;  ///< parsed once when the catalog loads
   std::string file;
   std::string source;
   std::string notes;

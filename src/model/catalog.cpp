@@ -78,6 +78,11 @@ Result<ModelCatalog> ModelCatalog::builtin() {
       e.published.active_tolerance = (*t)["active_tolerance"].value_or(0.01);
       e.published.active_includes_embedding = (*t)["active_includes_embedding"].value_or(true);
       e.published.source = (*t)["published_source"].value_or(std::string());
+      const EmbeddedFile* f = embedded_model_file(e.file);
+      if (f == nullptr) return Error{"builtin:" + e.file, "", "missing from the binary", "rebuild llmecon"};
+      auto spec = parse_model_config(f->content, "builtin:" + e.file, e.name);
+      if (!spec) return spec.error();
+      e.spec = std::move(spec).value();
       cat.entries_.push_back(std::move(e));
     }
   } catch (const toml::parse_error& err) {
@@ -102,9 +107,7 @@ std::vector<std::string> ModelCatalog::names() const {
 Result<ModelSpec> ModelCatalog::load(std::string_view n) const {
   const ModelEntry* e = entry(n);
   if (e == nullptr) return Error{"", "", "unknown model '" + std::string(n) + "'", ""};
-  const EmbeddedFile* f = embedded_model_file(e->file);
-  if (f == nullptr) return Error{"builtin:" + e->file, "", "missing from the binary", "rebuild llmecon"};
-  return parse_model_config(f->content, "builtin:" + e->file, e->name);
+  return e->spec;
 }
 
 Result<ModelSpec> ModelCatalog::resolve(std::string_view name_or_path, const std::string& flag) const {
