@@ -43,6 +43,9 @@ struct Precision {
   DType kv = DType::kBf16;       ///< KV cache: attention runs at wider(kv, act)
   /// The released formats, activations at the dense weight format, KV at bf16.
   static Precision native(const ModelSpec& m);
+  /// Weights (and activations) at `w`; routed experts follow unless the model ships them
+  /// narrower (gpt-oss MXFP4 stays fp4).
+  static Precision with_weights(const ModelSpec& m, DType w, DType act, DType kv);
 };
 
 /// How many routed experts a step reads from memory (model.md §4.4).

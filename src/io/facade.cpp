@@ -53,6 +53,11 @@ Result<std::string> get_string(const Json& args, const char* key, bool required,
   return args[key].get<std::string>();
 }
 
+// A boolean argument that is present and true.
+bool get_flag(const Json& args, const char* key) {
+  return args.contains(key) && args[key].is_boolean() && args[key].get<bool>();
+}
+
 Result<double> get_number(const Json& args, const char* key, double fallback, double min_value, bool integer) {
   if (!args.contains(key) || args[key].is_null()) return fallback;
   const Json& v = args[key];
@@ -149,7 +154,7 @@ Result<Resolved> resolve(const Engine& e, const Json& args, const Json& batch_ov
   r.in.step = step;
   r.in.precision = Precision{wd, ed, ad, kd};
   r.in.touch = touch;
-  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  const bool ideal = get_flag(args, "ideal");
   r.in.eff = ideal ? Efficiency{} : e.efficiency(*hw);
   return r;
 }
@@ -332,10 +337,10 @@ Result<Json> Engine::roofline(const Json& args) const {
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
-  if (args.contains("range") && args["range"].is_boolean() && args["range"].get<bool>()) {
+  if (get_flag(args, "range")) {
     // p10/p50/p90 over spec ranges and efficiency priors (model.md §21); the pure roofline keeps
     // only the catalog's ranges.
-    const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+    const bool ideal = get_flag(args, "ideal");
     Uncertainty u;
     if (ideal) u = Uncertainty{0, 0, 1, 1, true};
     const RooflineRange rr = roofline_range(res.in, u);
@@ -883,7 +888,7 @@ Result<Json> Engine::plan(const Json& args) const {
   PlanRequest rq;
   rq.model = &model;
   rq.hw = hw;
-  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  const bool ideal = get_flag(args, "ideal");
   rq.eff = ideal ? Efficiency{} : efficiency(*hw);
   if (args.contains("chips") && args.contains("racks")) {
     return Error{"--racks", "", "give --chips or --racks, not both", ""};
@@ -944,7 +949,7 @@ Result<Json> Engine::plan(const Json& args) const {
   const PlanResult main = llmecon::plan(rq);
   const Json planned = plan_json(main, static_cast<std::size_t>(fmax));
   for (const auto& [k, v] : planned.items()) out[k] = v;
-  if (main.best && args.value("range", false)) {
+  if (main.best && get_flag(args, "range")) {
     // p10/p50/p90 of the best deployment over spec ranges and efficiency priors (model.md §21).
     const PlanPoint& b = *main.best;
     Uncertainty u;
@@ -957,8 +962,7 @@ Result<Json> Engine::plan(const Json& args) const {
       in.model = &model;
       in.hw = &h;
       in.map = b.map;
-      const DType ex = bytes_per_element(model.native_expert_dtype) < bytes_per_element(b.weights) ? model.native_expert_dtype : b.weights;
-      in.precision = Precision{b.weights, ex, b.weights, b.kv};
+      in.precision = Precision::with_weights(model, b.weights, b.weights, b.kv);
       in.overlap = rq.overlap;
       in.eff = sample_efficiency(rq.eff, u, rng);
       const double tps = rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
@@ -1021,7 +1025,7 @@ Result<Json> Engine::validate(const Json& args) const {
   ctx.hw = &hw_;
   ctx.models = &models_;
   ctx.csv_dir = dir;
-  const bool ideal = args.contains("ideal") && args["ideal"].is_boolean() && args["ideal"].get<bool>();
+  const bool ideal = get_flag(args, "ideal");
   if (!ideal) ctx.efficiency = [this](const Hardware& h) { return efficiency(h); };
   const ValidationReport rep = llmecon::validate(rows, ctx);
   Json out_rows = Json::array();

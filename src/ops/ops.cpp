@@ -22,6 +22,11 @@ Precision Precision::native(const ModelSpec& m) {
   return Precision{m.native_weight_dtype, m.native_expert_dtype, m.native_weight_dtype, DType::kBf16};
 }
 
+Precision Precision::with_weights(const ModelSpec& m, DType w, DType act, DType kv) {
+  const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
+  return Precision{w, ex, act, kv};
+}
+
 double attention_pairs(Mixer mixer, double window, double cached, double n) {
   // Token i (1..n) of the pass sits at position cached+i and attends to a(i) keys.
   const double c0 = cached;

@@ -120,15 +120,13 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
     for (DType kv : kvs) formats.emplace_back(w, kv);
   for (std::size_t fi = begin; fi < formats.size(); fi += step) {
     const auto [w, kv] = formats[fi];
-    // Experts follow the weight format unless the model ships them narrower (gpt-oss MXFP4).
-    const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
     for (const Mapping& mp : maps) {
       {
         DeploymentInput in;
         in.model = &m;
         in.hw = rq.hw;
         in.map = mp;
-        in.precision = Precision{w, ex, w, kv};
+        in.precision = Precision::with_weights(m, w, w, kv);
         in.domain = rq.domain;
         in.overlap = rq.overlap;
         in.eff = rq.eff;
@@ -201,7 +199,6 @@ PlanResult plan(const PlanRequest& rq) {
     const std::vector<Mapping> pmaps = candidate_mappings(*rq.model, rq.prefill_chips, rq.isl);
     StepCostCache cache;
     for (DType w : weight_choices(rq)) {
-      const DType ex = bytes_per_element(rq.model->native_expert_dtype) < bytes_per_element(w) ? rq.model->native_expert_dtype : w;
       for (DType kv : rq.kv_dtypes.empty() ? std::vector<DType>{DType::kBf16, DType::kFp8} : rq.kv_dtypes) {
         PrefillChoice best;
         for (const Mapping& mp : pmaps) {
@@ -209,7 +206,7 @@ PlanResult plan(const PlanRequest& rq) {
           in.model = rq.model;
           in.hw = rq.prefill_hw;
           in.map = mp;
-          in.precision = Precision{w, ex, w, kv};
+          in.precision = Precision::with_weights(*rq.model, w, w, kv);
           in.overlap = rq.overlap;
           in.eff = rq.eff;
           in.cache = &cache;

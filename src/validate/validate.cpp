@@ -326,8 +326,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   const DType w = dt(m.weight_dtype, native.weights);
   // int8/int4 are weight-only: matmuls run at bf16 (schema).
   const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
-  const DType ex = bytes_per_element(native.experts) < bytes_per_element(w) ? native.experts : w;
-  s.in.precision = Precision{w, ex, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16)};
+  s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16));
   if (m.kv_dtype.empty() && m.scenario != "training_step") s.envelope.push_back("KV format not stated: bf16 assumed");
   s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
   return s;
@@ -511,14 +510,9 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     std::sort(v.begin(), v.end());
     MetricSummary ms;
     ms.n = static_cast<int>(v.size());
-    auto quantile = [&](double q) {
-      const double pos = q * static_cast<double>(v.size() - 1);
-      const auto lo = static_cast<std::size_t>(std::floor(pos));
-      const auto hi = static_cast<std::size_t>(std::ceil(pos));
-      return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
-    };
-    ms.median_ape = quantile(0.5);
-    ms.p90_ape = quantile(0.9);
+    const Quantiles q = quantiles(v);
+    ms.median_ape = q.p50;
+    ms.p90_ape = q.p90;
     ms.max_ape = v.back();
     rep.summary[metric] = ms;
   }
