@@ -5,7 +5,9 @@
 #   scripts/bootstrap.sh test   install what is missing, build, run every test, then the
 #                               sanitizer (ASan+UBSan) build and its tests
 #
-# Nothing is downloaded at build time; every dependency is a Debian package.
+# Nothing is downloaded at build time. Every C++ dependency is a Debian package; the web page's
+# chart library (and the browser test's driver) are npm packages installed here, before the build,
+# pinned by web/package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-run}
@@ -14,10 +16,13 @@ packages=(build-essential cmake ninja-build ccache python3
           nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libopenblas-dev pkg-config
           libcpp-httplib-dev pybind11-dev python3-dev python3-pytest)
+# npm for the web page's chart library; Debian's chromium for the browser test.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+test_packages=(chromium)
 
 install_missing() {
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -29,17 +34,28 @@ install_missing() {
   fi
 }
 
+# Chart.js (embedded into the binary) and playwright-core, pinned by web/package-lock.json.
+install_web() {
+  if [ ! -f web/node_modules/.package-lock.json ] || ! cmp -s web/package-lock.json web/node_modules/.llmecon-lock; then
+    echo "bootstrap: npm ci in web/"
+    npm ci --prefix web --no-audit --no-fund --loglevel=error
+    cp web/package-lock.json web/node_modules/.llmecon-lock
+  fi
+}
+
 jobs=$(nproc 2>/dev/null || echo 2)
 
 case "$mode" in
   run)
     install_missing
+    install_web
     cmake --preset release -DLLMECON_BUILD_TESTS=OFF -DLLMECON_BUILD_BENCH=OFF >/dev/null
     cmake --build --preset release --target llmecon -j "$jobs"
     ./build/release/apps/cli/llmecon report
     ;;
   test)
-    install_missing
+    install_missing "${test_packages[@]}"
+    install_web
     cmake --preset dev >/dev/null
     cmake --build --preset dev -j "$jobs"
     ctest --preset dev -j "$jobs"

@@ -1,41 +1,249 @@
-// The page talks only to /api on the same server; no CDN.
-const $ = (id) => document.getElementById(id);
-const fmt = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : +v.toPrecision(4));
+// The llmecon page. It talks only to /api on the server that served it (no CDN) and draws with
+// charts.js, the same builders `llmecon <command> --plot FILE.html` uses.
+/* global llmeconCharts */
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const C = llmeconCharts;
 
-async function api(command, args) {
-  const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(args || {}) });
-  const body = await res.json();
-  if (!res.ok) throw new Error(body.error);
-  return body;
-}
+  const BATCHES = Array.from({ length: 15 }, (_, i) => 2 ** i); // 1 .. 16384
+  const CONTEXTS = Array.from({ length: 13 }, (_, i) => 2 ** (i + 8)); // 256 .. 1M
 
-function args() {
-  return { model: $("model").value, hw: $("hw").value, batch: 2 ** +$("batch").value, context: +$("context").value };
-}
+  // What the page shows, for the browser test and for anyone poking at the console.
+  const state = {
+    pastedConfig: null, // a config.json object, sent as the model argument
+    hardware: [],
+    results: {}, // command -> last JSON
+    charts: {},
+    explainSources: {}, // key -> {title, lines, match}
+    updates: 0,
+    planUpdates: 0,
+  };
+  window.llmecon = state;
 
-async function update() {
-  $("batch-value").textContent = 2 ** +$("batch").value;
-  try {
-    const r = await api("roofline", args());
-    const rows = [["t_compute_s", "s"], ["t_weights_s", "s"], ["t_kv_s", "s"], ["t_step_s", "s"], ["bound", ""],
-                  ["tokens_per_s", "tok/s"], ["usd_per_mtok", "$/Mtok"], ["fits", ""]];
-    $("result").innerHTML = rows.map(([k, u]) =>
-      `<tr><th>${k}</th><td data-key="${k}">${typeof r[k] === "number" ? fmt(r[k]) : r[k]}</td><td>${u}</td></tr>`).join("");
-    $("error").textContent = "";
-    const e = await api("roofline", { ...args(), ideal: false });
-    $("explain").textContent = JSON.stringify(e, null, 1);
-  } catch (err) {
-    $("error").textContent = err.message;
+  async function api(command, args) {
+    const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(args || {}) });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.error);
+    return body;
   }
-}
 
-async function init() {
-  const [models, hw] = await Promise.all([api("models"), api("hardware")]);
-  $("model").innerHTML = models.map((m) => `<option>${m.name}</option>`).join("");
-  $("hw").innerHTML = hw.map((h) => `<option>${h.name}</option>`).join("");
-  $("model").value = "llama-3.1-70b";
-  $("hw").value = "h100-sxm";
-  for (const id of ["model", "hw", "batch", "context"]) $(id).addEventListener("input", update);
-  update();
-}
-init();
+  const batch = () => 2 ** +$("batch").value;
+  const context = () => 2 ** +$("context").value;
+
+  // The arguments every command shares: the board (model, hardware, chips, formats).
+  function board() {
+    const a = { model: state.pastedConfig || $("model").value, hw: $("hw").value };
+    if ($("chips").value) a.chips = +$("chips").value;
+    if ($("weight_dtype").value) a.weight_dtype = $("weight_dtype").value;
+    a.kv_dtype = $("kv_dtype").value;
+    return a;
+  }
+
+  function showError(err) {
+    $("error").textContent = err ? err.message || String(err) : "";
+  }
+
+  // A figure tile: the label, the value as text, and the raw number in data-value for checks.
+  function figure(key, label, value, text, explainKey, extraClass) {
+    const div = document.createElement("div");
+    div.className = "figure" + (extraClass ? " " + extraClass : "");
+    div.dataset.key = key;
+    div.dataset.value = typeof value === "number" ? String(value) : value;
+    div.dataset.explain = explainKey;
+    div.innerHTML = `<div class="label"></div><div class="value"></div>`;
+    div.querySelector(".label").textContent = label;
+    div.querySelector(".value").textContent = text;
+    div.addEventListener("click", () => explain(explainKey, div));
+    return div;
+  }
+
+  function explain(key, el) {
+    const src = state.explainSources[key];
+    if (!src) return;
+    document.querySelectorAll(".figure.selected").forEach((e) => e.classList.remove("selected"));
+    if (el) el.classList.add("selected");
+    $("explain-title").textContent = "· " + src.title;
+    const pre = $("explain");
+    pre.textContent = "";
+    for (const line of src.lines) {
+      const hit = src.match && src.match.some((m) => line.includes(m));
+      const node = hit ? document.createElement("mark") : document.createTextNode("");
+      node.textContent = line;
+      pre.appendChild(node);
+      pre.appendChild(document.createTextNode("\n"));
+    }
+    pre.dataset.key = key;
+  }
+
+  function renderFigures(r, b) {
+    const fig = $("figures");
+    fig.textContent = "";
+    state.explainSources.roofline = { title: "decode step (llmecon roofline --explain)", lines: r.explain || [] };
+    const rk = (match) => {
+      const k = "roofline:" + match[0];
+      state.explainSources[k] = { title: "decode step (llmecon roofline --explain)", lines: r.explain || [], match };
+      return k;
+    };
+    const perChip = (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips;
+    const items = [
+      ["t_step_s", "step time", r.t_step_s, C.seconds(r.t_step_s), rk(["t_step"]), "bound-" + r.bound],
+      ["bound", "bound by", r.bound, r.bound, rk(["t_step"]), "bound-" + r.bound],
+      ["t_compute_s", "compute", r.t_compute_s, C.seconds(r.t_compute_s), rk(["t_compute"])],
+      ["t_weights_s", "weight fetch", r.t_weights_s, C.seconds(r.t_weights_s), rk(["t_weights"])],
+      ["t_kv_s", "KV fetch", r.t_kv_s, C.seconds(r.t_kv_s), rk(["t_kv"])],
+      ["tokens_per_s", "tokens/s (domain)", r.tokens_per_s, C.num(r.tokens_per_s), rk(["tokens/s"])],
+      ["usd_per_mtok", "$ per Mtok", r.usd_per_mtok, "$" + C.num(r.usd_per_mtok), rk(["$/token"])],
+      ["mfu", "MFU", r.mfu, C.num(100 * r.mfu) + "%", rk(["MFU", "t_compute"])],
+      ["memory_per_chip_bytes", "memory per chip", perChip, C.bytes(perChip) + (r.fits ? "" : " ✗"), rk(["memory"])],
+      b.b_star_kv === null
+        ? ["b_star_kv", "optimal batch B*", "null", "none: KV-bound", "batch:b_star"]
+        : ["b_star_kv", "optimal batch B*", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
+      ["latency_floor_s", "latency floor", b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
+      ["unbatched_penalty", "unbatched penalty", b.unbatched_penalty, C.num(b.unbatched_penalty) + "x", "batch:penalty"],
+    ];
+    state.explainSources["batch:b_star"] = { title: "optimal batch (llmecon batch --explain)", lines: b.explain, match: ["B*"] };
+    state.explainSources["batch:latency"] = { title: "latency floor (llmecon batch --explain)", lines: b.explain, match: ["latency floor"] };
+    state.explainSources["batch:penalty"] = { title: "unbatched penalty (llmecon batch --explain)", lines: b.explain, match: ["unbatched"] };
+    for (const it of items) fig.appendChild(figure(...it));
+    $("summary-title").textContent = `· ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}` +
+      (r.fits ? "" : ` · does not fit: ${r.fit_reason}`);
+  }
+
+  let seq = 0;
+  async function update() {
+    $("batch-value").textContent = batch();
+    $("context-value").textContent = C.num(context());
+    const my = ++seq;
+    try {
+      const a = board();
+      const [r, byBatch, byContext, b] = await Promise.all([
+        api("roofline", Object.assign({}, a, { batch: batch(), context: context(), explain: true })),
+        api("sweep", Object.assign({}, a, { batch: BATCHES, context: context() })),
+        api("sweep", Object.assign({}, a, { batch: batch(), context: CONTEXTS })),
+        api("batch", Object.assign({}, a, { context: context() })),
+      ]);
+      if (my !== seq) return; // a newer update is on its way
+      Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b });
+      showError(null);
+      renderFigures(r, b);
+      // Past the KV crossover no batch turns the step compute-bound; mark B* without KV then.
+      const bopts = b.b_star_kv === null
+        ? { optimum: b.b_star, current: batch(), optimumLabel: "B* without KV = " + C.num(b.b_star) }
+        : { optimum: b.b_star_kv, current: batch(), optimumLabel: "B* = " + C.num(b.b_star_kv) };
+      state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
+      state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
+      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(context())}` });
+      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: context(), title: `Cost per token against context at batch ${batch()}` });
+      state.charts.memory = C.memory($("chart-memory"), r);
+      state.updates++;
+      document.body.dataset.updates = String(state.updates);
+      // Keep the open derivation, now with the new values; start on the step time.
+      const open = $("explain").dataset.key;
+      explain(open && state.explainSources[open] ? open : "roofline:t_step", document.querySelector(`.figure[data-explain="${open || "roofline:t_step"}"]`));
+    } catch (err) {
+      if (my === seq) showError(err);
+    }
+  }
+
+  let planSeq = 0;
+  async function updatePlan() {
+    const my = ++planSeq;
+    $("plan-status").textContent = "planning…";
+    try {
+      // The planner searches the formats itself; it takes the model, hardware and chip count.
+      const { model, hw, chips } = board();
+      const p = await api("plan", chips ? { model, hw, chips } : { model, hw });
+      if (my !== planSeq) return;
+      state.results.plan = p;
+      state.charts.pareto = C.pareto($("chart-pareto"), p);
+      const best = p.best ? C.describePoint(p.best).join("; ") : p.empty_reason;
+      $("plan-status").textContent = `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the SLO. Best: ${best}. Hover a point for its layout.`;
+    } catch (err) {
+      if (my !== planSeq) return;
+      $("plan-status").textContent = "plan: " + err.message;
+    }
+    state.planUpdates++;
+    document.body.dataset.planUpdates = String(state.planUpdates);
+  }
+
+  async function loadLecture() {
+    try {
+      const claims = await api("lecture", {});
+      state.results.lecture = claims;
+      const passed = claims.filter((c) => c.pass).length;
+      $("lecture-summary").textContent = `${passed} of ${claims.length} checks reproduce.`;
+      const t = $("lecture");
+      t.innerHTML = "<tr><th>id</th><th>claim</th><th>expected</th><th>computed</th><th>unit</th><th></th></tr>";
+      claims.forEach((c, i) => {
+        const tr = document.createElement("tr");
+        const show = (v) => (typeof v === "number" ? C.num(v) : String(v));
+        const cells = [c.id, c.claim, show(c.expected), show(c.computed), c.unit, c.pass ? "✓" : "✗"];
+        cells.forEach((v, j) => {
+          const td = document.createElement("td");
+          td.textContent = v;
+          if (j === 2 || j === 3) td.className = "num";
+          if (j === 5) td.className = c.pass ? "pass" : "fail";
+          tr.appendChild(td);
+        });
+        const key = "lecture:" + i;
+        state.explainSources[key] = { title: `${c.id}: ${c.claim}`, lines: [c.inputs ? "inputs: " + c.inputs : ""].concat(c.explain || []).filter(Boolean) };
+        tr.addEventListener("click", () => explain(key, null));
+        t.appendChild(tr);
+      });
+    } catch (err) {
+      $("lecture-summary").textContent = "lecture: " + err.message;
+    }
+  }
+
+  function useConfig() {
+    const text = $("config").value.trim();
+    if (!text) {
+      state.pastedConfig = null;
+      $("config-status").textContent = "cleared; using the picker";
+    } else {
+      try {
+        const cfg = JSON.parse(text);
+        if (typeof cfg !== "object" || Array.isArray(cfg) || cfg === null) throw new Error("a config.json is one JSON object");
+        state.pastedConfig = cfg;
+        $("config-status").textContent = "using the pasted config (the model picker is ignored until you clear it)";
+      } catch (err) {
+        $("config-status").textContent = "not JSON: " + err.message;
+        return;
+      }
+    }
+    update();
+    updatePlan();
+  }
+
+  let timer = null;
+  const soon = (fn) => () => {
+    clearTimeout(timer);
+    timer = setTimeout(fn, 60);
+  };
+
+  async function init() {
+    try {
+      const [models, hw] = await Promise.all([api("models"), api("hardware")]);
+      state.hardware = hw;
+      $("model").innerHTML = models.map((m) => `<option>${m.name}</option>`).join("");
+      $("hw").innerHTML = hw.map((h) => `<option>${h.name}</option>`).join("");
+      $("model").value = "llama-3.1-70b";
+      $("hw").value = "h100-sxm";
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    for (const id of ["model", "hw", "chips", "weight_dtype", "kv_dtype"]) {
+      $(id).addEventListener("change", () => {
+        if (id === "model") state.pastedConfig = null;
+        update();
+        updatePlan();
+      });
+    }
+    for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
+    $("use-config").addEventListener("click", useConfig);
+    await Promise.all([update(), updatePlan(), loadLecture()]);
+  }
+  init();
+})();

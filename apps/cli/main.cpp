@@ -10,6 +10,7 @@
 
 #include "llmecon/facade.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "server.hpp"
 
 namespace {
@@ -137,11 +138,20 @@ struct StepFlags {
   }
 };
 
-// Writes the command's chart as SVG; returns the exit code (0 on success).
+// Writes the command's chart: FILE.html is the web page's interactive charts (Chart.js and
+// web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
 int write_plot(const std::string& path, const std::string& command, const Json& result) {
-  auto chart = llmecon::cli::chart_for(command, result);
-  if (!chart) return fail("--plot: `" + command + "` has no chart (hint: use it with --decode for measure)");
-  const std::string svg = llmecon::render_svg(*chart);
+  const bool html = path.size() > 5 && path.substr(path.size() - 5) == ".html";
+  std::string svg;
+  if (html) {
+    auto page = llmecon::cli::chart_html(command, result);
+    if (!page) return fail("--plot: `" + command + "` has no web chart (hint: sweep, batch, context and plan have)");
+    svg = *page;
+  } else {
+    auto chart = llmecon::cli::chart_for(command, result);
+    if (!chart) return fail("--plot: `" + command + "` has no chart (hint: use it with --decode for measure)");
+    svg = llmecon::render_svg(*chart);
+  }
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
   std::fwrite(svg.data(), 1, svg.size(), f);
@@ -340,7 +350,7 @@ int main(int argc, char** argv) {
   roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
-  sweep->add_option("--plot", plot_file, "write the chart as SVG to this file");
+  sweep->add_option("--plot", plot_file, "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts");
   bool analysis_explain = false;
   bool ideal = false;
   bool measure_decode_flag = false, measure_quick = false, plan_range = false;
@@ -379,7 +389,7 @@ int main(int argc, char** argv) {
     c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
     const std::string n = c.spec.name;
     if (n == "batch" || n == "context" || n == "plan" || n == "measure") {
-      c.app->add_option("--plot", plot_file, "write the chart as SVG to this file");
+      c.app->add_option("--plot", plot_file, "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts");
     }
   }
   for (auto* sub : {roof, sweep, report}) {
@@ -433,7 +443,9 @@ int main(int argc, char** argv) {
       out_file = (*args)["out"];
       args->erase("out");
     }
-    auto r = engine->run(c.spec.name, *args);
+    llmecon::cli::ProgressBar bar(c.spec.name, fmt_out == llmecon::cli::Format::kText);
+    auto r = engine->run(c.spec.name, *args, [&bar](double f) { bar.update(f); });
+    bar.finish();
     if (!r) return fail(r.error().message());
     if (!plot_file.empty()) {
       if (int rc = write_plot(plot_file, c.spec.name, *r)) return rc;
@@ -470,7 +482,9 @@ int main(int argc, char** argv) {
     if (!args) return fail(err);
     if (roof_ideal) (*args)["ideal"] = true;
     if (is_sweep) {
-      auto r = engine->sweep(*args);
+      llmecon::cli::ProgressBar bar("sweep", fmt_out == llmecon::cli::Format::kText);
+      auto r = engine->sweep(*args, [&bar](double f) { bar.update(f); });
+      bar.finish();
       if (!r) return fail(r.error().message());
       if (!plot_file.empty()) {
         if (int rc = write_plot(plot_file, "sweep", *r)) return rc;
@@ -479,15 +493,10 @@ int main(int argc, char** argv) {
     }
     if (show_ops) (*args)["ops"] = true;
     if (show_range) (*args)["range"] = true;
+    if (explain) (*args)["explain"] = true;
     auto r = engine->roofline(*args);
     if (!r) return fail(r.error().message());
-    std::vector<std::string> lines;
-    if (explain) {
-      auto e = engine->explain_roofline(*args);
-      if (!e) return fail(e.error().message());
-      lines = *e;
-    }
-    return llmecon::cli::print_roofline(*r, lines, fmt_out);
+    return llmecon::cli::print_roofline(*r, fmt_out);
   }
   return fail("no subcommand (hint: run with --help)");
 }

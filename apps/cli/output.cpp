@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include "llmecon/embedded.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -115,15 +117,12 @@ int print_model(const Json& m, Format f) {
   return 0;
 }
 
-int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f) {
-  if (f == Format::kJson) {
-    if (explain.empty()) return print_json(r);
-    Json withx = r;
-    withx["explain"] = explain;
-    return print_json(withx);
-  }
+int print_roofline(const Json& r, Format f) {
+  if (f == Format::kJson) return print_json(r);
   if (f == Format::kCsv) {
-    out(to_csv({r}));
+    Json flat = r;
+    flat.erase("explain");  // the derivation is prose, not a column
+    out(to_csv({flat}));
     return 0;
   }
   out(fmt::format("{} on {} x {}, {} batch {} context {} ({} weights, {} KV)\n", r["model"].get<std::string>(),
@@ -162,9 +161,9 @@ int print_roofline(const Json& r, const std::vector<std::string>& explain, Forma
     }
     table({"op", "FLOPs", "weights", "KV read", "KV write", "activations"}, rows);
   }
-  if (!explain.empty()) {
+  if (r.contains("explain")) {
     out("\nderivation (docs/model.md):\n");
-    for (const auto& l : explain) out("  " + l + "\n");
+    for (const auto& l : r["explain"]) out("  " + l.get<std::string>() + "\n");
   }
   return 0;
 }
@@ -535,6 +534,47 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
     return c;
   }
   return std::nullopt;
+}
+
+namespace {
+
+std::string_view web_asset(std::string_view path) {
+  for (const auto& f : llmecon::embedded_web()) {
+    if (f.path == path) return f.content;
+  }
+  return {};
+}
+
+// Inline text must not close its <script> element early.
+std::string script_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') {
+      out += "<\\/";
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> chart_html(const std::string& command, const Json& result) {
+  if (command != "sweep" && command != "batch" && command != "context" && command != "plan") return std::nullopt;
+  std::string title = "llmecon " + command;
+  if (result.contains("model") && result["model"].is_string()) title += ": " + result["model"].get<std::string>();
+  if (result.contains("hardware") && result["hardware"].is_string()) title += " on " + result["hardware"].get<std::string>();
+  std::string page = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
+                     "</title>\n<style>\n" + std::string(web_asset("style.css")) +
+                     "</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n<section id=\"charts\"></section>\n";
+  page += "<script>\n" + script_safe(web_asset("node_modules/chart.js/dist/chart.umd.min.js")) + "\n</script>\n";
+  page += "<script>\n" + script_safe(web_asset("charts.js")) + "\n</script>\n";
+  page += "<script>\nconst result = " + script_safe(result.dump()) + ";\nllmeconCharts.renderCommand(\"" + command +
+          "\", result, document.getElementById(\"charts\"));\n</script>\n</body>\n</html>\n";
+  return page;
 }
 
 int print_sweep(const Json& s, Format f) {

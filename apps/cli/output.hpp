@@ -16,7 +16,7 @@ enum class Format { kText, kJson, kCsv };
 int print_models(const Json& models, Format f);
 int print_hardware(const Json& hw, Format f);
 int print_model(const Json& m, Format f);
-int print_roofline(const Json& r, const std::vector<std::string>& explain, Format f);
+int print_roofline(const Json& r, Format f);
 int print_sweep(const Json& s, Format f);
 int print_report(const Json& r, Format f);
 /// Any blackboard analysis (batch, step, context, price, layout, cache, lifecycle, revnet).
@@ -28,6 +28,9 @@ int print_calibration(const Json& c, Format f);
 int print_measure(const Json& m, Format f);
 /// The chart for a command's JSON result (sweep, batch, context, plan, measure), or nullopt.
 std::optional<Chart> chart_for(const std::string& command, const Json& result);
+/// A self-contained HTML page with the web page's charts for a command's JSON (sweep, batch,
+/// context, plan), or nullopt.
+std::optional<std::string> chart_html(const std::string& command, const Json& result);
 /// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
 std::string format_unit(double v, const std::string& unit);
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@
 namespace llmecon {
 
 using Json = nlohmann::ordered_json;
+/// Told the fraction done (0..1) during long calls (sweep, plan); shells draw it, the library never prints.
+using Progress = std::function<void(double)>;
 
 class Engine {
  public:
@@ -39,7 +42,7 @@ class Engine {
   /// act_dtype?, kv_dtype?, expert_touch?
   [[nodiscard]] Result<Json> roofline(const Json& args) const;
   /// As roofline, with batch and/or context given as arrays; one row per combination.
-  [[nodiscard]] Result<Json> sweep(const Json& args) const;
+  [[nodiscard]] Result<Json> sweep(const Json& args, const Progress& progress = {}) const;
   /// The default deployment report: model, hardware, memory fit, and decode cost across batch
   /// sizes with the balance point where the step turns compute-bound. args as roofline, with
   /// batch ignored.
@@ -57,7 +60,7 @@ class Engine {
   /// The deployment planner: args model, hw, chips | racks, isl, osl, ttft_ms?, tpot_ms?,
   /// max_usd_per_mtok?, scaleup? (domain sizes), weight_dtypes?, kv_dtypes?, overlap?, threads?,
   /// spec_acceptance?, spec_draft?, frontier_max?.
-  [[nodiscard]] Result<Json> plan(const Json& args) const;
+  [[nodiscard]] Result<Json> plan(const Json& args, const Progress& progress = {}) const;
   /// Every lecture claim (C1-C24): an array of {id, claim, expected, computed, unit, tolerance,
   /// pass, ...}.
   [[nodiscard]] Result<Json> lecture(const Json& args) const;
@@ -71,7 +74,7 @@ class Engine {
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
   /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
-  [[nodiscard]] Result<Json> run(const std::string& command, const Json& args) const;
+  [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {}) const;
   /// The derivation of roofline(args), one line per formula.
   [[nodiscard]] Result<std::vector<std::string>> explain_roofline(const Json& args) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).

@@ -7,6 +7,7 @@
 //   PlanResult r = plan(rq);   // r.frontier, r.best, r.rejected
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ struct PlanRequest {
   int prefill_chips = 0;
   double spec_acceptance = 0;  ///< speculative decoding / MTP: acceptance rate (0 = off)
   int spec_draft = 0;          ///< drafted tokens per step
+  /// Called now and then with the fraction of the search done (0..1), from one thread; the
+  /// library never prints, so a shell draws the bar.
+  std::function<void(double)> progress;
 };
 
 struct PlanPoint {

@@ -53,6 +53,26 @@ Result<std::string> get_string(const Json& args, const char* key, bool required,
   return args[key].get<std::string>();
 }
 
+// --model is a built-in name, a path to a config.json, or (from the server and Python) the
+// config.json object itself, as pasted into the web page.
+Result<ModelSpec> get_model(const ModelCatalog& cat, const Json& args, bool required, const std::string& fallback = "") {
+  if (args.contains("model") && args["model"].is_object()) {
+    const Json& cfg = args["model"];
+    std::string name = "pasted-config";
+    const char* key = cfg.contains("_name_or_path") ? "_name_or_path" : "model_type";
+    if (cfg.contains(key) && cfg[key].is_string()) {
+      name = cfg[key].get<std::string>();
+      if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      name = name.empty() ? "pasted-config" : "pasted:" + name;
+    }
+    return parse_model_config(cfg.dump(), "--model", name);
+  }
+  auto n = get_string(args, "model", required, fallback);
+  if (!n) return n.error();
+  return cat.resolve(*n, "--model");
+}
+
 // A boolean argument that is present and true.
 bool get_flag(const Json& args, const char* key) {
   return args.contains(key) && args[key].is_boolean() && args[key].get<bool>();
@@ -88,7 +108,7 @@ Result<DType> get_dtype(const Json& args, const char* key, DType fallback) {
 
 constexpr std::initializer_list<const char*> kRooflineKeys = {
     "model", "hw", "chips", "phase", "batch", "context", "chunk", "weight_dtype", "expert_dtype", "act_dtype",
-    "kv_dtype", "expert_touch", "ops", "ideal", "range"};
+    "kv_dtype", "expert_touch", "ops", "ideal", "range", "explain"};
 
 // Everything roofline needs, resolved; the model is owned here.
 struct Resolved {
@@ -100,8 +120,7 @@ struct Resolved {
 Result<Resolved> resolve(const Engine& e, const Json& args, const Json& batch_override = Json(),
                          const Json& context_override = Json()) {
   Resolved r;
-  TRY(model_name, get_string(args, "model", true));
-  TRY(model, e.model_catalog().resolve(model_name, "--model"));
+  TRY(model, get_model(e.model_catalog(), args, true));
   r.model = std::move(model);
   TRY(hw_name, get_string(args, "hw", true));
   TRY(hw, e.hardware_catalog().get(hw_name, "--hw"));
@@ -241,8 +260,7 @@ Json Engine::hardware() const {
 Result<Json> Engine::model_show(const Json& args) const {
   TRY(ok, only_keys(args, {"model", "kv_dtype"}));
   (void)ok;
-  TRY(model_name, get_string(args, "model", true));
-  TRY(m, models_.resolve(model_name, "--model"));
+  TRY(m, get_model(models_, args, true));
   TRY(kv, get_dtype(args, "kv_dtype", DType::kBf16));
   Json layers = Json::object();
   for (const auto& l : m.layers) {
@@ -337,6 +355,7 @@ Result<Json> Engine::roofline(const Json& args) const {
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
+  if (get_flag(args, "explain")) out["explain"] = explain(r);
   if (get_flag(args, "range")) {
     // p10/p50/p90 over spec ranges and efficiency priors (model.md §21); the pure roofline keeps
     // only the catalog's ranges.
@@ -390,7 +409,7 @@ Result<std::vector<std::string>> Engine::explain_roofline(const Json& args) cons
   return explain(r);
 }
 
-Result<Json> Engine::sweep(const Json& args) const {
+Result<Json> Engine::sweep(const Json& args, const Progress& progress) const {
   TRY(ok, only_keys(args, kRooflineKeys));
   (void)ok;
   auto as_list = [&](const char* key, double fallback) -> Result<std::vector<Json>> {
@@ -412,14 +431,17 @@ Result<Json> Engine::sweep(const Json& args) const {
   base.erase("context");
   TRY(res, resolve(*this, base, batches.front(), contexts.front()));
   Json rows = Json::array();
+  const double total = static_cast<double>(contexts.size() * batches.size());
   for (const auto& c : contexts) {
     for (const auto& b : batches) {
+      if (progress) progress(static_cast<double>(rows.size()) / total);
       TRY(one, resolve(*this, base, b, c));
       one.in.model = &res.model;  // parsed once
       TRY(r, llmecon::roofline(one.in));
       rows.push_back(to_json(r));
     }
   }
+  if (progress) progress(1.0);
   return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
 }
 
@@ -554,8 +576,7 @@ struct BoardArgs {
 
 Result<BoardArgs> board_args(const Engine& e, const Json& args) {
   BoardArgs out;
-  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
-  TRY(model, e.model_catalog().resolve(model_name, "--model"));
+  TRY(model, get_model(e.model_catalog(), args, false, "deepseek-v3"));
   out.model = std::move(model);
   TRY(hw_name, get_string(args, "hw", false, "gb200"));
   TRY(hw, e.hardware_catalog().get(hw_name, "--hw"));
@@ -710,9 +731,8 @@ Result<Json> Engine::lifecycle(const Json& args) const {
                            "rl_inefficiency", "inference_inefficiency", "policy"}));
   (void)ok;
   LifecycleInputs in;
-  TRY(model_name, get_string(args, "model", false));
-  if (!model_name.empty()) {
-    TRY(m, models_.resolve(model_name, "--model"));
+  if (args.contains("model") && !args["model"].is_null()) {
+    TRY(m, get_model(models_, args, true));
     in.n_active = m.params_active_matmul();
   }
   TRY(na, get_number(args, "n_active", in.n_active, 1, false));
@@ -739,8 +759,7 @@ Result<Json> Engine::lifecycle(const Json& args) const {
 Result<Json> Engine::revnet(const Json& args) const {
   TRY(ok, only_keys(args, {"model", "batch", "seq_len", "act_dtype"}));
   (void)ok;
-  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
-  TRY(m, models_.resolve(model_name, "--model"));
+  TRY(m, get_model(models_, args, false, "deepseek-v3"));
   TRY(batch, get_number(args, "batch", 8, 1, true));
   TRY(seq, get_number(args, "seq_len", 4096, 1, true));
   TRY(act, get_dtype(args, "act_dtype", DType::kBf16));
@@ -778,12 +797,12 @@ Result<Json> Engine::lecture(const Json& args) const {
   return out;
 }
 
-Result<Json> Engine::run(const std::string& command, const Json& args) const {
+Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress) const {
   if (command == "models") return models();
   if (command == "hardware") return hardware();
   if (command == "model") return model_show(args);
   if (command == "roofline") return roofline(args);
-  if (command == "sweep") return sweep(args);
+  if (command == "sweep") return sweep(args, progress);
   if (command == "report") return report(args);
   if (command == "batch") return batch(args);
   if (command == "step") return step(args);
@@ -794,7 +813,7 @@ Result<Json> Engine::run(const std::string& command, const Json& args) const {
   if (command == "lifecycle") return lifecycle(args);
   if (command == "revnet") return revnet(args);
   if (command == "lecture") return lecture(args);
-  if (command == "plan") return plan(args);
+  if (command == "plan") return plan(args, progress);
   if (command == "validate") return validate(args);
   if (command == "measure") return measure(args);
   if (command == "calibrate") return calibrate(args);
@@ -876,13 +895,12 @@ Result<std::vector<DType>> dtype_list(const Json& args, const char* key) {
 
 }  // namespace
 
-Result<Json> Engine::plan(const Json& args) const {
+Result<Json> Engine::plan(const Json& args, const Progress& progress) const {
   TRY(ok, only_keys(args, {"model", "hw", "chips", "racks", "isl", "osl", "ttft_ms", "tpot_ms", "max_usd_per_mtok",
                            "scaleup", "weight_dtypes", "kv_dtypes", "overlap", "threads", "spec_acceptance",
                            "spec_draft", "frontier_max", "batches", "prefill_hw", "prefill_chips", "ideal", "range"}));
   (void)ok;
-  TRY(model_name, get_string(args, "model", false, "deepseek-v3"));
-  TRY(model, models_.resolve(model_name, "--model"));
+  TRY(model, get_model(models_, args, false, "deepseek-v3"));
   TRY(hw_name, get_string(args, "hw", false, "gb200"));
   TRY(hw, hw_.get(hw_name, "--hw"));
   PlanRequest rq;
@@ -919,6 +937,7 @@ Result<Json> Engine::plan(const Json& args) const {
   rq.overlap = overlap;
   TRY(threads, get_number(args, "threads", 1, 1, true));
   rq.threads = static_cast<int>(std::min(threads, 64.0));
+  rq.progress = progress;
   TRY(acc, get_number(args, "spec_acceptance", 0, 0, false));
   if (acc >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
   TRY(draft, get_number(args, "spec_draft", 0, 0, true));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
 #include <thread>
@@ -103,7 +104,7 @@ std::vector<DType> weight_choices(const PlanRequest& rq) {
 // Work items are (weights, KV) format pairs: step costs depend on the formats, not the mapping,
 // so a thread that owns a pair computes each step cost once (model.md §17.2).
 void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const PrefillChoices& pool, std::size_t begin,
-            std::size_t step, Partial& part) {
+            std::size_t step, std::atomic<long>& done, Partial& part) {
   StepCostCache cache;
   const ModelSpec& m = *rq.model;
   std::vector<double> batches = rq.batches;
@@ -118,9 +119,12 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
   std::vector<std::pair<DType, DType>> formats;
   for (DType w : weight_choices(rq))
     for (DType kv : kvs) formats.emplace_back(w, kv);
+  const double total = static_cast<double>(formats.size() * maps.size());
   for (std::size_t fi = begin; fi < formats.size(); fi += step) {
     const auto [w, kv] = formats[fi];
     for (const Mapping& mp : maps) {
+      const long finished = done.fetch_add(1, std::memory_order_relaxed);
+      if (begin == 0 && rq.progress) rq.progress(static_cast<double>(finished) / total);
       {
         DeploymentInput in;
         in.model = &m;
@@ -224,16 +228,18 @@ PlanResult plan(const PlanRequest& rq) {
   }
   const int threads = std::max(1, rq.threads);
   std::vector<Partial> parts(static_cast<std::size_t>(threads));
+  std::atomic<long> done{0};
   if (threads == 1) {
-    search(rq, maps, prefill, 0, 1, parts[0]);
+    search(rq, maps, prefill, 0, 1, done, parts[0]);
   } else {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back(search, std::cref(rq), std::cref(maps), std::cref(prefill), static_cast<std::size_t>(t),
-                        static_cast<std::size_t>(threads), std::ref(parts[static_cast<std::size_t>(t)]));
+                        static_cast<std::size_t>(threads), std::ref(done), std::ref(parts[static_cast<std::size_t>(t)]));
     }
     for (auto& th : pool) th.join();
   }
+  if (rq.progress) rq.progress(1.0);
   std::vector<PlanPoint> points;
   for (auto& p : parts) {
     out.evaluated += p.evaluated;

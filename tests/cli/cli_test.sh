@@ -69,6 +69,21 @@ ok batch-plot "$bin" batch --plot "$tmp/batch.svg"
 if grep -q 'B\* = R x S' "$tmp/batch.svg"; then passes=$((passes + 1)); else echo "FAIL: batch-plot marker"; fails=$((fails + 1)); fi
 ok plan-plot "$bin" plan --model llama-3.1-8b --hw h100-sxm --plot "$tmp/plan.svg"
 bad plot-unwritable "cannot write file" "$bin" batch --plot /nonexistent/dir/x.svg
+# FILE.html: the web page's charts with Chart.js inlined (works offline), and the result's JSON.
+ok context-plot-html "$bin" context --plot "$tmp/context.html"
+if grep -q 'llmeconCharts.renderCommand("context"' "$tmp/context.html" && grep -q 'Chart.js v' "$tmp/context.html" &&
+   ! grep -q '<script src=' "$tmp/context.html"; then passes=$((passes + 1)); else echo "FAIL: context-plot-html content"; fails=$((fails + 1)); fi
+bad plot-html-no-chart "has no web chart" "$bin" measure --quick --plot "$tmp/measure.html"
+
+# The progress bar: drawn on a terminal (a pty from script(1)), never when piped or with --json.
+if command -v script >/dev/null 2>&1; then
+  LLMECON_PROGRESS_DELAY_MS=0 script -qec "$bin plan --model llama-3.1-8b --hw h100-sxm" /dev/null >"$tmp/tty" 2>&1
+  if grep -q 'plan \[#*\.*\] *[0-9]*%' "$tmp/tty" && grep -q 'searched' "$tmp/tty"; then passes=$((passes + 1)); else echo "FAIL: progress on a terminal: $(head -c 300 "$tmp/tty")"; fails=$((fails + 1)); fi
+  LLMECON_PROGRESS_DELAY_MS=0 script -qec "$bin plan --model llama-3.1-8b --hw h100-sxm --json" /dev/null >"$tmp/tty" 2>&1
+  if ! grep -q '%' "$tmp/tty" && grep -q '"frontier"' "$tmp/tty"; then passes=$((passes + 1)); else echo "FAIL: progress with --json"; fails=$((fails + 1)); fi
+fi
+LLMECON_PROGRESS_DELAY_MS=0 "$bin" sweep --batch 1:4096:x2 >"$tmp/out" 2>"$tmp/err"
+if [ ! -s "$tmp/err" ] && ! grep -q $'\r' "$tmp/out"; then passes=$((passes + 1)); else echo "FAIL: progress when piped"; fails=$((fails + 1)); fi
 json_ok sweep-json "len(d['rows']) == 6" "$bin" sweep --json --batch 1,2,4 --context 1024,2048
 json_ok sweep-range "[r['batch'] for r in d['rows']] == [1,4,16,64]" "$bin" sweep --json --batch 1:64:x4
 

@@ -110,6 +110,61 @@ TEST(Facade, CatalogListings) {
   for (const auto& m : models) EXPECT_FALSE(m.contains("error")) << m["name"];
 }
 
+// The web page sends a pasted config.json as the model argument itself.
+TEST(Facade, PastedConfigObjectIsTheModel) {
+  auto text = read_text_file(std::string(LLMECON_TEST_DATA) + "/../../data/models/llama-3.1-8b-instruct.json", "");
+  ASSERT_TRUE(text) << text.error().message();
+  const Json cfg = Json::parse(*text);
+  const Json args{{"hw", "h100-sxm"}, {"batch", 32}, {"context", 8192}};
+  Json pasted = args, named = args;
+  pasted["model"] = cfg;
+  named["model"] = "llama-3.1-8b";
+  auto a = engine().roofline(pasted);
+  auto b = engine().roofline(named);
+  ASSERT_TRUE(a) << a.error().message();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ((*a)["model"], "pasted:llama");  // no _name_or_path: the model_type names it
+  EXPECT_EQ((*a)["t_step_s"], (*b)["t_step_s"]);
+  EXPECT_EQ((*a)["mem_kv_bytes"], (*b)["mem_kv_bytes"]);
+  Json broken = cfg;
+  broken.erase("num_hidden_layers");
+  pasted["model"] = broken;
+  auto bad = engine().roofline(pasted);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "--model");
+  EXPECT_EQ(bad.error().field, "num_hidden_layers");
+}
+
+TEST(Facade, RooflineExplainOnRequest) {
+  const Json args{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"batch", 64}};
+  auto plain = engine().roofline(args);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->contains("explain"));
+  Json with = args;
+  with["explain"] = true;
+  auto x = engine().roofline(with);
+  ASSERT_TRUE(x);
+  ASSERT_TRUE((*x)["explain"].is_array());
+  EXPECT_EQ((*x)["explain"].get<std::vector<std::string>>(), engine().explain_roofline(args).value());
+  EXPECT_EQ((*x)["t_step_s"], (*plain)["t_step_s"]);
+}
+
+// Long calls report how far they are; the fractions rise and end at 1.
+TEST(Facade, ProgressRisesToOne) {
+  for (const char* command : {"sweep", "plan"}) {
+    std::vector<double> seen;
+    const Json args = std::string(command) == "sweep"
+                          ? Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", {1, 2, 4, 8}}, {"context", {1024, 4096}}}
+                          : Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"threads", 2}};
+    auto r = engine().run(command, args, [&seen](double f) { seen.push_back(f); });
+    ASSERT_TRUE(r) << r.error().message();
+    ASSERT_GE(seen.size(), 3u) << command;
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0) << command;
+    EXPECT_DOUBLE_EQ(seen.front(), 0.0) << command;
+    for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]) << command << " at " << i;
+  }
+}
+
 }  // namespace
 }  // namespace llmecon
 
@@ -158,6 +213,7 @@ TEST(Facade, AnalysisJsonShape) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().where, "--contxt");
 }
+
 
 }  // namespace
 }  // namespace llmecon
