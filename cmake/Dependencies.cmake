@@ -4,7 +4,7 @@ find_package(tomlplusplus 3 REQUIRED)
 find_package(fmt 9 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
 find_package(CLI11 2 QUIET)
 if(NOT CLI11_FOUND)
   # Debian's libcli11-dev ships the header only.

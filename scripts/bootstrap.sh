@@ -15,7 +15,7 @@ mode=${1:-run}
 packages=(build-essential cmake ninja-build ccache python3
           nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
           libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev libopenblas-dev pkg-config
-          libcpp-httplib-dev pybind11-dev python3-dev python3-pytest)
+          libmicrohttpd-dev pybind11-dev python3-dev python3-pytest)
 # npm for the web page's chart library; Debian's chromium for the browser test.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 test_packages=(chromium)

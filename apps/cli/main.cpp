@@ -335,7 +335,16 @@ int main(int argc, char** argv) {
   auto* serve = app.add_subcommand("serve", "the JSON API and the web page on one port (loopback by default)");
   serve->add_option("--host", serve_opts.host, "address to bind")->capture_default_str();
   serve->add_option("--port", serve_opts.port, "port")->capture_default_str()->check(CLI::Range(1, 65535));
-  serve->add_option("--threads", serve_opts.threads, "worker threads")->capture_default_str()->check(CLI::Range(1, 256));
+  serve->add_option("--threads", serve_opts.threads, "pool threads, each serving many connections")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  serve->add_option("--max-body", serve_opts.max_body, "request body limit in bytes")->capture_default_str();
+  serve->add_option("--timeout", serve_opts.timeout_s, "seconds before an idle connection is closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  serve->add_option("--max-connections", serve_opts.max_connections, "connections served at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   serve->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
   StepFlags rf, sf, pf;
   auto* report = app.add_subcommand("report", "a deployment report: memory fit and decode cost across batch sizes");

@@ -1,8 +1,18 @@
+// `llmecon serve` on GNU libmicrohttpd: a small pool of threads, each running its own epoll loop
+// over many connections, so 200 concurrent clients do not need 200 threads (and keep-alive
+// clients cannot starve the pool). Requests are answered on the pool thread that read them.
 #include "server.hpp"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string_view>
 
 #include "llmecon/embedded.hpp"
 
@@ -29,63 +39,162 @@ std::pair<int, std::string> handle_api(const Engine& engine, const std::string& 
   return {200, r->dump()};
 }
 
-int serve(const Engine& engine, const Options& o) {
-  httplib::Server svr;
-  const int threads = o.threads;
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  svr.set_payload_max_length(o.max_body);
-  svr.set_read_timeout(o.timeout_s, 0);
-  // Keep-alive connections hold a worker while open; idle ones are dropped after one second so a
-  // bounded pool keeps serving.
-  svr.set_keep_alive_max_count(1000);
-  svr.set_keep_alive_timeout(1);
-  svr.set_tcp_nodelay(true);  // small JSON replies must not wait for delayed ACKs
-  svr.set_write_timeout(o.timeout_s, 0);
-  auto api = [&engine](const httplib::Request& req, httplib::Response& res) {
-    const std::string command = req.matches[1];
-    std::string body = req.body;
-    if (req.method == "GET" && body.empty() && !req.params.empty()) {
+namespace {
+
+Json query_args(const std::vector<std::pair<std::string, std::string>>& params) {
+  Json args = Json::object();
+  for (const auto& [k, v] : params) {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (!v.empty() && end != nullptr && *end == '\0') {
+      args[k] = d == static_cast<double>(static_cast<long long>(d)) ? Json(static_cast<long long>(d)) : Json(d);
+    } else if (v == "true" || v == "false") {
+      args[k] = v == "true";
+    } else {
+      args[k] = v;
+    }
+  }
+  return args;
+}
+
+struct Context {
+  const Engine* engine;
+  const Options* options;
+};
+
+// Per request: the body read so far.
+struct Request {
+  std::string body;
+  bool too_large = false;
+};
+
+MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, const char* type, bool copy = true) {
+  MHD_Response* res = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
+                                                      copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+  if (res == nullptr) return MHD_NO;
+  MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+  const MHD_Result ok = MHD_queue_response(conn, status, res);
+  MHD_destroy_response(res);
+  return ok;
+}
+
+MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e) {
+  const std::string body = Json{{"error", e.message()}}.dump();
+  return reply(conn, status, body, "application/json");
+}
+
+MHD_Result collect_param(void* cls, MHD_ValueKind, const char* key, const char* value) {
+  static_cast<std::vector<std::pair<std::string, std::string>>*>(cls)->emplace_back(key, value ? value : "");
+  return MHD_YES;
+}
+
+const char* content_type(std::string_view path) {
+  auto ends = [&](std::string_view s) { return path.size() >= s.size() && path.substr(path.size() - s.size()) == s; };
+  if (ends(".js")) return "text/javascript; charset=utf-8";
+  if (ends(".css")) return "text/css; charset=utf-8";
+  if (ends(".html")) return "text/html; charset=utf-8";
+  return "application/octet-stream";
+}
+
+MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const char* method, const char*,
+                      const char* upload_data, size_t* upload_size, void** req_cls) {
+  const auto* ctx = static_cast<const Context*>(cls);
+  const bool post = std::strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+  const bool get = std::strcmp(method, MHD_HTTP_METHOD_GET) == 0 || std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+  if (*req_cls == nullptr) {  // headers only: set up the body buffer
+    *req_cls = new Request;
+    return MHD_YES;
+  }
+  auto* req = static_cast<Request*>(*req_cls);
+  if (*upload_size != 0) {  // a chunk of the body
+    if (req->body.size() + *upload_size > ctx->options->max_body) {
+      req->too_large = true;
+    } else {
+      req->body.append(upload_data, *upload_size);
+    }
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  if (!post && !get) {
+    return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, Error{"request", "", "method not allowed", "use GET or POST"});
+  }
+  if (req->too_large) {
+    return error_reply(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+                       Error{"request", "", "the body exceeds " + std::to_string(ctx->options->max_body) + " bytes",
+                             "send the arguments as one small JSON object"});
+  }
+  const std::string_view path(url);
+  constexpr std::string_view kApi = "/api/";
+  if (path.substr(0, kApi.size()) == kApi) {
+    const std::string command(path.substr(kApi.size()));
+    std::string body = std::move(req->body);
+    if (!post && body.empty()) {
       // GET /api/roofline?model=...&batch=64: numbers as numbers, the rest as strings.
-      Json args = Json::object();
-      for (const auto& [k, v] : req.params) {
-        char* end = nullptr;
-        const double d = std::strtod(v.c_str(), &end);
-        if (!v.empty() && end != nullptr && *end == '\0') {
-          args[k] = d == static_cast<double>(static_cast<long long>(d)) ? Json(static_cast<long long>(d)) : Json(d);
-        } else if (v == "true" || v == "false") {
-          args[k] = v == "true";
-        } else {
-          args[k] = v;
-        }
-      }
-      body = args.dump();
+      std::vector<std::pair<std::string, std::string>> params;
+      MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
+      if (!params.empty()) body = query_args(params).dump();
     }
-    auto [status, json] = handle_api(engine, command, body);
-    res.status = status;
-    res.set_content(json, "application/json");
-  };
-  svr.Get(R"(/api/([a-z_]+))", api);
-  svr.Post(R"(/api/([a-z_]+))", api);
+    auto [status, json] = handle_api(*ctx->engine, command, body);
+    return reply(conn, static_cast<unsigned>(status), json, "application/json");
+  }
   // The page and its assets come from the binary, never the file system: no path traversal.
-  svr.Get(R"(/(.*))", [](const httplib::Request& req, httplib::Response& res) {
-    std::string path = req.matches[1];
-    if (path.empty()) path = "index.html";
-    for (const auto& f : embedded_web()) {
-      if (f.path == path) {
-        const bool js = path.size() > 3 && path.substr(path.size() - 3) == ".js";
-        const bool css = path.size() > 4 && path.substr(path.size() - 4) == ".css";
-        res.set_content(std::string(f.content), js ? "text/javascript" : css ? "text/css" : "text/html; charset=utf-8");
-        return;
-      }
-    }
-    res.status = 404;
-    res.set_content("not found", "text/plain");
-  });
-  std::fprintf(stderr, "llmecon: serving on http://%s:%d (%d threads)\n", o.host.c_str(), o.port, o.threads);
-  if (!svr.listen(o.host, o.port)) {
+  std::string_view asset = path.substr(path.empty() ? 0 : 1);
+  if (asset.empty()) asset = "index.html";
+  for (const auto& f : embedded_web()) {
+    if (f.path == asset) return reply(conn, MHD_HTTP_OK, f.content, content_type(asset), false);
+  }
+  return reply(conn, MHD_HTTP_NOT_FOUND, "not found", "text/plain");
+}
+
+void on_completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTerminationCode) {
+  delete static_cast<Request*>(*req_cls);
+  *req_cls = nullptr;
+}
+
+}  // namespace
+
+int serve(const Engine& engine, const Options& o) {
+  sockaddr_storage addr{};
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+  if (auto* v4 = reinterpret_cast<sockaddr_in*>(&addr); inet_pton(AF_INET, o.host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(o.port));
+  } else if (auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr); inet_pton(AF_INET6, o.host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(o.port));
+    flags |= MHD_USE_IPv6;
+  } else {
+    std::fprintf(stderr, "llmecon: error: --host: '%s' is not an IP address (hint: 127.0.0.1, ::1 or 0.0.0.0)\n", o.host.c_str());
+    return 2;
+  }
+  // The pool threads inherit this mask; the main thread waits for the stop signal below.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  Context ctx{&engine, &o};
+  MHD_Daemon* d = MHD_start_daemon(
+      flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx,
+      MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&addr),
+      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(o.threads),
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(o.timeout_s),
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
+      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr,
+      MHD_OPTION_END);
+  if (d == nullptr) {
+    pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
     std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(), o.port);
     return 2;
   }
+  std::fprintf(stderr, "llmecon: serving on http://%s:%d (%d threads)\n", o.host.c_str(), o.port, o.threads);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  MHD_stop_daemon(d);
+  pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
   return 0;
 }
 

@@ -10,9 +10,10 @@ namespace llmecon::server {
 struct Options {
   std::string host = "127.0.0.1";  ///< loopback by default
   int port = 8080;
-  int threads = 8;                  ///< bounded worker pool
+  int threads = 8;                  ///< bounded pool; each thread serves many connections
   std::size_t max_body = 1 << 20;   ///< request body limit (bytes)
-  int timeout_s = 10;               ///< read and write timeouts
+  int timeout_s = 10;               ///< an idle connection is closed after this many seconds
+  int max_connections = 1024;       ///< connections beyond this are refused
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

@@ -1,0 +1,144 @@
+"""`llmecon serve`: loopback by default, bounded body and idle time, a bounded pool, no path
+traversal, and bad input answered with HTTP 400 and the CLI's own message."""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+BIN = os.environ["LLMECON_BIN"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "2", "--timeout", "1",
+                             "--max-body", "65536"], stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert "serving on http://127.0.0.1:%d" % port in line
+    yield proc, port
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 0  # a clean stop on SIGTERM
+
+
+def request(port, method, path, body=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request(method, path, body=body)
+    res = conn.getresponse()
+    data = res.read()
+    conn.close()
+    return res.status, res.getheader("Content-Type"), data
+
+
+def cli_error(*argv):
+    r = subprocess.run([BIN, *argv], capture_output=True, text=True)
+    assert r.returncode == 2
+    prefix = "llmecon: error: "
+    assert r.stderr.startswith(prefix)
+    return r.stderr[len(prefix):].strip()
+
+
+def test_binds_loopback_only(server):
+    proc, port = server
+    with open("/proc/net/tcp") as f:
+        rows = [l.split() for l in f.readlines()[1:]]
+    listening = [r[1] for r in rows if r[3] == "0A" and int(r[1].split(":")[1], 16) == port]
+    assert listening == ["0100007F:%04X" % port]
+
+
+def test_bad_input_is_400_with_the_cli_message(server):
+    _, port = server
+    status, ctype, body = request(port, "POST", "/api/roofline", json.dumps({"model": "gpt-5", "hw": "h100-sxm"}))
+    assert status == 400 and ctype == "application/json"
+    assert json.loads(body)["error"] == cli_error("roofline", "--model", "gpt-5", "--hw", "h100-sxm")
+    status, _, body = request(port, "POST", "/api/batch", json.dumps({"chips": 0}))
+    assert status == 400
+    assert json.loads(body)["error"] == cli_error("batch", "--chips", "0")
+    # An unknown field names itself, as the facade does for every shell.
+    status, _, body = request(port, "POST", "/api/roofline", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "bacth": 4}))
+    assert status == 400 and json.loads(body)["error"].startswith("--bacth: unknown argument")
+    status, _, body = request(port, "POST", "/api/roofline", b'{"model": ')
+    assert status == 400 and "malformed JSON at byte" in json.loads(body)["error"]
+    status, _, body = request(port, "POST", "/api/roofline", b"[1, 2]")
+    assert status == 400 and "expected a JSON object" in json.loads(body)["error"]
+
+
+def test_get_with_query_equals_post(server):
+    _, port = server
+    s1, _, get = request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=32&context=2048")
+    s2, _, post = request(port, "POST", "/api/roofline",
+                          json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": 32, "context": 2048}))
+    assert s1 == s2 == 200
+    assert json.loads(get) == json.loads(post)
+
+
+def test_unknown_command_and_method(server):
+    _, port = server
+    status, _, body = request(port, "GET", "/api/teleport")
+    assert status == 404 and "unknown command 'teleport'" in json.loads(body)["error"]
+    status, _, _ = request(port, "DELETE", "/api/models")
+    assert status == 405
+
+
+def test_assets_come_from_the_binary_only(server):
+    _, port = server
+    status, ctype, body = request(port, "GET", "/")
+    assert status == 200 and ctype.startswith("text/html") and b"<canvas" in body
+    status, ctype, _ = request(port, "GET", "/node_modules/chart.js/dist/chart.umd.min.js")
+    assert status == 200 and ctype.startswith("text/javascript")
+    for path in ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/..%2f..%2fetc%2fpasswd",
+                 "//etc/passwd", "/app.js/../../CMakeLists.txt", "/package.json"]:
+        status, _, body = request(port, "GET", path)
+        assert status == 404, path
+        assert b"root:" not in body
+
+
+def test_body_limit(server):
+    _, port = server
+    status, _, body = request(port, "POST", "/api/roofline", b"{" + b" " * 70000 + b"}")
+    assert status == 413
+    assert "exceeds 65536 bytes" in json.loads(body)["error"]
+
+
+def test_idle_connections_time_out(server):
+    _, port = server
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(10)
+    start = time.monotonic()
+    assert s.recv(1) == b""  # the server closed the silent connection
+    assert time.monotonic() - start < 8
+    s.close()
+
+
+def test_many_connections_share_a_bounded_pool(server):
+    proc, port = server
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
+    try:
+        for s in socks[::10]:
+            s.sendall(b"GET /api/hardware HTTP/1.1\r\nHost: x\r\n\r\n")
+        for s in socks[::10]:
+            s.settimeout(10)
+            assert s.recv(12).startswith(b"HTTP/1.1 200")
+        with open("/proc/%d/status" % proc.pid) as f:
+            threads = int(next(l for l in f if l.startswith("Threads:")).split()[1])
+        assert threads <= 2 + 2  # the pool, the listener's parent and the main thread
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_port_in_use_is_an_error(server):
+    _, port = server
+    r = subprocess.run([BIN, "serve", "--port", str(port)], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2
+    assert "--port: cannot listen on 127.0.0.1:%d" % port in r.stderr
