@@ -11,8 +11,11 @@
 
 #include <cstdio>
 #include <cstring>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <string_view>
+#include <unordered_map>
 
 #include "llmecon/embedded.hpp"
 
@@ -57,9 +60,69 @@ Json query_args(const std::vector<std::pair<std::string, std::string>>& params) 
   return args;
 }
 
+// Answers are pure functions of the arguments and the catalogs, which never change while serving,
+// so repeated questions (a slider moved back, a model picked again) are answered from memory. An
+// LRU bounded in bytes; commands that read files or measure the machine are never cached.
+class ResponseCache {
+ public:
+  explicit ResponseCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  static bool cacheable(const std::string& command, const Json& args) {
+    if (command == "measure" || command == "validate" || command == "calibrate") return false;
+    for (const auto& [k, v] : args.items()) {
+      if (!v.is_string()) continue;
+      const std::string& s = v.get_ref<const std::string&>();
+      auto ends = [&s](std::string_view e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; };
+      if (s.find('/') != std::string::npos || ends(".json") || ends(".toml") || ends(".csv")) return false;  // a file
+    }
+    return true;
+  }
+
+  bool get(const std::string& key, std::string& out) {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return false;
+    order_.splice(order_.begin(), order_, it->second);
+    out = it->second->second;
+    return true;
+  }
+
+  void put(const std::string& key, const std::string& value) {
+    const std::size_t size = key.size() + value.size();
+    if (size > max_bytes_ / 8) return;  // one answer never takes the cache
+    // Copy in and free evicted entries outside the lock; only list splices happen under it.
+    std::list<Entry> node;
+    node.emplace_back(key, value);
+    std::list<Entry> evicted;
+    {
+      std::lock_guard lock(mu_);
+      auto [it, fresh] = index_.try_emplace(node.front().first);
+      if (!fresh) return;
+      order_.splice(order_.begin(), node);
+      it->second = order_.begin();
+      bytes_ += size;
+      while (bytes_ > max_bytes_ && order_.size() > 1) {
+        const Entry& last = order_.back();
+        bytes_ -= last.first.size() + last.second.size();
+        index_.erase(last.first);
+        evicted.splice(evicted.end(), order_, std::prev(order_.end()));
+      }
+    }
+  }
+
+ private:
+  using Entry = std::pair<std::string, std::string>;
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
+  std::mutex mu_;
+  std::list<Entry> order_;
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+};
+
 struct Context {
   const Engine* engine;
   const Options* options;
+  ResponseCache* cache;
 };
 
 // Per request: the body read so far.
@@ -135,7 +198,23 @@ MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const ch
       MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
       if (!params.empty()) body = query_args(params).dump();
     }
+    std::string key;
+    if (ctx->cache != nullptr) {
+      // Canonical key: the command and the arguments as parsed (whitespace does not matter).
+      Json args = Json::object();
+      try {
+        if (!body.empty()) args = Json::parse(body);
+      } catch (const Json::parse_error&) {
+        args = nullptr;  // handle_api reports it
+      }
+      if (args.is_object() && ResponseCache::cacheable(command, args)) {
+        key = command + '\n' + args.dump();
+        std::string hit;
+        if (ctx->cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
+      }
+    }
     auto [status, json] = handle_api(*ctx->engine, command, body);
+    if (status == 200 && !key.empty()) ctx->cache->put(key, json);
     return reply(conn, static_cast<unsigned>(status), json, "application/json");
   }
   // The page and its assets come from the binary, never the file system: no path traversal.
@@ -175,7 +254,8 @@ int serve(const Engine& engine, const Options& o) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
-  Context ctx{&engine, &o};
+  ResponseCache cache(o.cache_bytes);
+  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr};
   MHD_Daemon* d = MHD_start_daemon(
       flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx,
       MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&addr),

@@ -14,6 +14,7 @@ struct Options {
   std::size_t max_body = 1 << 20;   ///< request body limit (bytes)
   int timeout_s = 10;               ///< an idle connection is closed after this many seconds
   int max_connections = 1024;       ///< connections beyond this are refused
+  std::size_t cache_bytes = 64u << 20;  ///< answers kept for repeated questions (0: off)
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

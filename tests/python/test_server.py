@@ -142,3 +142,21 @@ def test_port_in_use_is_an_error(server):
     r = subprocess.run([BIN, "serve", "--port", str(port)], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2
     assert "--port: cannot listen on 127.0.0.1:%d" % port in r.stderr
+
+
+def test_repeated_answers_are_identical_and_files_are_reread(server, tmp_path):
+    _, port = server
+    args = json.dumps({"model": "qwen3-8b", "hw": "b200", "batch": 16})
+    first = request(port, "POST", "/api/roofline", args)
+    again = request(port, "POST", "/api/roofline", " " + args + "\n")  # same question, other spelling
+    assert first[0] == again[0] == 200 and first[2] == again[2]
+    # A config file may change between requests: its answers are never served from memory.
+    cfg = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "data", "models", "qwen3-8b.json")))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(cfg))
+    body = json.dumps({"model": str(path), "hw": "b200", "batch": 16})
+    a = json.loads(request(port, "POST", "/api/roofline", body)[2])
+    cfg["num_hidden_layers"] //= 2
+    path.write_text(json.dumps(cfg))
+    b = json.loads(request(port, "POST", "/api/roofline", body)[2])
+    assert b["bytes_weights"] < a["bytes_weights"]
