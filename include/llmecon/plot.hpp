@@ -18,6 +18,12 @@ struct Series {
   bool dashed = false;
 };
 
+struct Region {
+  double from = 0;
+  double to = 0;
+  std::string label;
+};
+
 struct Chart {
   std::string title;
   std::string x_label;
@@ -26,7 +32,13 @@ struct Chart {
   bool log_y = false;
   std::vector<Series> series;
   std::vector<std::pair<double, std::string>> x_markers;  ///< vertical lines with labels
+  /// Shaded x-ranges behind the data, labelled ("compute", "weights", "kv" get the web page's colours).
+  std::vector<Region> regions;
 };
+
+/// Consecutive points with the same label become one region; edges sit halfway between samples
+/// (geometrically when log_x), as the web page's charts draw them.
+std::vector<Region> regions_of(const std::vector<std::pair<double, std::string>>& labelled_x, bool log_x);
 
 /// An SVG document (800 x 500) with axes, ticks, a legend and one polyline per series.
 std::string render_svg(const Chart& c);

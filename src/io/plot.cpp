@@ -28,7 +28,31 @@ std::string esc(const std::string& s) {
 
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
 
+// The web page's region colours (web/charts.js).
+const char* region_fill(const std::string& label) {
+  if (label == "compute") return "rgba(230,126,34,0.13)";
+  if (label == "weights") return "rgba(52,152,219,0.13)";
+  if (label == "kv") return "rgba(39,174,96,0.13)";
+  return "rgba(0,0,0,0.05)";
+}
+
 }  // namespace
+
+std::vector<Region> regions_of(const std::vector<std::pair<double, std::string>>& xs, bool log_x) {
+  std::vector<Region> out;
+  auto mid = [log_x](double a, double b) { return log_x ? std::sqrt(a * b) : (a + b) / 2; };
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i].first;
+    const double lo = i == 0 ? x : mid(xs[i - 1].first, x);
+    const double hi = i + 1 == xs.size() ? x : mid(x, xs[i + 1].first);
+    if (!out.empty() && out.back().label == xs[i].second) {
+      out.back().to = hi;
+    } else {
+      out.push_back({lo, hi, xs[i].second});
+    }
+  }
+  return out;
+}
 
 std::string render_svg(const Chart& c) {
   const double W = 800, H = 500, L = 80, R = 170, T = 40, B = 60;
@@ -53,6 +77,15 @@ std::string render_svg(const Chart& c) {
       W, H, W, H);
   o += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2,
                    esc(c.title));
+  for (const Region& r : c.regions) {
+    if (c.log_x && (r.from <= 0 || r.to <= 0)) continue;
+    const double a = std::max(L, px(r.from)), b = std::min(W - R, px(r.to));
+    if (!(b > a)) continue;
+    o += fmt::format("<rect class=\"region\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>", a, T, b - a,
+                     H - T - B, region_fill(r.label));
+    if (b - a > 60) o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#777\" font-size=\"11\">{}-bound</text>", a + 4, T + 12, esc(r.label));
+    o += "\n";
+  }
   o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
   o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", L, T, L, H - B);
   // Ticks: decades on log axes, five steps on linear ones.
@@ -88,7 +121,7 @@ std::string render_svg(const Chart& c) {
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18, esc(c.x_label));
   o += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
                    (H - B + T) / 2, esc(c.y_label));
-  double marker_y = T + 12;  // labels step down so neighbouring markers stay readable
+  double marker_y = T + 28;  // below the region labels; labels step down so neighbouring markers stay readable
   for (const auto& [x, label] : c.x_markers) {
     if (c.log_x && x <= 0) continue;
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>"

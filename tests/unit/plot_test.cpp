@@ -13,7 +13,7 @@ int count(const std::string& s, const std::string& what) {
 }
 
 TEST(Plot, SeriesMarkersAndEscaping) {
-  Chart c{"cost <per> token", "batch", "$/Mtok", true, true, {}, {}};
+  Chart c{"cost <per> token", "batch", "$/Mtok", true, true, {}, {}, {}};
   c.series.push_back({"a", {{1, 100}, {10, 10}, {100, 1}}, false});
   c.series.push_back({"b & c", {{1, 50}, {100, 5}}, true});
   c.x_markers = {{10, "B*"}};
@@ -30,9 +30,28 @@ TEST(Plot, SeriesMarkersAndEscaping) {
 }
 
 TEST(Plot, NonPositiveValuesAreDroppedOnLogAxes) {
-  Chart c{"t", "x", "y", true, true, {}, {}};
+  Chart c{"t", "x", "y", true, true, {}, {}, {}};
   c.series.push_back({"s", {{0, 1}, {1, -1}, {1, 1}, {10, 10}}, false});
   EXPECT_EQ(count(render_svg(c), "<circle"), 2);
+}
+
+// Bound regions: runs of one label merge, edges at geometric midpoints on log axes.
+TEST(Plot, RegionsFollowTheBound) {
+  const auto r = regions_of({{1, "weights"}, {4, "weights"}, {16, "compute"}, {64, "compute"}}, true);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].label, "weights");
+  EXPECT_DOUBLE_EQ(r[0].from, 1);
+  EXPECT_DOUBLE_EQ(r[0].to, 8);  // sqrt(4 x 16)
+  EXPECT_DOUBLE_EQ(r[1].from, 8);
+  EXPECT_DOUBLE_EQ(r[1].to, 64);
+  const auto lin = regions_of({{0, "a"}, {10, "b"}}, false);
+  EXPECT_DOUBLE_EQ(lin[0].to, 5);
+  Chart c{"t", "x", "y", true, true, {}, {}, r};
+  c.series.push_back({"s", {{1, 1}, {64, 10}}, false});
+  const std::string svg = render_svg(c);
+  EXPECT_EQ(count(svg, "class=\"region\""), 2);
+  EXPECT_NE(svg.find("rgba(230,126,34,0.13)"), std::string::npos);  // compute, as on the web page
+  EXPECT_NE(svg.find("weights-bound"), std::string::npos);
 }
 
 }  // namespace
