@@ -97,8 +97,8 @@
       ["mfu", "MFU", r.mfu, C.num(100 * r.mfu) + "%", rk(["MFU", "t_compute"])],
       ["memory_per_chip_bytes", "memory per chip", perChip, C.bytes(perChip) + (r.fits ? "" : " ✗"), rk(["memory"])],
       b.b_star_kv === null
-        ? ["b_star_kv", "optimal batch B*", "null", "none: KV-bound", "batch:b_star"]
-        : ["b_star_kv", "optimal batch B*", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
+        ? ["b_star_kv", "B* with KV (F6)", "null", "none: KV-bound", "batch:b_star"]
+        : ["b_star_kv", "B* with KV (F6)", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
       ["latency_floor_s", "latency floor", b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
       ["unbatched_penalty", "unbatched penalty", b.unbatched_penalty, C.num(b.unbatched_penalty) + "x", "batch:penalty"],
     ];
@@ -131,6 +131,12 @@
       const bopts = b.b_star_kv === null
         ? { optimum: b.b_star, current: batch(), optimumLabel: "B* without KV = " + C.num(b.b_star) }
         : { optimum: b.b_star_kv, current: batch(), optimumLabel: "B* = " + C.num(b.b_star_kv) };
+      // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
+      const fitting = byBatch.rows.filter((row) => row.fits);
+      if (fitting.length && fitting.length < byBatch.rows.length) {
+        const last = fitting[fitting.length - 1].batch;
+        bopts.markers = [{ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] }];
+      }
       state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
       state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
       state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(context())}` });

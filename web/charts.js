@@ -33,8 +33,10 @@
     if (a < 1) return +(v * 1e3).toPrecision(4) + " ms";
     return +v.toPrecision(4) + " s";
   }
+  // Decimal prefixes (GB = 1e9 B), as the CLI prints them.
   function bytes(v) {
-    return num(v) + "B";
+    const t = num(v);
+    return /[kMGTP]$/.test(t) ? `${t.slice(0, -1)} ${t.slice(-1)}B` : `${t} B`;
   }
 
   // Shades the x-ranges where one term binds the step, behind the data.
@@ -53,7 +55,8 @@
         ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
         ctx.fillStyle = "rgba(0,0,0,0.45)";
         ctx.font = "11px sans-serif";
-        if (x1 - x0 > 40) ctx.fillText(r.bound + "-bound", x0 + 4, area.top + 12);
+        const label = r.bound + "-bound";
+        if (ctx.measureText(label).width + 8 < x1 - x0) ctx.fillText(label, x0 + 4, area.top + 12);
       }
       ctx.restore();
     },
@@ -80,7 +83,9 @@
         ctx.setLineDash([]);
         ctx.fillStyle = m.color || LINE.marker;
         ctx.font = "11px sans-serif";
-        ctx.fillText(m.label, Math.min(x + 4, area.right - 90), area.top + 26 + 13 * i);
+        // Right of the line, or left of it when the label would leave the plot.
+        const w = ctx.measureText(m.label).width;
+        ctx.fillText(m.label, x + 4 + w > area.right ? x - 4 - w : x + 4, area.top + 26 + 13 * i);
       });
       ctx.restore();
     },
