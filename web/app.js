@@ -76,6 +76,28 @@
     pre.dataset.key = key;
   }
 
+  // A clicked chart point: the derivation of the decode step there.
+  async function explainAt(b, ctx) {
+    try {
+      const r = await api("roofline", Object.assign(board(), { batch: b, context: ctx, explain: true }));
+      state.explainSources.point = { title: `decode step at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
+      explain("point", null);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // A clicked layout on the Pareto chart: what the planner computed for it.
+  function explainLayout(p) {
+    const lines = C.describePoint(p).concat(
+      Object.entries(p)
+        .filter(([, v]) => v !== null && typeof v !== "object")
+        .map(([k, v]) => `${k} = ${typeof v === "number" ? C.num(v) : v}`)
+    );
+    state.explainSources.layout = { title: `layout ${p.mapping}, batch ${p.batch} (llmecon plan --json)`, lines };
+    explain("layout", null);
+  }
+
   function renderFigures(r, b) {
     const fig = $("figures");
     fig.textContent = "";
@@ -137,10 +159,13 @@
         const last = fitting[fitting.length - 1].batch;
         bopts.markers = [{ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] }];
       }
+      const ctx = context();
+      const b0 = batch();
+      bopts.onPoint = (p) => explainAt(p.x, ctx);
       state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
       state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
-      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(context())}` });
-      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: context(), title: `Cost per token against context at batch ${batch()}` });
+      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(ctx)}`, onPoint: (p) => explainAt(p.batch, ctx) });
+      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: ctx, title: `Cost per token against context at batch ${b0}`, onPoint: (p) => explainAt(b0, p.x) });
       state.charts.memory = C.memory($("chart-memory"), r);
       state.updates++;
       document.body.dataset.updates = String(state.updates);
@@ -162,7 +187,7 @@
       const p = await api("plan", chips ? { model, hw, chips } : { model, hw });
       if (my !== planSeq) return;
       state.results.plan = p;
-      state.charts.pareto = C.pareto($("chart-pareto"), p);
+      state.charts.pareto = C.pareto($("chart-pareto"), p, { onPoint: (pt) => pt.point && explainLayout(pt.point) });
       const best = p.best ? C.describePoint(p.best).join("; ") : p.empty_reason;
       $("plan-status").textContent = `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the SLO. Best: ${best}. Hover a point for its layout.`;
     } catch (err) {

@@ -111,7 +111,8 @@
     return { type: "logarithmic", title: { display: true, text: title }, ticks: { callback: (v) => fmt(v), maxTicksLimit: 8 } };
   }
 
-  function base(canvas, type, datasets, scales, plugins, extra) {
+  // onPoint(raw) is called with the clicked data point (the page shows its derivation).
+  function base(canvas, type, datasets, scales, plugins, extra, onPoint) {
     const existing = Chart.getChart(canvas);
     if (existing) existing.destroy();
     const chart = new Chart(canvas, {
@@ -119,6 +120,9 @@
       data: { datasets },
       options: Object.assign(
         {
+          onClick: (_evt, els, ch) => {
+            if (onPoint && els.length) onPoint(ch.data.datasets[els[0].datasetIndex].data[els[0].index]);
+          },
           animation: false,
           parsing: false,
           responsive: true,
@@ -158,7 +162,9 @@
         boundRegions: { regions: regionsOf(rows, "batch", true) },
         xMarkers: { markers: markerList(opts) },
         tooltip: { callbacks: { label: (c) => `$${num(c.parsed.y)}/Mtok at batch ${num(c.parsed.x)}` } },
-      }
+      },
+      undefined,
+      opts.onPoint
     );
   }
 
@@ -181,7 +187,9 @@
         boundRegions: { regions: regionsOf(rows, "batch", true) },
         xMarkers: { markers: markerList(opts) },
         tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${seconds(c.parsed.y)} at batch ${num(c.parsed.x)}` } },
-      }
+      },
+      undefined,
+      opts.onPoint
     );
   }
 
@@ -222,7 +230,9 @@
             label: (c) => (c.raw.batch !== undefined ? `batch ${num(c.raw.batch)}: ` : "") + `${num(c.parsed.x)} FLOP/B, ${num(c.parsed.y)}FLOP/s`,
           },
         },
-      }
+      },
+      undefined,
+      opts.onPoint && ((p) => p.batch !== undefined && opts.onPoint(p))
     );
   }
 
@@ -238,7 +248,9 @@
         boundRegions: { regions: regionsOf(rows, "context", true) },
         xMarkers: { markers: markerList(opts) },
         tooltip: { callbacks: { label: (c) => `$${num(c.parsed.y)}/Mtok at context ${num(c.parsed.x)}` } },
-      }
+      },
+      undefined,
+      opts.onPoint
     );
   }
 
@@ -267,7 +279,8 @@
         title: { display: true, text: opts.title || `Pareto frontier: ${plan.model} on ${plan.chips} x ${plan.hardware}` },
         tooltip: { callbacks: { label: (c) => (c.raw.point ? describePoint(c.raw.point) : "") } },
       },
-      { interaction: { mode: "nearest", intersect: true } }
+      { interaction: { mode: "nearest", intersect: true } },
+      opts.onPoint
     );
   }
 

@@ -151,16 +151,20 @@ TEST(Facade, RooflineExplainOnRequest) {
 
 // Long calls report how far they are; the fractions rise and end at 1.
 TEST(Facade, ProgressRisesToOne) {
-  for (const char* command : {"sweep", "plan"}) {
+  const Json sweep{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", {1, 2, 4, 8}}, {"context", {1024, 4096}}};
+  const Json plan1{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"threads", 1}};
+  const Json plan2{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"threads", 2}};
+  for (const auto& [command, args] : {std::pair{"sweep", sweep}, std::pair{"plan", plan1}, std::pair{"plan", plan2}}) {
     std::vector<double> seen;
-    const Json args = std::string(command) == "sweep"
-                          ? Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", {1, 2, 4, 8}}, {"context", {1024, 4096}}}
-                          : Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"threads", 2}};
     auto r = engine().run(command, args, [&seen](double f) { seen.push_back(f); });
     ASSERT_TRUE(r) << r.error().message();
     ASSERT_GE(seen.size(), 3u) << command;
     EXPECT_DOUBLE_EQ(seen.back(), 1.0) << command;
-    EXPECT_DOUBLE_EQ(seen.front(), 0.0) << command;
+    // One thread reports from the start; with two, the reporting thread may start late.
+    if (args.value("threads", 1) == 1) {
+      EXPECT_DOUBLE_EQ(seen.front(), 0.0) << command;
+    }
+    EXPECT_LT(seen.front(), 1.0) << command;
     for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]) << command << " at " << i;
   }
 }

@@ -194,6 +194,20 @@ try {
     assert.ok((await page.textContent("#explain")).includes("B* = R x S"), "B* derivation shown");
   });
 
+  // A point on a chart explains itself: the cost chart's first point is batch 1.
+  await check("chart point explain", async () => {
+    const pos = await page.evaluate(() => {
+      const c = llmecon.charts.costBatch;
+      const el = c.getDatasetMeta(0).data[0];
+      const box = c.canvas.getBoundingClientRect();
+      return { x: box.left + el.x, y: box.top + el.y };
+    });
+    await page.mouse.click(pos.x, pos.y);
+    await page.waitForFunction(() => document.getElementById("explain-title").textContent.includes("batch 1,"), null, { timeout: 10000 });
+    const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: 1, context: 4096, explain: true })).body;
+    assert.deepEqual((await page.textContent("#explain")).trim().split("\n"), want.explain, "point derivation = API explain");
+  });
+
   // The lecture report: every claim, and the count that reproduce.
   await check("lecture report", async () => {
     const claims = (await api("lecture", {})).body;
