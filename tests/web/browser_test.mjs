@@ -135,6 +135,15 @@ try {
     return r;
   }
 
+  // Where the first point of a chart's first dataset is drawn, in page coordinates.
+  const pointOnScreen = (chart) =>
+    page.evaluate((name) => {
+      const c = llmecon.charts[name];
+      const el = c.getDatasetMeta(0).data[0];
+      const box = c.canvas.getBoundingClientRect();
+      return { x: box.left + el.x, y: box.top + el.y };
+    }, chart);
+
   const revisions = () =>
     page.evaluate(() => Object.fromEntries([...document.querySelectorAll("canvas")].map((c) => [c.id, +(c.dataset.revision || 0)])));
 
@@ -171,12 +180,7 @@ try {
     const front = await page.evaluate(() => llmecon.charts.pareto.data.datasets[0].data.map((p) => [p.x, p.y]));
     const want = plan.frontier.map((p) => [p.tokens_per_s_per_user, p.tokens_per_s_per_chip]).sort((a, b) => a[0] - b[0]);
     assert.deepEqual(front, want, "frontier = API plan");
-    const pos = await page.evaluate(() => {
-      const c = llmecon.charts.pareto;
-      const el = c.getDatasetMeta(0).data[0];
-      const box = c.canvas.getBoundingClientRect();
-      return { x: box.left + el.x, y: box.top + el.y };
-    });
+    const pos = await pointOnScreen("pareto");
     await page.mouse.move(pos.x, pos.y);
     await page.waitForFunction(() => llmecon.charts.pareto.tooltip.opacity > 0, null, { timeout: 5000 });
     const lines = await page.evaluate(() => llmecon.charts.pareto.tooltip.body.flatMap((b) => b.lines));
@@ -196,12 +200,7 @@ try {
 
   // A point on a chart explains itself: the cost chart's first point is batch 1.
   await check("chart point explain", async () => {
-    const pos = await page.evaluate(() => {
-      const c = llmecon.charts.costBatch;
-      const el = c.getDatasetMeta(0).data[0];
-      const box = c.canvas.getBoundingClientRect();
-      return { x: box.left + el.x, y: box.top + el.y };
-    });
+    const pos = await pointOnScreen("costBatch");
     await page.mouse.click(pos.x, pos.y);
     await page.waitForFunction(() => document.getElementById("explain-title").textContent.includes("batch 1,"), null, { timeout: 10000 });
     const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: 1, context: 4096, explain: true })).body;
