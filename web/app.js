@@ -98,7 +98,7 @@
     explain("layout", null);
   }
 
-  function renderFigures(r, b) {
+  function renderFigures(r, b, rep) {
     const fig = $("figures");
     fig.textContent = "";
     state.explainSources.roofline = { title: "decode step (llmecon roofline --explain)", lines: r.explain || [] };
@@ -121,9 +121,26 @@
       b.b_star_kv === null
         ? ["b_star_kv", "B* with KV (F6)", "null", "none: KV-bound", "batch:b_star"]
         : ["b_star_kv", "B* with KV (F6)", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
+      rep.balance_batch === null
+        ? ["balance_batch", "compute-bound from", "null", "never", "report:balance"]
+        : ["balance_batch", "compute-bound from", rep.balance_batch, "B = " + C.num(rep.balance_batch), "report:balance"],
+      ["max_batch_fits", "largest batch that fits", rep.max_batch_fits, C.num(rep.max_batch_fits), "report:fits"],
       ["latency_floor_s", "latency floor", b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
       ["unbatched_penalty", "unbatched penalty", b.unbatched_penalty, C.num(b.unbatched_penalty) + "x", "batch:penalty"],
     ];
+    // The full roofline's balance point (attention FLOPs, efficiency and fixed costs included)
+    // can differ from F6's B*, which counts 2 N_active FLOPs per token only.
+    state.explainSources["report:balance"] = {
+      title: "balance batch on the full roofline (llmecon report)",
+      lines: [
+        `the smallest batch whose step max(t_compute, t_weights + t_kv) + t_overhead is compute-bound, by bisection over the roofline (F1, F6) = ${rep.balance_batch === null ? "none below 10^7" : rep.balance_batch}`,
+        `B* = R x S (F6) from the blackboard formula = ${C.num(b.b_star)}; with the KV term = ${b.b_star_kv === null ? "infinite (KV fetch per sequence exceeds its compute)" : C.num(b.b_star_kv)}`,
+      ],
+    };
+    state.explainSources["report:fits"] = {
+      title: "memory fit (llmecon report)",
+      lines: [`largest batch = floor((HBM - weights) / KV per sequence) (F21) = ${rep.max_batch_fits}`],
+    };
     state.explainSources["batch:b_star"] = { title: "optimal batch (llmecon batch --explain)", lines: b.explain, match: ["B*"] };
     state.explainSources["batch:latency"] = { title: "latency floor (llmecon batch --explain)", lines: b.explain, match: ["latency floor"] };
     state.explainSources["batch:penalty"] = { title: "unbatched penalty (llmecon batch --explain)", lines: b.explain, match: ["unbatched"] };
@@ -139,25 +156,29 @@
     const my = ++seq;
     try {
       const a = board();
-      const [r, byBatch, byContext, b] = await Promise.all([
+      const [r, byBatch, byContext, b, rep] = await Promise.all([
         api("roofline", Object.assign({}, a, { batch: batch(), context: context(), explain: true })),
         api("sweep", Object.assign({}, a, { batch: BATCHES, context: context() })),
         api("sweep", Object.assign({}, a, { batch: batch(), context: CONTEXTS })),
         api("batch", Object.assign({}, a, { context: context() })),
+        api("report", Object.assign({}, a, { context: context() })),
       ]);
       if (my !== seq) return; // a newer update is on its way
-      Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b });
+      Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b, report: rep });
       showError(null);
-      renderFigures(r, b);
+      renderFigures(r, b, rep);
       // Past the KV crossover no batch turns the step compute-bound; mark B* without KV then.
       const bopts = b.b_star_kv === null
         ? { optimum: b.b_star, current: batch(), optimumLabel: "B* without KV = " + C.num(b.b_star) }
         : { optimum: b.b_star_kv, current: batch(), optimumLabel: "B* = " + C.num(b.b_star_kv) };
       // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
+      if (rep.balance_batch !== null) {
+        bopts.markers = [{ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] }];
+      }
       const fitting = byBatch.rows.filter((row) => row.fits);
       if (fitting.length && fitting.length < byBatch.rows.length) {
         const last = fitting[fitting.length - 1].batch;
-        bopts.markers = [{ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] }];
+        bopts.markers = (bopts.markers || []).concat([{ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] }]);
       }
       const ctx = context();
       const b0 = batch();

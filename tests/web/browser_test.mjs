@@ -122,6 +122,9 @@ try {
     const regions = await page.evaluate(() => llmecon.charts.costBatch.options.plugins.boundRegions.regions.map((x) => x.bound));
     const bounds = sweep.rows.map((row) => row.bound).filter((b, i, all) => i === 0 || all[i - 1] !== b);
     assert.deepEqual(regions, bounds, `${label}: shaded regions follow the API's bound`);
+    const rep = (await api("report", { ...board, context: a.context })).body;
+    assert.equal(shown.balance_batch.value, String(rep.balance_batch), `${label}: balance batch = API report`);
+    assert.equal(Number(shown.max_batch_fits.value), rep.max_batch_fits, `${label}: largest fitting batch = API report`);
     const b = (await api("batch", { ...board, context: a.context })).body;
     const markers = await page.evaluate(() => llmecon.charts.costBatch.options.plugins.xMarkers.markers.map((m) => m.x));
     assert.equal(markers[0], b.b_star_kv ?? b.b_star, `${label}: optimum marker at B*`);
