@@ -77,9 +77,12 @@
   }
 
   // A clicked chart point: the derivation of the decode step there.
+  let pointSeq = 0;
   async function explainAt(b, ctx) {
+    const my = ++pointSeq;
     try {
       const r = await api("roofline", Object.assign(board(), { batch: b, context: ctx, explain: true }));
+      if (my !== pointSeq) return; // a later click wins
       state.explainSources.point = { title: `decode step at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
       explain("point", null);
     } catch (err) {
@@ -118,81 +121,96 @@
       ["usd_per_mtok", "$ per Mtok", r.usd_per_mtok, "$" + C.num(r.usd_per_mtok), rk(["$/token"])],
       ["mfu", "MFU", r.mfu, C.num(100 * r.mfu) + "%", rk(["MFU", "t_compute"])],
       ["memory_per_chip_bytes", "memory per chip", perChip, C.bytes(perChip) + (r.fits ? "" : " ✗"), rk(["memory"])],
-      b.b_star_kv === null
-        ? ["b_star_kv", "B* with KV (F6)", "null", "none: KV-bound", "batch:b_star"]
-        : ["b_star_kv", "B* with KV (F6)", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
-      rep.balance_batch === null
-        ? ["balance_batch", "compute-bound from", "null", "never", "report:balance"]
+      b.error
+        ? ["b_star_kv", "B* with KV (F6)", "null", "-", "batch:b_star"]
+        : b.b_star_kv === null
+          ? ["b_star_kv", "B* with KV (F6)", "null", "none: KV-bound", "batch:b_star"]
+          : ["b_star_kv", "B* with KV (F6)", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
+      rep.error || rep.balance_batch === null
+        ? ["balance_batch", "compute-bound from", "null", rep.error ? "-" : "never", "report:balance"]
         : ["balance_batch", "compute-bound from", rep.balance_batch, "B = " + C.num(rep.balance_batch), "report:balance"],
-      ["max_batch_fits", "largest batch that fits", rep.max_batch_fits, C.num(rep.max_batch_fits), "report:fits"],
-      ["latency_floor_s", "latency floor", b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
-      ["unbatched_penalty", "unbatched penalty", b.unbatched_penalty, C.num(b.unbatched_penalty) + "x", "batch:penalty"],
+      ["max_batch_fits", "largest batch that fits", rep.error ? "null" : rep.max_batch_fits, C.num(rep.max_batch_fits), "report:fits"],
+      ["latency_floor_s", "latency floor", b.error ? "null" : b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
+      ["unbatched_penalty", "unbatched penalty", b.error ? "null" : b.unbatched_penalty, b.error ? "-" : C.num(b.unbatched_penalty) + "x", "batch:penalty"],
     ];
     // The full roofline's balance point (attention FLOPs, efficiency and fixed costs included)
     // can differ from F6's B*, which counts 2 N_active FLOPs per token only.
-    state.explainSources["report:balance"] = {
+    const unavailable = (x) => [x.error];
+    state.explainSources["report:balance"] = rep.error ? { title: "balance batch (llmecon report)", lines: unavailable(rep) } : {
       title: "balance batch on the full roofline (llmecon report)",
       lines: [
         `the smallest batch whose step max(t_compute, t_weights + t_kv) + t_overhead is compute-bound, by bisection over the roofline (F1, F6) = ${rep.balance_batch === null ? "none below 10^7" : rep.balance_batch}`,
         `B* = R x S (F6) from the blackboard formula = ${C.num(b.b_star)}; with the KV term = ${b.b_star_kv === null ? "infinite (KV fetch per sequence exceeds its compute)" : C.num(b.b_star_kv)}`,
       ],
     };
-    state.explainSources["report:fits"] = {
+    state.explainSources["report:fits"] = rep.error ? { title: "memory fit (llmecon report)", lines: unavailable(rep) } : {
       title: "memory fit (llmecon report)",
       lines: [`largest batch = floor((HBM - weights) / KV per sequence) (F21) = ${rep.max_batch_fits}`],
     };
-    state.explainSources["batch:b_star"] = { title: "optimal batch (llmecon batch --explain)", lines: b.explain, match: ["B*"] };
-    state.explainSources["batch:latency"] = { title: "latency floor (llmecon batch --explain)", lines: b.explain, match: ["latency floor"] };
-    state.explainSources["batch:penalty"] = { title: "unbatched penalty (llmecon batch --explain)", lines: b.explain, match: ["unbatched"] };
+    const blines = b.error ? unavailable(b) : b.explain;
+    state.explainSources["batch:b_star"] = { title: "optimal batch (llmecon batch --explain)", lines: blines, match: ["B*"] };
+    state.explainSources["batch:latency"] = { title: "latency floor (llmecon batch --explain)", lines: blines, match: ["latency floor"] };
+    state.explainSources["batch:penalty"] = { title: "unbatched penalty (llmecon batch --explain)", lines: blines, match: ["unbatched"] };
     for (const it of items) fig.appendChild(figure(...it));
     $("summary-title").textContent = `· ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}` +
       (r.fits ? "" : ` · does not fit: ${r.fit_reason}`);
   }
 
+  // The blackboard analyses pool one scale-up domain; with more chips they answer an error that
+  // the step, sweep and memory figures do not share, so they are optional here.
+  const optional = (promise) => promise.catch((err) => ({ error: err.message }));
+
   let seq = 0;
   async function update() {
-    $("batch-value").textContent = batch();
-    $("context-value").textContent = C.num(context());
+    // The controls as they are now: a slider moved during the requests starts the next update.
+    const B = batch();
+    const X = context();
+    $("batch-value").textContent = B;
+    $("context-value").textContent = C.num(X);
     const my = ++seq;
     try {
       const a = board();
       const [r, byBatch, byContext, b, rep] = await Promise.all([
-        api("roofline", Object.assign({}, a, { batch: batch(), context: context(), explain: true })),
-        api("sweep", Object.assign({}, a, { batch: BATCHES, context: context() })),
-        api("sweep", Object.assign({}, a, { batch: batch(), context: CONTEXTS })),
-        api("batch", Object.assign({}, a, { context: context() })),
-        api("report", Object.assign({}, a, { context: context() })),
+        api("roofline", Object.assign({}, a, { batch: B, context: X, explain: true })),
+        api("sweep", Object.assign({}, a, { batch: BATCHES, context: X })),
+        api("sweep", Object.assign({}, a, { batch: B, context: CONTEXTS })),
+        optional(api("batch", Object.assign({}, a, { context: X }))),
+        optional(api("report", Object.assign({}, a, { context: X }))),
       ]);
       if (my !== seq) return; // a newer update is on its way
       Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b, report: rep });
-      showError(null);
+      showError(b.error ? "B* and the blackboard figures: " + b.error : null);
       renderFigures(r, b, rep);
-      // Past the KV crossover no batch turns the step compute-bound; mark B* without KV then.
-      const bopts = b.b_star_kv === null
-        ? { optimum: b.b_star, current: batch(), optimumLabel: "B* without KV = " + C.num(b.b_star) }
-        : { optimum: b.b_star_kv, current: batch(), optimumLabel: "B* = " + C.num(b.b_star_kv) };
-      // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
-      if (rep.balance_batch !== null) {
-        bopts.markers = [{ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] }];
+      const bopts = { current: B, markers: [] };
+      if (!b.error) {
+        // Past the KV crossover F6 has no B* with KV; mark B* without KV then.
+        Object.assign(bopts, b.b_star_kv === null
+          ? { optimum: b.b_star, optimumLabel: "B* without KV = " + C.num(b.b_star) }
+          : { optimum: b.b_star_kv, optimumLabel: "B* = " + C.num(b.b_star_kv) });
       }
+      if (!rep.error && rep.balance_batch !== null) {
+        bopts.markers.push({ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] });
+      }
+      // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
       const fitting = byBatch.rows.filter((row) => row.fits);
       if (fitting.length && fitting.length < byBatch.rows.length) {
         const last = fitting[fitting.length - 1].batch;
-        bopts.markers = (bopts.markers || []).concat([{ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] }]);
+        bopts.markers.push({ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] });
       }
-      const ctx = context();
-      const b0 = batch();
-      bopts.onPoint = (p) => explainAt(p.x, ctx);
+      bopts.onPoint = (p) => explainAt(p.x, X);
       state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
       state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
-      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(ctx)}`, onPoint: (p) => explainAt(p.batch, ctx) });
-      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: ctx, title: `Cost per token against context at batch ${b0}`, onPoint: (p) => explainAt(b0, p.x) });
+      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
+      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: X, title: `Cost per token against context at batch ${B}`, onPoint: (p) => explainAt(B, p.x) });
       state.charts.memory = C.memory($("chart-memory"), r);
       state.updates++;
       document.body.dataset.updates = String(state.updates);
-      // Keep the open derivation, now with the new values; start on the step time.
+      // Keep the open derivation, now with the new values; a clicked point or layout belongs to
+      // the old inputs, so the panel returns to the step time.
       const open = $("explain").dataset.key;
-      explain(open && state.explainSources[open] ? open : "roofline:t_step", document.querySelector(`.figure[data-explain="${open || "roofline:t_step"}"]`));
+      const keep = open && state.explainSources[open] && open !== "point" && open !== "layout";
+      const key = keep ? open : "roofline:t_step";
+      explain(key, document.querySelector(`.figure[data-explain="${key}"]`));
     } catch (err) {
       if (my === seq) showError(err);
     }
@@ -278,8 +296,8 @@
     try {
       const [models, hw] = await Promise.all([api("models"), api("hardware")]);
       state.hardware = hw;
-      $("model").innerHTML = models.map((m) => `<option>${m.name}</option>`).join("");
-      $("hw").innerHTML = hw.map((h) => `<option>${h.name}</option>`).join("");
+      for (const m of models) $("model").add(new Option(m.name, m.name));
+      for (const h of hw) $("hw").add(new Option(h.name, h.name));
       $("model").value = "llama-3.1-70b";
       $("hw").value = "h100-sxm";
     } catch (err) {

@@ -26,6 +26,7 @@
     return String(+v.toPrecision(4));
   }
   function seconds(v) {
+    if (typeof v !== "number" || !Number.isFinite(v)) return "-";
     const a = Math.abs(v);
     if (a === 0) return "0 s";
     if (a < 1e-6) return +(v * 1e9).toPrecision(4) + " ns";
@@ -202,7 +203,8 @@
     const memBytes = (r) => r.bytes_weights + r.bytes_kv_read + r.bytes_kv_write;
     const memTime = (r) => r.t_weights_s + r.t_kv_s;
     const peak = Math.max(...good.map((r) => r.flops / r.t_compute_s));
-    const bw = Math.max(...good.filter((r) => memTime(r) > 0).map((r) => memBytes(r) / memTime(r)));
+    const bw = Math.max(0, ...good.filter((r) => memTime(r) > 0).map((r) => memBytes(r) / memTime(r)));
+    if (!(bw > 0 && peak > 0)) return base(canvas, "scatter", [], { x: logAxis("FLOPs per byte", num), y: logAxis("FLOP/s", num) }, {});
     const ais = good.map((r) => r.arithmetic_intensity);
     const lo = Math.min(...ais, peak / bw) / 4;
     const hi = Math.max(...ais, peak / bw) * 4;

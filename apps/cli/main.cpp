@@ -344,6 +344,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 3600));
   serve->add_option("--cache-bytes", serve_opts.cache_bytes, "memory for answers to repeated questions (0: off)")
       ->capture_default_str();
+  serve->add_flag("--allow-files", serve_opts.allow_files,
+                  "let requests read files (config paths, validate, calibrate) and run measure");
   serve->add_option("--max-connections", serve_opts.max_connections, "connections served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));

@@ -9,8 +9,12 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -21,36 +25,85 @@
 
 namespace llmecon::server {
 
-std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const std::string& body) {
-  Json args = Json::object();
-  if (!body.empty()) {
-    try {
-      args = Json::parse(body);
-    } catch (const Json::parse_error& e) {
-      const Error err{"request", "", "malformed JSON at byte " + std::to_string(e.byte), "send one JSON object of arguments"};
-      return {400, Json{{"error", err.message()}}.dump()};
+namespace {
+
+Error request_error(const std::string& what, const std::string& hint) { return Error{"request", "", what, hint}; }
+
+// Deepest nesting of [ and { outside strings: the parser copes with any depth, but copying and
+// printing recurse, so a megabyte of brackets must not reach them.
+int nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
     }
   }
-  if (!args.is_object()) {
-    return {400, Json{{"error", Error{"request", "", "expected a JSON object of arguments", ""}.message()}}.dump()};
+  return deepest;
+}
+
+}  // namespace
+
+Result<Json> parse_args(const std::string& body) {
+  if (body.empty()) return Json::object();
+  if (nesting_depth(body) > 32) return request_error("JSON nested deeper than 32 levels", "send one flat JSON object of arguments");
+  Json args;
+  try {
+    args = Json::parse(body);
+  } catch (const Json::parse_error& e) {
+    return request_error("malformed JSON at byte " + std::to_string(e.byte), "send one JSON object of arguments");
+  } catch (const Json::exception& e) {
+    return request_error(std::string("malformed JSON: ") + (e.id == 406 ? "a number out of range" : "invalid value"),
+                         "send one JSON object of arguments");
   }
+  if (!args.is_object()) return request_error("expected a JSON object of arguments", "");
+  return args;
+}
+
+bool reads_files(const Engine& engine, const std::string& command, const Json& args) {
+  if (command == "validate" || command == "calibrate" || command == "measure") return true;
+  if (args.contains("model") && args["model"].is_string()) {
+    const std::string& m = args["model"].get_ref<const std::string&>();
+    if (engine.model_catalog().entry(m) != nullptr) return false;
+    std::error_code ec;
+    return m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec);
+  }
+  return false;
+}
+
+std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const Json& args) {
   auto r = engine.run(command, args);
   if (!r) {
     const int status = r.error().what.rfind("unknown command", 0) == 0 ? 404 : 400;
-    return {status, Json{{"error", r.error().message()}}.dump()};
+    return {status, Json{{"error", r.error().message()}}.dump(-1, ' ', false, Json::error_handler_t::replace)};
   }
-  return {200, r->dump()};
+  return {200, r->dump(-1, ' ', false, Json::error_handler_t::replace)};
 }
 
 namespace {
 
+// GET /api/roofline?model=...&batch=64: finite numbers as numbers (whole ones as integers),
+// true/false as booleans, the rest as strings.
 Json query_args(const std::vector<std::pair<std::string, std::string>>& params) {
   Json args = Json::object();
   for (const auto& [k, v] : params) {
-    char* end = nullptr;
-    const double d = std::strtod(v.c_str(), &end);
-    if (!v.empty() && end != nullptr && *end == '\0') {
-      args[k] = d == static_cast<double>(static_cast<long long>(d)) ? Json(static_cast<long long>(d)) : Json(d);
+    double d = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (!v.empty() && ec == std::errc() && end == v.data() + v.size() && std::isfinite(d)) {
+      const bool whole = d == std::floor(d) && std::fabs(d) < 9e15;
+      args[k] = whole ? Json(static_cast<long long>(d)) : Json(d);
     } else if (v == "true" || v == "false") {
       args[k] = v == "true";
     } else {
@@ -62,20 +115,15 @@ Json query_args(const std::vector<std::pair<std::string, std::string>>& params) 
 
 // Answers are pure functions of the arguments and the catalogs, which never change while serving,
 // so repeated questions (a slider moved back, a model picked again) are answered from memory. An
-// LRU bounded in bytes; commands that read files or measure the machine are never cached.
+// LRU bounded in bytes. The key is the command and the parsed arguments printed compactly, so
+// whitespace does not matter (key order does).
 class ResponseCache {
  public:
   explicit ResponseCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
-  static bool cacheable(const std::string& command, const Json& args) {
-    if (command == "measure" || command == "validate" || command == "calibrate") return false;
-    for (const auto& [k, v] : args.items()) {
-      if (!v.is_string()) continue;
-      const std::string& s = v.get_ref<const std::string&>();
-      auto ends = [&s](std::string_view e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; };
-      if (s.find('/') != std::string::npos || ends(".json") || ends(".toml") || ends(".csv")) return false;  // a file
-    }
-    return true;
+  /// Commands that read files or measure the machine give new answers each time.
+  static bool cacheable(const Engine& engine, const std::string& command, const Json& args) {
+    return !reads_files(engine, command, args);
   }
 
   bool get(const std::string& key, std::string& out) {
@@ -142,9 +190,15 @@ MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, c
   return ok;
 }
 
-MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e) {
-  const std::string body = Json{{"error", e.message()}}.dump();
-  return reply(conn, status, body, "application/json");
+MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e, const char* allow = nullptr) {
+  const std::string body = Json{{"error", e.message()}}.dump(-1, ' ', false, Json::error_handler_t::replace);
+  MHD_Response* res = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (res == nullptr) return MHD_NO;
+  MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+  if (allow != nullptr) MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
+  const MHD_Result ok = MHD_queue_response(conn, status, res);
+  MHD_destroy_response(res);
+  return ok;
 }
 
 MHD_Result collect_param(void* cls, MHD_ValueKind, const char* key, const char* value) {
@@ -160,61 +214,87 @@ const char* content_type(std::string_view path) {
   return "application/octet-stream";
 }
 
-MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const char* method, const char*,
-                      const char* upload_data, size_t* upload_size, void** req_cls) {
-  const auto* ctx = static_cast<const Context*>(cls);
+// Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
+// name to 127.0.0.1 sends its own Host and is refused.
+bool host_allowed(const Options& o, const char* host) {
+  if (o.host != "127.0.0.1" && o.host != "::1" && o.host != "localhost") return true;
+  if (host == nullptr) return false;
+  const std::string h(host), port = ":" + std::to_string(o.port);
+  for (const char* name : {"127.0.0.1", "localhost", "[::1]"}) {
+    if (h == name || h == std::string(name) + port) return true;
+  }
+  return false;
+}
+
+MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, const char* method,
+                  const char* upload_data, size_t* upload_size, void** req_cls) {
+  const Options& o = *ctx.options;
   const bool post = std::strcmp(method, MHD_HTTP_METHOD_POST) == 0;
   const bool get = std::strcmp(method, MHD_HTTP_METHOD_GET) == 0 || std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-  if (*req_cls == nullptr) {  // headers only: set up the body buffer
+  if (*req_cls == nullptr) {  // headers only
     *req_cls = new Request;
+    // A declared body over the limit is refused before it is sent.
+    const char* length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (length != nullptr && std::strtoull(length, nullptr, 10) > o.max_body) {
+      static_cast<Request*>(*req_cls)->too_large = true;
+      return error_reply(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+                         request_error("the body exceeds " + std::to_string(o.max_body) + " bytes",
+                                       "send the arguments as one small JSON object"));
+    }
     return MHD_YES;
   }
   auto* req = static_cast<Request*>(*req_cls);
   if (*upload_size != 0) {  // a chunk of the body
-    if (req->body.size() + *upload_size > ctx->options->max_body) {
-      req->too_large = true;
-    } else {
-      req->body.append(upload_data, *upload_size);
-    }
+    if (req->body.size() + *upload_size > o.max_body) return MHD_NO;  // a chunked body past the limit: close
+    req->body.append(upload_data, *upload_size);
     *upload_size = 0;
     return MHD_YES;
   }
+  if (req->too_large) return MHD_YES;  // answered on the first call
   if (!post && !get) {
-    return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, Error{"request", "", "method not allowed", "use GET or POST"});
+    return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, request_error("method not allowed", "use GET or POST"),
+                       "GET, HEAD, POST");
   }
-  if (req->too_large) {
-    return error_reply(conn, MHD_HTTP_CONTENT_TOO_LARGE,
-                       Error{"request", "", "the body exceeds " + std::to_string(ctx->options->max_body) + " bytes",
-                             "send the arguments as one small JSON object"});
+  const char* host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+  if (!host_allowed(o, host)) {
+    return error_reply(conn, MHD_HTTP_FORBIDDEN,
+                       request_error(std::string("Host '") + (host ? host : "") + "' is not this server",
+                                     "open http://127.0.0.1:" + std::to_string(o.port) + "/"));
+  }
+  // Browsers name the page that sent a request; only this server's own page may call the API.
+  const char* origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+  if (origin != nullptr && host != nullptr && std::string(origin) != std::string("http://") + host) {
+    return error_reply(conn, MHD_HTTP_FORBIDDEN,
+                       request_error(std::string("requests from ") + origin + " are not served", "use the page this server serves"));
   }
   const std::string_view path(url);
   constexpr std::string_view kApi = "/api/";
   if (path.substr(0, kApi.size()) == kApi) {
     const std::string command(path.substr(kApi.size()));
-    std::string body = std::move(req->body);
-    if (!post && body.empty()) {
-      // GET /api/roofline?model=...&batch=64: numbers as numbers, the rest as strings.
+    Result<Json> parsed = Json::object();
+    if (!post && req->body.empty()) {
       std::vector<std::pair<std::string, std::string>> params;
       MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
-      if (!params.empty()) body = query_args(params).dump();
+      parsed = query_args(params);
+    } else {
+      parsed = parse_args(req->body);
+    }
+    if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
+    const Json& args = *parsed;
+    if (!o.allow_files && reads_files(*ctx.engine, command, args)) {
+      return error_reply(conn, MHD_HTTP_FORBIDDEN,
+                         Error{command == "validate" || command == "calibrate" ? "--file" : command == "measure" ? "measure" : "--model", "",
+                               "the server does not read files or measure its machine",
+                               "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
     }
     std::string key;
-    if (ctx->cache != nullptr) {
-      // Canonical key: the command and the arguments as parsed (whitespace does not matter).
-      Json args = Json::object();
-      try {
-        if (!body.empty()) args = Json::parse(body);
-      } catch (const Json::parse_error&) {
-        args = nullptr;  // handle_api reports it
-      }
-      if (args.is_object() && ResponseCache::cacheable(command, args)) {
-        key = command + '\n' + args.dump();
-        std::string hit;
-        if (ctx->cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
-      }
+    if (ctx.cache != nullptr && ResponseCache::cacheable(*ctx.engine, command, args)) {
+      key = command + '\n' + args.dump(-1, ' ', false, Json::error_handler_t::replace);
+      std::string hit;
+      if (ctx.cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
     }
-    auto [status, json] = handle_api(*ctx->engine, command, body);
-    if (status == 200 && !key.empty()) ctx->cache->put(key, json);
+    auto [status, json] = handle_api(*ctx.engine, command, args);
+    if (status == 200 && !key.empty()) ctx.cache->put(key, json);
     return reply(conn, static_cast<unsigned>(status), json, "application/json");
   }
   // The page and its assets come from the binary, never the file system: no path traversal.
@@ -226,6 +306,16 @@ MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const ch
   return reply(conn, MHD_HTTP_NOT_FOUND, "not found", "text/plain");
 }
 
+MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const char* method, const char*,
+                      const char* upload_data, size_t* upload_size, void** req_cls) {
+  // Nothing a request does may take the server down: an unexpected exception is a 500.
+  try {
+    return handle(*static_cast<const Context*>(cls), conn, url, method, upload_data, upload_size, req_cls);
+  } catch (const std::exception& e) {
+    return error_reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, request_error(std::string("internal error: ") + e.what(), "please report it"));
+  }
+}
+
 void on_completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTerminationCode) {
   delete static_cast<Request*>(*req_cls);
   *req_cls = nullptr;
@@ -235,14 +325,14 @@ void on_completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTermination
 
 int serve(const Engine& engine, const Options& o) {
   sockaddr_storage addr{};
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
   if (auto* v4 = reinterpret_cast<sockaddr_in*>(&addr); inet_pton(AF_INET, o.host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
     v4->sin_port = htons(static_cast<uint16_t>(o.port));
   } else if (auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr); inet_pton(AF_INET6, o.host.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
     v6->sin6_port = htons(static_cast<uint16_t>(o.port));
-    flags |= MHD_USE_IPv6;
+    flags |= static_cast<unsigned>(o.host == "::" ? MHD_USE_DUAL_STACK : MHD_USE_IPv6);
   } else {
     std::fprintf(stderr, "llmecon: error: --host: '%s' is not an IP address (hint: 127.0.0.1, ::1 or 0.0.0.0)\n", o.host.c_str());
     return 2;

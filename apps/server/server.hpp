@@ -15,12 +15,18 @@ struct Options {
   int timeout_s = 10;               ///< an idle connection is closed after this many seconds
   int max_connections = 1024;       ///< connections beyond this are refused
   std::size_t cache_bytes = 64u << 20;  ///< answers kept for repeated questions (0: off)
+  bool allow_files = false;         ///< let requests read files and measure the machine
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.
 int serve(const Engine& engine, const Options& o);
 
-/// The response for one API call (for tests and the server): HTTP status and JSON body.
-std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const std::string& body);
+/// A request body as an argument object, or the error the server answers with HTTP 400.
+Result<Json> parse_args(const std::string& body);
+/// Whether answering would read a file (a config path as model, validate, calibrate) or measure
+/// the machine: refused unless the server runs with --allow-files, and never cached.
+bool reads_files(const Engine& engine, const std::string& command, const Json& args);
+/// The response for one API call: HTTP status and JSON body.
+std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const Json& args);
 
 }  // namespace llmecon::server

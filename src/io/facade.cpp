@@ -73,6 +73,13 @@ Result<ModelSpec> get_model(const ModelCatalog& cat, const Json& args, bool requ
   return cat.resolve(*n, "--model");
 }
 
+// A boolean argument: absent or null is false; anything but true/false is an error.
+Result<bool> get_bool(const Json& args, const char* key) {
+  if (!args.contains(key) || args[key].is_null()) return false;
+  if (!args[key].is_boolean()) return Error{flag(key), "", "expected true or false, got " + args[key].dump(), ""};
+  return args[key].get<bool>();
+}
+
 // A boolean argument that is present and true.
 bool get_flag(const Json& args, const char* key) {
   return args.contains(key) && args[key].is_boolean() && args[key].get<bool>();
@@ -85,6 +92,7 @@ Result<double> get_number(const Json& args, const char* key, double fallback, do
   const double x = v.get<double>();
   if (!std::isfinite(x)) return Error{flag(key), "", "must be finite", ""};
   if (integer && x != std::floor(x)) return Error{flag(key), "", "expected a whole number, got " + v.dump(), ""};
+  if (integer && x > 2e9) return Error{flag(key), "", "must be at most 2e9, got " + v.dump(), "counts are chips, sequences or tokens"};
   if (x < min_value) {
     return Error{flag(key), "", fmt::format("must be at least {}, got {}", format_number(min_value), v.dump()),
                  "sizes and counts are positive"};
@@ -426,6 +434,11 @@ Result<Json> Engine::sweep(const Json& args, const Progress& progress) const {
   };
   TRY(batches, as_list("batch", 1));
   TRY(contexts, as_list("context", 4096));
+  if (batches.size() * contexts.size() > 100000) {
+    return Error{"--batch", "", fmt::format("{} x {} = {} rows; at most 100000", batches.size(), contexts.size(),
+                                            batches.size() * contexts.size()),
+                 "use geometric ranges (1:16384:x2) or fewer contexts"};
+  }
   Json base = args;
   base.erase("batch");
   base.erase("context");
@@ -1003,7 +1016,9 @@ Result<Json> Engine::plan(const Json& args, const Progress& progress) const {
     Json rows = Json::array();
     const Json& s = args["scaleup"];
     for (const auto& dv : s.is_array() ? s : Json::array({s})) {
-      if (!dv.is_number_integer() || dv.get<int>() < 1) return Error{"--scaleup", "", "domain sizes are whole chips", "e.g. 8,72,576"};
+      if (!dv.is_number_integer() || dv.get<long long>() < 1 || dv.get<long long>() > 1000000) {
+        return Error{"--scaleup", "", "domain sizes are whole chips, 1 to 10^6", "e.g. 8,72,576"};
+      }
       PlanRequest r2 = rq;
       r2.domain = dv.get<int>();
       r2.chips = dv.get<int>();
@@ -1101,8 +1116,8 @@ Result<Json> Engine::calibrate(const Json& args) const {
 Result<Json> Engine::measure(const Json& args) const {
   TRY(ok, only_keys(args, {"decode", "quick", "d_model", "layers", "threads"}));
   (void)ok;
-  const bool quick = args.value("quick", false);
-  const bool decode = args.value("decode", false);
+  TRY(quick, get_bool(args, "quick"));
+  TRY(decode, get_bool(args, "decode"));
   MeasureOptions mo;
   TRY(threads, get_number(args, "threads", 0, 0, true));
   mo.threads = static_cast<int>(threads);

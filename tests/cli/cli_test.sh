@@ -73,6 +73,10 @@ bad plot-unwritable "cannot write file" "$bin" batch --plot /nonexistent/dir/x.s
 ok context-plot-html "$bin" context --plot "$tmp/context.html"
 if grep -q 'llmeconCharts.renderCommand("context"' "$tmp/context.html" && grep -q 'Chart.js v' "$tmp/context.html" &&
    ! grep -q '<script src=' "$tmp/context.html"; then passes=$((passes + 1)); else echo "FAIL: context-plot-html content"; fails=$((fails + 1)); fi
+# A name with markup (a config file's stem) is text in the page, never markup.
+cp "$data/../../data/models/qwen3-8b.json" "$tmp/<img src=x onerror=alert(1)>.json"
+ok plot-html-escapes "$bin" sweep --model "$tmp/<img src=x onerror=alert(1)>.json" --hw h100-sxm --batch 1,2,4 --plot "$tmp/esc.html"
+if ! grep -q '<img' "$tmp/esc.html" && grep -q '&lt;img src=x' "$tmp/esc.html" && grep -q 'u003cimg' "$tmp/esc.html"; then passes=$((passes + 1)); else echo "FAIL: plot-html-escapes"; fails=$((fails + 1)); fi
 bad plot-html-no-chart "has no web chart" "$bin" measure --quick --plot "$tmp/measure.html"
 
 # The progress bar: drawn on a terminal (a pty from script(1)), never when piped or with --json.

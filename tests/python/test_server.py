@@ -31,9 +31,9 @@ def server():
     assert proc.wait(timeout=10) == 0  # a clean stop on SIGTERM
 
 
-def request(port, method, path, body=None):
+def request(port, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request(method, path, body=body)
+    conn.request(method, path, body=body, headers=headers or {})
     res = conn.getresponse()
     data = res.read()
     conn.close()
@@ -86,8 +86,11 @@ def test_unknown_command_and_method(server):
     _, port = server
     status, _, body = request(port, "GET", "/api/teleport")
     assert status == 404 and "unknown command 'teleport'" in json.loads(body)["error"]
-    status, _, _ = request(port, "DELETE", "/api/models")
-    assert status == 405
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("DELETE", "/api/models")
+    res = conn.getresponse()
+    assert res.status == 405 and res.getheader("Allow") == "GET, HEAD, POST"
+    conn.close()
 
 
 def test_assets_come_from_the_binary_only(server):
@@ -125,10 +128,15 @@ def test_many_connections_share_a_bounded_pool(server):
     socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
     try:
         for s in socks[::10]:
-            s.sendall(b"GET /api/hardware HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(b"GET /api/hardware HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         for s in socks[::10]:
             s.settimeout(10)
-            assert s.recv(12).startswith(b"HTTP/1.1 200")
+            head = b""
+            while len(head) < 12:
+                chunk = s.recv(12 - len(head))
+                assert chunk, "connection closed"
+                head += chunk
+            assert head == b"HTTP/1.1 200"
         with open("/proc/%d/status" % proc.pid) as f:
             threads = int(next(l for l in f if l.startswith("Threads:")).split()[1])
         assert threads <= 2 + 2  # the pool, the listener's parent and the main thread
@@ -144,19 +152,76 @@ def test_port_in_use_is_an_error(server):
     assert "--port: cannot listen on 127.0.0.1:%d" % port in r.stderr
 
 
-def test_repeated_answers_are_identical_and_files_are_reread(server, tmp_path):
+CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "data", "models", "qwen3-8b.json")
+
+
+def test_repeated_answers_are_identical(server):
     _, port = server
     args = json.dumps({"model": "qwen3-8b", "hw": "b200", "batch": 16})
     first = request(port, "POST", "/api/roofline", args)
     again = request(port, "POST", "/api/roofline", " " + args + "\n")  # same question, other spelling
     assert first[0] == again[0] == 200 and first[2] == again[2]
-    # A config file may change between requests: its answers are never served from memory.
-    cfg = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "data", "models", "qwen3-8b.json")))
-    path = tmp_path / "m.json"
-    path.write_text(json.dumps(cfg))
-    body = json.dumps({"model": str(path), "hw": "b200", "batch": 16})
-    a = json.loads(request(port, "POST", "/api/roofline", body)[2])
-    cfg["num_hidden_layers"] //= 2
-    path.write_text(json.dumps(cfg))
-    b = json.loads(request(port, "POST", "/api/roofline", body)[2])
-    assert b["bytes_weights"] < a["bytes_weights"]
+
+
+def test_no_files_or_measuring_by_default(server):
+    _, port = server
+    for command, args in [("roofline", {"model": CONFIG, "hw": "b200"}), ("roofline", {"model": "/dev/zero", "hw": "b200"}),
+                          ("validate", {"file": "/etc/passwd"}), ("measure", {"quick": True})]:
+        status, _, body = request(port, "POST", "/api/" + command, json.dumps(args))
+        assert status == 403, command
+        assert "start the server with --allow-files" in json.loads(body)["error"]
+    # The same config pasted as an object is fine.
+    status, _, _ = request(port, "POST", "/api/roofline", json.dumps({"model": json.load(open(CONFIG)), "hw": "b200"}))
+    assert status == 200
+
+
+def test_hostile_input_gets_400_and_the_server_lives(server):
+    proc, port = server
+    deep = '{"batch": ' + "[" * 20000 + "]" * 20000 + "}"
+    cases = [("POST", "/api/roofline", deep), ("POST", "/api/roofline", '{"batch": 1e400}'),
+             ("GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=nan", None),
+             ("GET", "/api/roofline?model=%FF%FE&hw=h100-sxm", None),
+             ("GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=1e30", None),
+             ("POST", "/api/sweep", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": list(range(1, 1001)),
+                                                "context": list(range(1, 1001))}))]
+    for method, path, body in cases:
+        status, _, reply = request(port, method, path, body)
+        assert status == 400, (path, (body or "")[:40], reply[:200])
+        assert json.loads(reply)["error"]
+    assert proc.poll() is None
+
+
+def test_other_sites_are_refused(server):
+    _, port = server
+    path = "/api/roofline?model=llama-3.1-8b&hw=h100-sxm"
+    # DNS rebinding: a page on evil.example resolved to 127.0.0.1 sends its own Host.
+    status, _, body = request(port, "GET", path, headers={"Host": "evil.example:%d" % port})
+    assert status == 403 and "is not this server" in json.loads(body)["error"]
+    status, _, _ = request(port, "POST", "/api/roofline", "{}", headers={"Origin": "http://evil.example"})
+    assert status == 403
+    status, _, _ = request(port, "GET", path, headers={"Origin": "http://127.0.0.1:%d" % port})
+    assert status == 200
+    status, _, _ = request(port, "GET", path, headers={"Host": "localhost:%d" % port})
+    assert status == 200
+
+
+def test_allow_files_reads_them_fresh_each_time(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--allow-files"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        cfg = json.load(open(CONFIG))
+        path = tmp_path / "m.json"
+        path.write_text(json.dumps(cfg))
+        body = json.dumps({"model": str(path), "hw": "b200", "batch": 16})
+        a = json.loads(request(port, "POST", "/api/roofline", body)[2])
+        # A config file may change between requests: its answers are never served from memory.
+        cfg["num_hidden_layers"] //= 2
+        path.write_text(json.dumps(cfg))
+        b = json.loads(request(port, "POST", "/api/roofline", body)[2])
+        assert b["bytes_weights"] < a["bytes_weights"]
+        status, _, reply = request(port, "POST", "/api/measure", json.dumps({"quick": "x"}))
+        assert status == 400 and "--quick: expected true or false" in json.loads(reply)["error"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

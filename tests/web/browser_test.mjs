@@ -138,14 +138,15 @@ try {
     return r;
   }
 
-  // Where the first point of a chart's first dataset is drawn, in page coordinates.
-  const pointOnScreen = (chart) =>
-    page.evaluate((name) => {
-      const c = llmecon.charts[name];
-      const el = c.getDatasetMeta(0).data[0];
-      const box = c.canvas.getBoundingClientRect();
-      return { x: box.left + el.x, y: box.top + el.y };
+  // Where the first point of a chart's first dataset is drawn on its canvas; the locator
+  // scrolls the canvas into view before it hovers or clicks there.
+  const firstPoint = async (chart) => {
+    const position = await page.evaluate((name) => {
+      const el = llmecon.charts[name].getDatasetMeta(0).data[0];
+      return { x: el.x, y: el.y };
     }, chart);
+    return { canvas: page.locator(await page.evaluate((name) => "#" + llmecon.charts[name].canvas.id, chart)), position };
+  };
 
   const revisions = () =>
     page.evaluate(() => Object.fromEntries([...document.querySelectorAll("canvas")].map((c) => [c.id, +(c.dataset.revision || 0)])));
@@ -183,12 +184,15 @@ try {
     const front = await page.evaluate(() => llmecon.charts.pareto.data.datasets[0].data.map((p) => [p.x, p.y]));
     const want = plan.frontier.map((p) => [p.tokens_per_s_per_user, p.tokens_per_s_per_chip]).sort((a, b) => a[0] - b[0]);
     assert.deepEqual(front, want, "frontier = API plan");
-    const pos = await pointOnScreen("pareto");
-    await page.mouse.move(pos.x, pos.y);
+    const { canvas, position } = await firstPoint("pareto");
+    await canvas.hover({ position });
     await page.waitForFunction(() => llmecon.charts.pareto.tooltip.opacity > 0, null, { timeout: 5000 });
     const lines = await page.evaluate(() => llmecon.charts.pareto.tooltip.body.flatMap((b) => b.lines));
     assert.ok(lines.some((l) => l.includes("tok/s per chip")), "tooltip shows the point's throughput");
-    assert.ok(lines.some((l) => l.includes(plan.frontier.slice().sort((a, b) => a.tokens_per_s_per_user - b.tokens_per_s_per_user)[0].mapping)), "tooltip names the layout");
+    const first = plan.frontier.slice().sort((a, b) => a.tokens_per_s_per_user - b.tokens_per_s_per_user)[0];
+    const hovered = await page.evaluate(() => llmecon.charts.pareto.tooltip.dataPoints.map((d) => d.raw.point.mapping + " " + d.raw.point.batch));
+    assert.ok(hovered.includes(`${first.mapping} ${first.batch}`), `tooltip is for the first frontier point: ${hovered}`);
+    assert.ok(lines.some((l) => l.startsWith(`${first.mapping}, batch `)), "tooltip names the layout");
   });
 
   // The explain panel shows the derivation behind a clicked number.
@@ -203,8 +207,8 @@ try {
 
   // A point on a chart explains itself: the cost chart's first point is batch 1.
   await check("chart point explain", async () => {
-    const pos = await pointOnScreen("costBatch");
-    await page.mouse.click(pos.x, pos.y);
+    const { canvas, position } = await firstPoint("costBatch");
+    await canvas.click({ position });
     await page.waitForFunction(() => document.getElementById("explain-title").textContent.includes("batch 1,"), null, { timeout: 10000 });
     const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: 1, context: 4096, explain: true })).body;
     assert.deepEqual((await page.textContent("#explain")).trim().split("\n"), want.explain, "point derivation = API explain");
