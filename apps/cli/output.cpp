@@ -593,20 +593,6 @@ std::string json_in_script(const Json& j) {
   return out;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<std::string> chart_html(const std::string& command, const Json& result) {
@@ -614,7 +600,7 @@ std::optional<std::string> chart_html(const std::string& command, const Json& re
   std::string title = "llmecon " + command;
   if (result.contains("model") && result["model"].is_string()) title += ": " + result["model"].get<std::string>();
   if (result.contains("hardware") && result["hardware"].is_string()) title += " on " + result["hardware"].get<std::string>();
-  title = html_escape(title);
+  title = xml_escape(title);
   std::string page = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
                      "</title>\n<style>\n" + std::string(web_asset("style.css")) +
                      "</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n<section id=\"charts\"></section>\n";

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct Chart {
 /// Consecutive points with the same label become one region; edges sit halfway between samples
 /// (geometrically when log_x), as the web page's charts draw them.
 std::vector<Region> regions_of(const std::vector<std::pair<double, std::string>>& labelled_x, bool log_x);
+
+/// Text made safe inside XML or HTML elements and attributes (< > & ").
+std::string xml_escape(std::string_view text);
 
 /// An SVG document (800 x 500) with axes, ticks, a legend and one polyline per series.
 std::string render_svg(const Chart& c);

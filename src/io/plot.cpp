@@ -12,20 +12,6 @@
 namespace llmecon {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    switch (ch) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += ch;
-    }
-  }
-  return o;
-}
-
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
 
 // The web page's region colours (web/charts.js).
@@ -37,6 +23,20 @@ const char* region_fill(const std::string& label) {
 }
 
 }  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string o;
+  for (char ch : text) {
+    switch (ch) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += ch;
+    }
+  }
+  return o;
+}
 
 std::vector<Region> regions_of(const std::vector<std::pair<double, std::string>>& xs, bool log_x) {
   std::vector<Region> out;
@@ -76,14 +76,14 @@ std::string render_svg(const Chart& c) {
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       W, H, W, H);
   o += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2,
-                   esc(c.title));
+                   xml_escape(c.title));
   for (const Region& r : c.regions) {
     if (c.log_x && (r.from <= 0 || r.to <= 0)) continue;
     const double a = std::max(L, px(r.from)), b = std::min(W - R, px(r.to));
     if (!(b > a)) continue;
     o += fmt::format("<rect class=\"region\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>", a, T, b - a,
                      H - T - B, region_fill(r.label));
-    if (b - a > 60) o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#777\" font-size=\"11\">{}-bound</text>", a + 4, T + 12, esc(r.label));
+    if (b - a > 60) o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#777\" font-size=\"11\">{}-bound</text>", a + 4, T + 12, xml_escape(r.label));
     o += "\n";
   }
   o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
@@ -118,15 +118,15 @@ std::string render_svg(const Chart& c) {
                      "text-anchor=\"end\">{5}</text>\n",
                      L, py(v), W - R, L - 6, py(v) + 4, format_number(v, 3));
   }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18, esc(c.x_label));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18, xml_escape(c.x_label));
   o += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
-                   (H - B + T) / 2, esc(c.y_label));
+                   (H - B + T) / 2, xml_escape(c.y_label));
   double marker_y = T + 28;  // below the region labels; labels step down so neighbouring markers stay readable
   for (const auto& [x, label] : c.x_markers) {
     if (c.log_x && x <= 0) continue;
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>"
                      "<text x=\"{3}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
-                     px(x), T, H - B, px(x) + 4, marker_y, esc(label));
+                     px(x), T, H - B, px(x) + 4, marker_y, xml_escape(label));
     marker_y += 14;
   }
   for (std::size_t i = 0; i < c.series.size(); ++i) {
@@ -146,7 +146,7 @@ std::string render_svg(const Chart& c) {
     const double ly = T + 20 + 20.0 * static_cast<double>(i);
     o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>"
                      "<text x=\"{}\" y=\"{}\">{}</text>\n",
-                     W - R + 10, ly, W - R + 34, ly, color, W - R + 40, ly + 4, esc(s.name));
+                     W - R + 10, ly, W - R + 34, ly, color, W - R + 40, ly + 4, xml_escape(s.name));
   }
   o += "</svg>\n";
   return o;
