@@ -203,6 +203,7 @@
       state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
       state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: X, title: `Cost per token against context at batch ${B}`, onPoint: (p) => explainAt(B, p.x) });
       state.charts.memory = C.memory($("chart-memory"), r);
+      saveToUrl();
       state.updates++;
       document.body.dataset.updates = String(state.updates);
       // Keep the open derivation, now with the new values; a clicked point or layout belongs to
@@ -292,6 +293,57 @@
     timer = setTimeout(fn, 60);
   };
 
+  // The view lives in the address (?model=...&hw=...&batch=512&context=4096), so it can be shared
+  // or bookmarked. A pasted config is not put there.
+  const URL_KEYS = ["model", "hw", "chips", "weight_dtype", "kv_dtype"];
+  function restoreFromUrl() {
+    const q = new URLSearchParams(location.search);
+    for (const k of URL_KEYS) {
+      const v = q.get(k);
+      if (v === null) continue;
+      const el = $(k);
+      if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === v)) continue;
+      el.value = v;
+    }
+    const log2 = (k, el) => {
+      const v = Number(q.get(k));
+      if (!(v > 0)) return;
+      const p = Math.round(Math.log2(v));
+      if (p >= +el.min && p <= +el.max) el.value = String(p);
+    };
+    log2("batch", $("batch"));
+    log2("context", $("context"));
+  }
+  function saveToUrl() {
+    const q = new URLSearchParams();
+    for (const k of URL_KEYS) if ($(k).value) q.set(k, $(k).value);
+    q.set("batch", String(batch()));
+    q.set("context", String(context()));
+    history.replaceState(null, "", "?" + q.toString());
+  }
+
+  // Everything on screen as the API returned it, for notebooks and spreadsheets.
+  function download(name, text, type) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type }));
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => {
+      URL.revokeObjectURL(a.href);
+      a.remove();
+    }, 0);
+  }
+  function csv(rows) {
+    const keys = Object.keys(rows[0] || {}).filter((k) => typeof rows[0][k] !== "object");
+    const cell = (v) => (typeof v === "string" && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v));
+    return [keys.join(",")].concat(rows.map((r) => keys.map((k) => cell(r[k])).join(","))).join("\n") + "\n";
+  }
+  function fileStem() {
+    const r = state.results.roofline;
+    return r ? `llmecon-${r.model}-${r.hardware}`.replace(/[^a-zA-Z0-9._-]/g, "_") : "llmecon";
+  }
+
   async function init() {
     try {
       const [models, hw] = await Promise.all([api("models"), api("hardware")]);
@@ -300,6 +352,7 @@
       for (const h of hw) $("hw").add(new Option(h.name, h.name));
       $("model").value = "llama-3.1-70b";
       $("hw").value = "h100-sxm";
+      restoreFromUrl();
     } catch (err) {
       showError(err);
       return;
@@ -313,6 +366,10 @@
     }
     for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
     $("use-config").addEventListener("click", useConfig);
+    $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));
+    $("download-csv").addEventListener("click", () => {
+      if (state.results.sweepBatch) download(fileStem() + "-batch.csv", csv(state.results.sweepBatch.rows), "text/csv");
+    });
     await Promise.all([update(), updatePlan(), loadLecture()]);
   }
   init();

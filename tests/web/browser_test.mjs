@@ -178,6 +178,32 @@ try {
   const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
   assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
 
+  // The view is in the address, and a shared address restores it.
+  await check("view in the address", async () => {
+    const url = new URL(page.url());
+    assert.equal(url.searchParams.get("model"), "qwen3-30b-a3b");
+    assert.equal(url.searchParams.get("hw"), "b200");
+    assert.equal(url.searchParams.get("batch"), "512");
+    const shared = await browser.newPage();
+    await shared.goto(`${base}/?model=deepseek-v3&hw=gb200&batch=2048&context=8192&kv_dtype=fp8`);
+    await shared.waitForFunction(() => +(document.body.dataset.updates || 0) >= 1, null, { timeout: 20000 });
+    const r = await shared.evaluate(() => llmecon.results.roofline);
+    assert.deepEqual([r.model, r.hardware, r.batch, r.context, r.kv_dtype], ["deepseek-v3", "gb200", 2048, 8192, "fp8"]);
+    await shared.close();
+  });
+
+  // Downloads: the batch sweep as CSV and everything shown as JSON, as the API returned them.
+  await check("downloads", async () => {
+    const [csvFile] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
+    const lines = readFileSync(await csvFile.path(), "utf8").trim().split("\n");
+    assert.ok(lines[0].startsWith("model,hardware,chips,phase,batch,context"), lines[0]);
+    assert.equal(lines.length, 1 + 15);
+    assert.equal(csvFile.suggestedFilename(), "llmecon-qwen3-30b-a3b-b200-batch.csv");
+    const [jsonFile] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
+    const all = JSON.parse(readFileSync(await jsonFile.path(), "utf8"));
+    assert.deepEqual(all.roofline, r);
+  });
+
   // The Pareto frontier equals the planner's, and hovering a point shows its layout.
   await check("pareto frontier and hover", async () => {
     const plan = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200" })).body;
