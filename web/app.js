@@ -81,9 +81,10 @@
   async function explainAt(b, ctx) {
     const my = ++pointSeq;
     try {
-      const r = await api("roofline", Object.assign(board(), { batch: b, context: ctx, explain: true }));
+      const phase = $("phase").value;
+      const r = await api("roofline", Object.assign(board(), { phase, batch: b, context: ctx, explain: true }));
       if (my !== pointSeq) return; // a later click wins
-      state.explainSources.point = { title: `decode step at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
+      state.explainSources.point = { title: `${r.phase} at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
       explain("point", null);
     } catch (err) {
       showError(err);
@@ -104,10 +105,10 @@
   function renderFigures(r, b, rep) {
     const fig = $("figures");
     fig.textContent = "";
-    state.explainSources.roofline = { title: "decode step (llmecon roofline --explain)", lines: r.explain || [] };
+    state.explainSources.roofline = { title: `${r.phase} (llmecon roofline --explain)`, lines: r.explain || [] };
     const rk = (match) => {
       const k = "roofline:" + match[0];
-      state.explainSources[k] = { title: "decode step (llmecon roofline --explain)", lines: r.explain || [], match };
+      state.explainSources[k] = { title: `${r.phase} (llmecon roofline --explain)`, lines: r.explain || [], match };
       return k;
     };
     const perChip = (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips;
@@ -169,19 +170,27 @@
     $("context-value").textContent = C.num(X);
     const my = ++seq;
     try {
-      const a = board();
+      // Prefill: a pass over B prompts of X tokens each; the blackboard's B* is about decode.
+      const prefill = $("phase").value === "prefill";
+      const a = Object.assign(board(), prefill ? { phase: "prefill" } : {});
+      const decodeOnly = { error: "B* and the latency floor are decode quantities (llmecon batch)" };
       const [r, byBatch, byContext, b, rep] = await Promise.all([
         api("roofline", Object.assign({}, a, { batch: B, context: X, explain: true })),
         api("sweep", Object.assign({}, a, { batch: BATCHES, context: X })),
         api("sweep", Object.assign({}, a, { batch: B, context: CONTEXTS })),
-        optional(api("batch", Object.assign({}, a, { context: X }))),
+        prefill ? decodeOnly : optional(api("batch", Object.assign(board(), { context: X }))),
         optional(api("report", Object.assign({}, a, { context: X }))),
       ]);
       if (my !== seq) return; // a newer update is on its way
       Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b, report: rep });
-      showError(b.error ? "B* and the blackboard figures: " + b.error : null);
+      showError(b.error && !prefill ? "B* and the blackboard figures: " + b.error : null);
+      $("phase-title").textContent = prefill ? "Prefill pass" : "Decode step";
       renderFigures(r, b, rep);
       const bopts = { current: B, markers: [] };
+      const labels = prefill
+        ? { xLabel: "prompts per pass", yLabel: "$ per million input tokens", contextLabel: "prompt length (tokens)" }
+        : {};
+      Object.assign(bopts, labels);
       if (!b.error) {
         // Past the KV crossover F6 has no B* with KV; mark B* without KV then.
         Object.assign(bopts, b.b_star_kv === null
@@ -201,7 +210,7 @@
       state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
       state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
       state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
-      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, { current: X, title: `Cost per token against context at batch ${B}`, onPoint: (p) => explainAt(B, p.x) });
+      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, Object.assign({ current: X, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
       state.charts.memory = C.memory($("chart-memory"), r);
       saveToUrl();
       state.updates++;
@@ -295,7 +304,7 @@
 
   // The view lives in the address (?model=...&hw=...&batch=512&context=4096), so it can be shared
   // or bookmarked. A pasted config is not put there.
-  const URL_KEYS = ["model", "hw", "chips", "weight_dtype", "kv_dtype"];
+  const URL_KEYS = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype"];
   function restoreFromUrl() {
     const q = new URLSearchParams(location.search);
     for (const k of URL_KEYS) {
@@ -364,6 +373,7 @@
         updatePlan();
       });
     }
+    $("phase").addEventListener("change", update); // the planner covers both phases already
     for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
     $("use-config").addEventListener("click", useConfig);
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));

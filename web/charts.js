@@ -157,7 +157,7 @@
       canvas,
       "line",
       [series("$ per million tokens", rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), LINE.cost)],
-      { x: logAxis("batch (sequences per step)", num), y: logAxis("$ per million output tokens", num) },
+      { x: logAxis(opts.xLabel || "batch (sequences per step)", num), y: logAxis(opts.yLabel || "$ per million output tokens", num) },
       {
         title: { display: true, text: opts.title || "Cost per token against batch" },
         boundRegions: { regions: regionsOf(rows, "batch", true) },
@@ -182,7 +182,7 @@
       canvas,
       "line",
       ds.map((d) => Object.assign(d, { data: d.data.filter((p) => p.y > 0) })),
-      { x: logAxis("batch (sequences per step)", num), y: logAxis("seconds per step", seconds) },
+      { x: logAxis(opts.xLabel || "batch (sequences per step)", num), y: logAxis("seconds per step", seconds) },
       {
         title: { display: true, text: opts.title || "Step time against batch: max(compute, weights + KV)" },
         boundRegions: { regions: regionsOf(rows, "batch", true) },
@@ -244,7 +244,7 @@
       canvas,
       "line",
       [series("$ per million tokens", rows.map((r) => ({ x: r.context, y: r.usd_per_mtok })), LINE.cost)],
-      { x: logAxis("context (tokens)", num), y: logAxis("$ per million output tokens", num) },
+      { x: logAxis(opts.contextLabel || "context (tokens)", num), y: logAxis(opts.yLabel || "$ per million output tokens", num) },
       {
         title: { display: true, text: opts.title || "Cost per token against context" },
         boundRegions: { regions: regionsOf(rows, "context", true) },

@@ -178,6 +178,23 @@ try {
   const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
   assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
 
+  // Prefill: the same charts for a pass over prompts, with the API's numbers.
+  await check("prefill phase", async () => {
+    const before = +(await page.evaluate(() => document.body.dataset.updates));
+    await page.selectOption("#phase", "prefill");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, before, { timeout: 20000 });
+    const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", phase: "prefill", batch: 512, context: 4096, explain: true })).body;
+    const shown = await page.evaluate(() => ({ r: llmecon.results.roofline, title: document.getElementById("phase-title").textContent,
+                                               x: llmecon.charts.costBatch.options.scales.x.title.text }));
+    assert.deepEqual(shown.r, want);
+    assert.equal(shown.title, "Prefill pass");
+    assert.equal(shown.x, "prompts per pass");
+    assert.equal(await page.textContent("#error"), "");
+    assert.equal(new URL(page.url()).searchParams.get("phase"), "prefill");
+    await page.selectOption("#phase", "decode");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k + 1, before, { timeout: 20000 });
+  });
+
   // The view is in the address, and a shared address restores it.
   await check("view in the address", async () => {
     const url = new URL(page.url());
