@@ -269,6 +269,12 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   }
   const std::string_view path(url);
   constexpr std::string_view kApi = "/api/";
+  if (path == "/api" || path == kApi) {  // what the API offers
+    const Json index{{"commands", Engine::commands()},
+                     {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
+                     {"reference", "docs/cli.md"}};
+    return reply(conn, MHD_HTTP_OK, index.dump(), "application/json");
+  }
   if (path.substr(0, kApi.size()) == kApi) {
     const std::string command(path.substr(kApi.size()));
     Result<Json> parsed = Json::object();

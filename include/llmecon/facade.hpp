@@ -73,6 +73,8 @@ class Engine {
   [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
+  /// Every command run() dispatches, in the order the CLI lists them.
+  static const std::vector<std::string>& commands();
   /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
   [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {}) const;
   /// The derivation of roofline(args), one line per formula.

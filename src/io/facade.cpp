@@ -830,9 +830,17 @@ Result<Json> Engine::run(const std::string& command, const Json& args, const Pro
   if (command == "validate") return validate(args);
   if (command == "measure") return measure(args);
   if (command == "calibrate") return calibrate(args);
-  return Error{"command", "", "unknown command '" + command + "'",
-               "one of models, hardware, model, roofline, sweep, report, batch, step, context, price, layout, cache, "
-               "lifecycle, revnet, lecture, plan"};
+  std::string list;
+  for (const auto& c : commands()) list += (list.empty() ? "" : ", ") + c;
+  return Error{"command", "", "unknown command '" + command + "'", "one of " + list};
+}
+
+const std::vector<std::string>& Engine::commands() {
+  static const std::vector<std::string> names{"models", "hardware", "model",   "roofline",  "sweep",     "report",
+                                              "batch",  "step",     "context", "price",     "layout",    "cache",
+                                              "lifecycle", "revnet", "lecture", "plan",     "validate",  "calibrate",
+                                              "measure"};
+  return names;
 }
 
 
