@@ -323,37 +323,44 @@ Result<RooflineResult> Engine::evaluate(const Json& args) const {
 
 Json to_json(const RooflineResult& r) {
   const auto& in = r.in;
-  return Json{{"model", in.model ? Json(in.model->name) : Json()},
-              {"hardware", in.hw->name},
-              {"chips", in.chips},
-              {"phase", std::string(name(in.step.phase))},
-              {"batch", count(in.step.batch)},
-              {"context", count(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0))},
-              {"new_tokens", count(in.step.new_tokens)},
-              {"weight_dtype", std::string(name(in.precision.weights))},
-              {"expert_dtype", std::string(name(in.precision.experts))},
-              {"act_dtype", std::string(name(in.precision.act))},
-              {"kv_dtype", std::string(name(in.precision.kv))},
-              {"flops", r.cost.flops_total().si()},
-              {"bytes_weights", r.cost.weights.si()},
-              {"bytes_kv_read", r.cost.kv_read.si()},
-              {"bytes_kv_write", r.cost.kv_write.si()},
-              {"t_compute_s", r.t_compute.si()},
-              {"t_weights_s", r.t_weights.si()},
-              {"t_kv_s", r.t_kv.si()},
-              {"t_overhead_s", r.t_overhead.si()},
-              {"t_step_s", r.t_step.si()},
-              {"t_upper_s", r.t_upper.si()},
-              {"bound", std::string(name(r.bound))},
-              {"tokens_per_s", r.tokens_per_s.si()},
-              {"usd_per_mtok", r.usd_per_token.si() * 1e6},
-              {"mfu", r.mfu},
-              {"arithmetic_intensity", r.intensity.si()},
-              {"mem_weights_bytes", r.mem_weights.si()},
-              {"mem_kv_bytes", r.mem_kv.si()},
-              {"mem_capacity_bytes", r.mem_capacity.si()},
-              {"fits", r.fits},
-              {"fit_reason", r.fit_reason}};
+  // Built key by key into reserved storage: an initializer list makes every pair a JSON array
+  // first, and this runs once per sweep row and per server request.
+  Json out = Json::object();
+  auto& o = out.get_ref<Json::object_t&>();
+  o.reserve(31);
+  auto put = [&o](const char* key, Json v) { o.emplace_back(key, std::move(v)); };
+  put("model", in.model ? Json(in.model->name) : Json());
+  put("hardware", in.hw->name);
+  put("chips", in.chips);
+  put("phase", std::string(name(in.step.phase)));
+  put("batch", count(in.step.batch));
+  put("context", count(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)));
+  put("new_tokens", count(in.step.new_tokens));
+  put("weight_dtype", std::string(name(in.precision.weights)));
+  put("expert_dtype", std::string(name(in.precision.experts)));
+  put("act_dtype", std::string(name(in.precision.act)));
+  put("kv_dtype", std::string(name(in.precision.kv)));
+  put("flops", r.cost.flops_total().si());
+  put("bytes_weights", r.cost.weights.si());
+  put("bytes_kv_read", r.cost.kv_read.si());
+  put("bytes_kv_write", r.cost.kv_write.si());
+  put("t_compute_s", r.t_compute.si());
+  put("t_weights_s", r.t_weights.si());
+  put("t_kv_s", r.t_kv.si());
+  put("t_overhead_s", r.t_overhead.si());
+  put("t_step_s", r.t_step.si());
+  put("t_upper_s", r.t_upper.si());
+  put("bound", std::string(name(r.bound)));
+  put("tokens_per_s", r.tokens_per_s.si());
+  put("usd_per_mtok", r.usd_per_token.si() * 1e6);
+  put("mfu", r.mfu);
+  put("arithmetic_intensity", r.intensity.si());
+  put("mem_weights_bytes", r.mem_weights.si());
+  put("mem_kv_bytes", r.mem_kv.si());
+  put("mem_capacity_bytes", r.mem_capacity.si());
+  put("fits", r.fits);
+  put("fit_reason", r.fit_reason);
+  return out;
 }
 
 Result<Json> Engine::roofline(const Json& args) const {
