@@ -226,19 +226,29 @@
     }
   }
 
+  // The planner searches the formats itself; it takes the model, hardware, chip count, request
+  // shape and latency targets.
+  const PLAN_KEYS = ["isl", "osl", "ttft_ms", "tpot_ms"];
+  function planArgs() {
+    const { model, hw, chips } = board();
+    const a = chips ? { model, hw, chips } : { model, hw };
+    for (const k of PLAN_KEYS) if ($(k).value !== "") a[k] = +$(k).value;
+    return a;
+  }
+
   let planSeq = 0;
   async function updatePlan() {
     const my = ++planSeq;
     $("plan-status").textContent = "planning…";
     try {
-      // The planner searches the formats itself; it takes the model, hardware and chip count.
-      const { model, hw, chips } = board();
-      const p = await api("plan", chips ? { model, hw, chips } : { model, hw });
+      const p = await api("plan", planArgs());
       if (my !== planSeq) return;
       state.results.plan = p;
       state.charts.pareto = C.pareto($("chart-pareto"), p, { onPoint: (pt) => pt.point && explainLayout(pt.point) });
       const best = p.best ? C.describePoint(p.best).join("; ") : p.empty_reason;
-      $("plan-status").textContent = `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the SLO. Best: ${best}. Hover a point for its layout.`;
+      const slo = Object.entries(p.slo || {}).map(([k, v]) => `${k.replace("_ms", "").toUpperCase()} ≤ ${C.num(v)} ms`).join(", ");
+      $("plan-status").textContent = `${p.isl} prompt and ${p.osl} output tokens${slo ? ", " + slo : ", no latency target"}: ` +
+        `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the targets. Best: ${best}. Hover a point for its layout.`;
     } catch (err) {
       if (my !== planSeq) return;
       $("plan-status").textContent = "plan: " + err.message;
@@ -304,7 +314,7 @@
 
   // The view lives in the address (?model=...&hw=...&batch=512&context=4096), so it can be shared
   // or bookmarked. A pasted config is not put there.
-  const URL_KEYS = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype"];
+  const URL_KEYS = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype", "isl", "osl", "ttft_ms", "tpot_ms"];
   function restoreFromUrl() {
     const q = new URLSearchParams(location.search);
     for (const k of URL_KEYS) {
@@ -374,6 +384,12 @@
       });
     }
     $("phase").addEventListener("change", update); // the planner covers both phases already
+    for (const id of PLAN_KEYS) {
+      $(id).addEventListener("change", () => {
+        saveToUrl();
+        updatePlan();
+      });
+    }
     for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
     $("use-config").addEventListener("click", useConfig);
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));

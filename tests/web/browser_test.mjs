@@ -209,6 +209,23 @@ try {
     await shared.close();
   });
 
+  // Latency targets and request shape reach the planner; the best layout meets them.
+  await check("planner targets", async () => {
+    const plans = +(await page.evaluate(() => document.body.dataset.planUpdates));
+    await page.fill("#tpot_ms", "20");
+    await page.fill("#isl", "8192");
+    await page.dispatchEvent("#isl", "change");
+    await page.waitForFunction((k) => +document.body.dataset.planUpdates > k, plans, { timeout: 60000 });
+    await page.dispatchEvent("#tpot_ms", "change");
+    await page.waitForFunction((k) => +document.body.dataset.planUpdates > k + 1, plans, { timeout: 60000 });
+    const want = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200", isl: 8192, osl: 256, tpot_ms: 20 })).body;
+    const shown = await page.evaluate(() => llmecon.results.plan);
+    assert.deepEqual(shown, want, "plan = API plan with the page's targets");
+    if (want.best) assert.ok(want.best.tpot_ms <= 20);
+    assert.ok((await page.textContent("#plan-status")).includes("TPOT ≤ 20 ms"));
+    assert.equal(new URL(page.url()).searchParams.get("tpot_ms"), "20");
+  });
+
   // Downloads: the batch sweep as CSV and everything shown as JSON, as the API returned them.
   await check("downloads", async () => {
     const [csvFile] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
@@ -223,7 +240,7 @@ try {
 
   // The Pareto frontier equals the planner's, and hovering a point shows its layout.
   await check("pareto frontier and hover", async () => {
-    const plan = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200" })).body;
+    const plan = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200", isl: 8192, osl: 256, tpot_ms: 20 })).body;
     const front = await page.evaluate(() => llmecon.charts.pareto.data.datasets[0].data.map((p) => [p.x, p.y]));
     const want = plan.frontier.map((p) => [p.tokens_per_s_per_user, p.tokens_per_s_per_chip]).sort((a, b) => a[0] - b[0]);
     assert.deepEqual(front, want, "frontier = API plan");
