@@ -1,29 +1,48 @@
 // `llmecon serve` on GNU libmicrohttpd: a small pool of threads, each running its own epoll loop
 // over many connections, so 200 concurrent clients do not need 200 threads (and keep-alive
-// clients cannot starve the pool). Requests are answered on the pool thread that read them.
+// clients cannot starve the pool). Quick requests are answered on the thread that read them; long
+// ones (plan, sweep, lecture, ...) run in a compute pool while their connection is suspended.
 #include "server.hpp"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <thread>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "llmecon/embedded.hpp"
 
 namespace llmecon::server {
+namespace {
+
+int g_stop_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int) {
+  const char byte = 1;
+  const ssize_t n = write(g_stop_pipe[1], &byte, 1);  // async-signal-safe
+  (void)n;
+}
+
+}  // namespace
 
 namespace {
 
@@ -167,16 +186,85 @@ class ResponseCache {
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };
 
+// Long computations (a plan, a sweep, the lecture) run here, off the event loops, so one of them
+// does not hold up the other connections of the pool thread that read it.
+class ComputePool {
+ public:
+  explicit ComputePool(int threads) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  }
+  ~ComputePool() { stop(); }
+  ComputePool(const ComputePool&) = delete;
+  ComputePool& operator=(const ComputePool&) = delete;
+
+  /// Suspends the connection and queues the job (which must resume it); false once stopping,
+  /// with the connection untouched. The check and the suspension happen under one lock, so no
+  /// connection is suspended after stop() has begun.
+  bool submit_suspended(MHD_Connection* conn, std::function<void()> job) {
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) return false;
+      MHD_suspend_connection(conn);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+    return true;
+  }
+
+  /// Refuses new jobs, finishes (and so resumes) every queued one, and joins the threads.
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+bool is_long(const std::string& command) {
+  return command == "plan" || command == "sweep" || command == "lecture" || command == "report" ||
+         command == "validate" || command == "calibrate" || command == "measure";
+}
+
 struct Context {
   const Engine* engine;
   const Options* options;
   ResponseCache* cache;
+  ComputePool* pool;
 };
 
-// Per request: the body read so far.
+// Per request: the body read so far, and the answer of a computation run in the pool.
 struct Request {
   std::string body;
   bool too_large = false;
+  bool queued = false;  // suspended while the pool computes
+  int status = 0;
+  std::string json;
+  std::string cache_key;
 };
 
 MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, const char* type, bool copy = true) {
@@ -251,6 +339,10 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     return MHD_YES;
   }
   if (req->too_large) return MHD_YES;  // answered on the first call
+  if (req->queued) {  // resumed: the pool has the answer
+    if (req->status == 200 && !req->cache_key.empty()) ctx.cache->put(req->cache_key, req->json);
+    return reply(conn, static_cast<unsigned>(req->status), req->json, "application/json");
+  }
   if (!post && !get) {
     return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, request_error("method not allowed", "use GET or POST"),
                        "GET, HEAD, POST");
@@ -299,6 +391,21 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
       std::string hit;
       if (ctx.cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
     }
+    req->queued = is_long(command);
+    req->cache_key = key;
+    if (req->queued && ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn] {
+        try {
+          std::tie(req->status, req->json) = handle_api(*engine, command, args);
+        } catch (const std::exception& e) {
+          req->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+          req->json = Json{{"error", request_error(std::string("internal error: ") + e.what(), "please report it").message()}}.dump(
+              -1, ' ', false, Json::error_handler_t::replace);
+        }
+        MHD_resume_connection(conn);
+      })) {
+      return MHD_YES;
+    }
+    req->queued = false;  // stopping: answer here
     auto [status, json] = handle_api(*ctx.engine, command, args);
     if (status == 200 && !key.empty()) ctx.cache->put(key, json);
     return reply(conn, static_cast<unsigned>(status), json, "application/json");
@@ -331,7 +438,7 @@ void on_completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTermination
 
 int serve(const Engine& engine, const Options& o) {
   sockaddr_storage addr{};
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
   if (auto* v4 = reinterpret_cast<sockaddr_in*>(&addr); inet_pton(AF_INET, o.host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
     v4->sin_port = htons(static_cast<uint16_t>(o.port));
@@ -343,34 +450,45 @@ int serve(const Engine& engine, const Options& o) {
     std::fprintf(stderr, "llmecon: error: --host: '%s' is not an IP address (hint: 127.0.0.1, ::1 or 0.0.0.0)\n", o.host.c_str());
     return 2;
   }
-  // The pool threads inherit this mask; the main thread waits for the stop signal below.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  // SIGINT or SIGTERM may reach any thread (libraries start their own before main), so the
+  // handler only writes to a pipe that the main thread waits on.
+  if (pipe(g_stop_pipe) != 0) {
+    std::fprintf(stderr, "llmecon: error: serve: cannot create a pipe\n");
+    return 2;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 
   ResponseCache cache(o.cache_bytes);
-  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr};
+  ComputePool pool(std::max(2, o.threads));
+  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool};
+  // One thread is one event loop without a pool; the library warns if told a pool size of 1.
+  MHD_OptionItem pool_size[] = {{o.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, o.threads, nullptr},
+                                {MHD_OPTION_END, 0, nullptr}};
   MHD_Daemon* d = MHD_start_daemon(
       flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx,
       MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&addr),
-      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(o.threads),
+      MHD_OPTION_ARRAY, pool_size,
       MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(o.timeout_s),
       MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
       MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr,
       MHD_OPTION_END);
   if (d == nullptr) {
-    pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
     std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(), o.port);
     return 2;
   }
   std::fprintf(stderr, "llmecon: serving on http://%s:%d (%d threads)\n", o.host.c_str(), o.port, o.threads);
-  int sig = 0;
-  sigwait(&stop, &sig);
+  char byte = 0;
+  while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  // No connection may stay suspended when the daemon stops: the pool refuses new jobs (they are
+  // answered inline) and finishes, resuming, the ones it holds.
+  pool.stop();
   MHD_stop_daemon(d);
-  pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
   return 0;
 }
 

@@ -143,7 +143,7 @@ def test_many_connections_share_a_bounded_pool(server):
             assert head == b"HTTP/1.1 200"
         with open("/proc/%d/status" % proc.pid) as f:
             threads = int(next(l for l in f if l.startswith("Threads:")).split()[1])
-        assert threads <= 2 + 2  # the pool, the listener's parent and the main thread
+        assert threads <= 2 + 2 + 2  # 2 event loops, 2 compute threads, the daemon's parent and main
     finally:
         for s in socks:
             s.close()
@@ -229,3 +229,32 @@ def test_allow_files_reads_them_fresh_each_time(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_long_plan_does_not_hold_up_other_requests():
+    # One event-loop thread: without the compute pool, the plan would block every other request.
+    import threading
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        done = {}
+
+        def long_plan():
+            start = time.monotonic()
+            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4}))[0]
+            done["seconds"] = time.monotonic() - start
+
+        t = threading.Thread(target=long_plan)
+        t.start()
+        time.sleep(0.2)
+        start = time.monotonic()
+        quick = [request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=%d" % b)[0] for b in (1, 2, 4)]
+        quick_s = time.monotonic() - start
+        t.join(timeout=120)
+        assert done["status"] == 200 and quick == [200, 200, 200]
+        assert done["seconds"] > 0.5  # the plan is long enough to matter
+        assert quick_s < done["seconds"] / 2, (quick_s, done["seconds"])
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
