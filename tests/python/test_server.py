@@ -258,3 +258,28 @@ def test_a_long_plan_does_not_hold_up_other_requests():
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+# The commands the issue names, each asked the same question through the CLI and the server.
+SAME_QUESTION = [
+    ("models", [], {}),
+    ("hardware", [], {}),
+    ("roofline", ["--model", "qwen3-8b", "--hw", "h100-sxm", "--batch", "32"], {"model": "qwen3-8b", "hw": "h100-sxm", "batch": 32}),
+    ("sweep", ["--model", "qwen3-8b", "--hw", "h100-sxm", "--batch", "1,8,64", "--context", "1024,8192"],
+     {"model": "qwen3-8b", "hw": "h100-sxm", "batch": [1, 8, 64], "context": [1024, 8192]}),
+    ("batch", ["--model", "llama-3.1-70b", "--hw", "h100-sxm", "--context", "4096"], {"model": "llama-3.1-70b", "hw": "h100-sxm", "context": 4096}),
+    ("context", [], {}),
+    ("price", ["--sheet", "claude-opus-4.6"], {"sheet": "claude-opus-4.6"}),
+    ("cache", [], {}),
+    ("plan", ["--model", "llama-3.1-8b", "--hw", "h100-sxm", "--tpot-ms", "30"], {"model": "llama-3.1-8b", "hw": "h100-sxm", "tpot_ms": 30}),
+    ("lecture", [], {}),
+]
+
+
+@pytest.mark.parametrize("command,argv,args", SAME_QUESTION, ids=[c for c, _, _ in SAME_QUESTION])
+def test_server_json_equals_cli_json(server, command, argv, args):
+    _, port = server
+    cli = subprocess.run([BIN, command, *argv, "--json"], check=True, capture_output=True, text=True).stdout
+    status, _, body = request(port, "POST", "/api/" + command, json.dumps(args))
+    assert status == 200
+    assert json.loads(body) == json.loads(cli)
