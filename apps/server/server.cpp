@@ -134,8 +134,7 @@ Json query_args(const std::vector<std::pair<std::string, std::string>>& params) 
 
 // Answers are pure functions of the arguments and the catalogs, which never change while serving,
 // so repeated questions (a slider moved back, a model picked again) are answered from memory. An
-// LRU bounded in bytes. The key is the command and the parsed arguments printed compactly, so
-// whitespace does not matter (key order does).
+// LRU bounded in bytes.
 class ResponseCache {
  public:
   explicit ResponseCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
@@ -143,6 +142,22 @@ class ResponseCache {
   /// Commands that read files or measure the machine give new answers each time.
   static bool cacheable(const Engine& engine, const std::string& command, const Json& args) {
     return !reads_files(engine, command, args);
+  }
+
+  /// The command and the arguments sorted by name, printed compactly: the same question spelled
+  /// with other whitespace or key order finds the same answer.
+  static std::string key(const std::string& command, const Json& args) {
+    std::vector<std::pair<std::string_view, const Json*>> items;
+    for (const auto& [k, v] : args.items()) items.emplace_back(k, &v);
+    std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string out = command;
+    for (const auto& [k, v] : items) {
+      out += '\n';
+      out += k;
+      out += '=';
+      out += v->dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+    return out;
   }
 
   bool get(const std::string& key, std::string& out) {
@@ -387,7 +402,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     }
     std::string key;
     if (ctx.cache != nullptr && ResponseCache::cacheable(*ctx.engine, command, args)) {
-      key = command + '\n' + args.dump(-1, ' ', false, Json::error_handler_t::replace);
+      key = ResponseCache::key(command, args);
       std::string hit;
       if (ctx.cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
     }

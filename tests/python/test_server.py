@@ -165,6 +165,8 @@ def test_repeated_answers_are_identical(server):
     first = request(port, "POST", "/api/roofline", args)
     again = request(port, "POST", "/api/roofline", " " + args + "\n")  # same question, other spelling
     assert first[0] == again[0] == 200 and first[2] == again[2]
+    reordered = request(port, "POST", "/api/roofline", json.dumps({"batch": 16, "hw": "b200", "model": "qwen3-8b"}))
+    assert reordered[2] == first[2]
 
 
 def test_no_files_or_measuring_by_default(server):
