@@ -12,6 +12,7 @@
   // What the page shows, for the browser test and for anyone poking at the console.
   const state = {
     pastedConfig: null, // a config.json object, sent as the model argument
+    pinned: [], // cost curves kept for comparison: {label, rows}
     hardware: [],
     results: {}, // command -> last JSON
     charts: {},
@@ -74,6 +75,20 @@
       pre.appendChild(document.createTextNode("\n"));
     }
     pre.dataset.key = key;
+  }
+
+  // "deepseek-v3 on 72 x gb200, fp8/bf16, context 4096": what a pinned curve is.
+  function curveLabel(r) {
+    return `${r.model} on ${r.chips} x ${r.hardware}, ${r.weight_dtype}/${r.kv_dtype}, ${r.phase} context ${C.num(r.context)}`;
+  }
+
+  function pin() {
+    const r = state.results.roofline;
+    const rows = state.results.sweepBatch && state.results.sweepBatch.rows;
+    if (!r || !rows) return;
+    const label = curveLabel(r);
+    if (!state.pinned.some((p) => p.label === label)) state.pinned.push({ label, rows });
+    update();
   }
 
   // A clicked chart point: the derivation of the decode step there.
@@ -207,7 +222,8 @@
         bopts.markers.push({ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] });
       }
       bopts.onPoint = (p) => explainAt(p.x, X);
-      state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, bopts);
+      state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows,
+        Object.assign({}, bopts, { label: curveLabel(r), compare: state.pinned }));
       state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
       state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
       state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, Object.assign({ current: X, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
@@ -392,6 +408,11 @@
     }
     for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
     $("use-config").addEventListener("click", useConfig);
+    $("pin").addEventListener("click", pin);
+    $("unpin").addEventListener("click", () => {
+      state.pinned = [];
+      update();
+    });
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));
     $("download-csv").addEventListener("click", () => {
       if (state.results.sweepBatch) download(fileStem() + "-batch.csv", csv(state.results.sweepBatch.rows), "text/csv");

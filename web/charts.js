@@ -152,17 +152,23 @@
   }
 
   // rows: [{batch, usd_per_mtok, bound}] sorted by batch.
+  // opts.compare: [{label, rows}] drawn beside the current curve (pinned deployments).
+  const COMPARE = ["#8e44ad", "#16a085", "#c0392b", "#d35400", "#7f8c8d", "#2980b9"];
   function costVsBatch(canvas, rows, opts = {}) {
+    const ds = [series(opts.label || "$ per million tokens", rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), LINE.cost)];
+    (opts.compare || []).forEach((c, i) =>
+      ds.push(series(c.label, c.rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), COMPARE[i % COMPARE.length], { borderDash: [5, 3], pointRadius: 1 }))
+    );
     return base(
       canvas,
       "line",
-      [series("$ per million tokens", rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), LINE.cost)],
+      ds,
       { x: logAxis(opts.xLabel || "batch (sequences per step)", num), y: logAxis(opts.yLabel || "$ per million output tokens", num) },
       {
         title: { display: true, text: opts.title || "Cost per token against batch" },
         boundRegions: { regions: regionsOf(rows, "batch", true) },
         xMarkers: { markers: markerList(opts) },
-        tooltip: { callbacks: { label: (c) => `$${num(c.parsed.y)}/Mtok at batch ${num(c.parsed.x)}` } },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${num(c.parsed.y)}/Mtok at batch ${num(c.parsed.x)}` } },
       },
       undefined,
       opts.onPoint

@@ -178,6 +178,30 @@ try {
   const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
   assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
 
+  // Pinned curves stay on the cost chart beside the current one, for comparison.
+  await check("pin curves to compare", async () => {
+    const before = +(await page.evaluate(() => document.body.dataset.updates));
+    await page.click("#pin");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, before, { timeout: 20000 });
+    await page.selectOption("#hw", "h200-sxm");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k + 1, before, { timeout: 20000 });
+    const sets = await page.evaluate(() => llmecon.charts.costBatch.data.datasets.map((d) => ({ label: d.label, y: d.data.map((p) => p.y) })));
+    assert.equal(sets.length, 2, "current curve and one pinned");
+    assert.ok(sets[0].label.startsWith("qwen3-30b-a3b on 8 x h200-sxm"), sets[0].label);
+    assert.ok(sets[1].label.startsWith("qwen3-30b-a3b on 8 x b200"), sets[1].label);
+    const pinned = (await api("sweep", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: Array.from({ length: 15 }, (_, i) => 2 ** i), context: 4096 })).body;
+    assert.deepEqual(sets[1].y, pinned.rows.map((row) => row.usd_per_mtok), "the pinned curve keeps b200's numbers");
+    const mid = +(await page.evaluate(() => document.body.dataset.updates));
+    await page.click("#unpin");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, mid, { timeout: 20000 });
+    assert.equal(await page.evaluate(() => llmecon.charts.costBatch.data.datasets.length), 1);
+    const back = +(await page.evaluate(() => document.body.dataset.updates));
+    const plansBack = +(await page.evaluate(() => document.body.dataset.planUpdates));
+    await page.selectOption("#hw", "b200");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, back, { timeout: 20000 });
+    await waitPlan(plansBack + 1);
+  });
+
   // Prefill: the same charts for a pass over prompts, with the API's numbers.
   await check("prefill phase", async () => {
     const before = +(await page.evaluate(() => document.body.dataset.updates));
