@@ -13,7 +13,6 @@
   const state = {
     pastedConfig: null, // a config.json object, sent as the model argument
     pinned: [], // cost curves kept for comparison: {label, rows}
-    hardware: [],
     results: {}, // command -> last JSON
     charts: {},
     explainSources: {}, // key -> {title, lines, match}
@@ -120,7 +119,6 @@
   function renderFigures(r, b, rep) {
     const fig = $("figures");
     fig.textContent = "";
-    state.explainSources.roofline = { title: `${r.phase} (llmecon roofline --explain)`, lines: r.explain || [] };
     const rk = (match) => {
       const k = "roofline:" + match[0];
       state.explainSources[k] = { title: `${r.phase} (llmecon roofline --explain)`, lines: r.explain || [], match };
@@ -382,7 +380,6 @@
   async function init() {
     try {
       const [models, hw] = await Promise.all([api("models"), api("hardware")]);
-      state.hardware = hw;
       for (const m of models) $("model").add(new Option(m.name, m.name));
       for (const h of hw) $("hw").add(new Option(h.name, h.name));
       $("model").value = "llama-3.1-70b";

@@ -112,11 +112,19 @@
     return { type: "logarithmic", title: { display: true, text: title }, ticks: { callback: (v) => fmt(v), maxTicksLimit: 8 } };
   }
 
-  // onPoint(raw) is called with the clicked data point (the page shows its derivation).
-  function base(canvas, type, datasets, scales, plugins, extra, onPoint) {
+  // Draws a new chart on the canvas in place of the old one, and counts the redraw in
+  // canvas.dataset.revision (the browser test watches it).
+  function replaceChart(canvas, config) {
     const existing = Chart.getChart(canvas);
     if (existing) existing.destroy();
-    const chart = new Chart(canvas, {
+    const chart = new Chart(canvas, config);
+    canvas.dataset.revision = String(+(canvas.dataset.revision || 0) + 1);
+    return chart;
+  }
+
+  // onPoint(raw) is called with the clicked data point (the page shows its derivation).
+  function base(canvas, type, datasets, scales, plugins, extra, onPoint) {
+    return replaceChart(canvas, {
       type,
       data: { datasets },
       options: Object.assign(
@@ -136,8 +144,6 @@
       ),
       plugins: [regionsPlugin, markersPlugin],
     });
-    canvas.dataset.revision = String(+(canvas.dataset.revision || 0) + 1);
-    return chart;
   }
 
   const series = (label, points, color, opts) =>
@@ -205,12 +211,13 @@
   // bytes / (t_weights + t_kv)); a point sits below them by the efficiency and fixed overheads.
   function roofline(canvas, rows, opts = {}) {
     const good = rows.filter((r) => r.flops > 0 && r.t_compute_s > 0);
-    if (!good.length) return base(canvas, "scatter", [], { x: logAxis("FLOPs per byte", num), y: logAxis("FLOP/s", num) }, {});
+    const empty = () => base(canvas, "scatter", [], { x: logAxis("FLOPs per byte", num), y: logAxis("FLOP/s", num) }, {});
+    if (!good.length) return empty();
     const memBytes = (r) => r.bytes_weights + r.bytes_kv_read + r.bytes_kv_write;
     const memTime = (r) => r.t_weights_s + r.t_kv_s;
     const peak = Math.max(...good.map((r) => r.flops / r.t_compute_s));
     const bw = Math.max(0, ...good.filter((r) => memTime(r) > 0).map((r) => memBytes(r) / memTime(r)));
-    if (!(bw > 0 && peak > 0)) return base(canvas, "scatter", [], { x: logAxis("FLOPs per byte", num), y: logAxis("FLOP/s", num) }, {});
+    if (!(bw > 0 && peak > 0)) return empty();
     const ais = good.map((r) => r.arithmetic_intensity);
     const lo = Math.min(...ais, peak / bw) / 4;
     const hi = Math.max(...ais, peak / bw) * 4;
@@ -300,9 +307,7 @@
     const cap = r.mem_capacity_bytes / chips / 1e9;
     const free = Math.max(0, cap - w - kv);
     const bar = (label, v, color) => ({ label, data: [{ x: v, y: "per chip" }], backgroundColor: color, borderColor: color, parsing: false });
-    const existing = Chart.getChart(canvas);
-    if (existing) existing.destroy();
-    const chart = new Chart(canvas, {
+    return replaceChart(canvas, {
       type: "bar",
       data: { labels: ["per chip"], datasets: [bar("weights", w, LINE.weights), bar("KV cache", kv, LINE.kv), bar("free", free, "#ecf0f1")] },
       options: {
@@ -321,8 +326,6 @@
         },
       },
     });
-    canvas.dataset.revision = String(+(canvas.dataset.revision || 0) + 1);
-    return chart;
   }
 
   // For `llmecon <command> --plot FILE.html`: the charts a command's JSON supports, in `container`.
@@ -338,10 +341,13 @@
     const charts = [];
     if (command === "sweep") {
       const rows = result.rows;
-      const byCtx = new Map();
-      for (const r of rows) (byCtx.get(r.context) || byCtx.set(r.context, []).get(r.context)).push(r);
-      const byBatch = new Map();
-      for (const r of rows) (byBatch.get(r.batch) || byBatch.set(r.batch, []).get(r.batch)).push(r);
+      const groupBy = (key) => {
+        const m = new Map();
+        for (const r of rows) (m.get(r[key]) || m.set(r[key], []).get(r[key])).push(r);
+        return m;
+      };
+      const byCtx = groupBy("context");
+      const byBatch = groupBy("batch");
       const title = `${result.model} on ${result.chips} x ${result.hardware}`;
       // The longer list is the x axis; one set of charts for each of up to 4 values of the other.
       const pick = (m) => {

@@ -17,6 +17,8 @@ namespace {
 
 using llmecon::Json;
 
+constexpr const char* kPlotHelp = "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts";
+
 int fail(const std::string& message) {
   std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
   return 2;
@@ -142,19 +144,19 @@ struct StepFlags {
 // web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
 int write_plot(const std::string& path, const std::string& command, const Json& result) {
   const bool html = path.size() > 5 && path.substr(path.size() - 5) == ".html";
-  std::string svg;
+  std::string text;
   if (html) {
     auto page = llmecon::cli::chart_html(command, result);
     if (!page) return fail("--plot: `" + command + "` has no web chart (hint: sweep, batch, context and plan have)");
-    svg = *page;
+    text = *page;
   } else {
     auto chart = llmecon::cli::chart_for(command, result);
     if (!chart) return fail("--plot: `" + command + "` has no chart (hint: use it with --decode for measure)");
-    svg = llmecon::render_svg(*chart);
+    text = llmecon::render_svg(*chart);
   }
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
-  std::fwrite(svg.data(), 1, svg.size(), f);
+  std::fwrite(text.data(), 1, text.size(), f);
   std::fclose(f);
   return 0;
 }
@@ -363,7 +365,7 @@ int main(int argc, char** argv) {
   roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
   auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
   sf.add(sweep, true);
-  sweep->add_option("--plot", plot_file, "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts");
+  sweep->add_option("--plot", plot_file, kPlotHelp);
   bool analysis_explain = false;
   bool ideal = false;
   bool measure_decode_flag = false, measure_quick = false, plan_range = false;
@@ -402,7 +404,7 @@ int main(int argc, char** argv) {
     c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
     const std::string n = c.spec.name;
     if (n == "batch" || n == "context" || n == "plan" || n == "measure") {
-      c.app->add_option("--plot", plot_file, "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts");
+      c.app->add_option("--plot", plot_file, kPlotHelp);
     }
   }
   for (auto* sub : {roof, sweep, report}) {

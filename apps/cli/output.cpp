@@ -554,10 +554,7 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
 namespace {
 
 std::string_view web_asset(std::string_view path) {
-  for (const auto& f : llmecon::embedded_web()) {
-    if (f.path == path) return f.content;
-  }
-  return {};
+  return llmecon::find_embedded(llmecon::embedded_web(), path).value_or(std::string_view());
 }
 
 // Inline script must not close its <script> element early or open a comment: the library is

@@ -21,11 +21,9 @@
 #include <filesystem>
 #include <functional>
 #include <list>
-#include <memory>
 #include <mutex>
 #include <string_view>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -41,10 +39,6 @@ extern "C" void on_stop_signal(int) {
   const ssize_t n = write(g_stop_pipe[1], &byte, 1);  // async-signal-safe
   (void)n;
 }
-
-}  // namespace
-
-namespace {
 
 Error request_error(const std::string& what, const std::string& hint) { return Error{"request", "", what, hint}; }
 
@@ -73,8 +67,7 @@ int nesting_depth(std::string_view text) {
   return deepest;
 }
 
-}  // namespace
-
+// A request body as an argument object, or the error the server answers with HTTP 400.
 Result<Json> parse_args(const std::string& body) {
   if (body.empty()) return Json::object();
   if (nesting_depth(body) > 32) return request_error("JSON nested deeper than 32 levels", "send one flat JSON object of arguments");
@@ -91,6 +84,8 @@ Result<Json> parse_args(const std::string& body) {
   return args;
 }
 
+// Whether answering would read a file (a config path as model, validate, calibrate) or measure
+// the machine: refused unless the server runs with --allow-files, and never cached.
 bool reads_files(const Engine& engine, const std::string& command, const Json& args) {
   if (command == "validate" || command == "calibrate" || command == "measure") return true;
   if (args.contains("model") && args["model"].is_string()) {
@@ -102,16 +97,14 @@ bool reads_files(const Engine& engine, const std::string& command, const Json& a
   return false;
 }
 
-std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const Json& args) {
-  auto r = engine.run(command, args);
-  if (!r) {
-    const int status = r.error().what.rfind("unknown command", 0) == 0 ? 404 : 400;
-    return {status, Json{{"error", r.error().message()}}.dump(-1, ' ', false, Json::error_handler_t::replace)};
-  }
-  return {200, r->dump(-1, ' ', false, Json::error_handler_t::replace)};
-}
+// JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-namespace {
+std::string error_json(const Error& e) { return dump(Json{{"error", e.message()}}); }
+
+Error internal_error(const std::exception& e) {
+  return request_error(std::string("internal error: ") + e.what(), "please report it");
+}
 
 // GET /api/roofline?model=...&batch=64: finite numbers as numbers (whole ones as integers),
 // true/false as booleans, the rest as strings.
@@ -139,11 +132,6 @@ class ResponseCache {
  public:
   explicit ResponseCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
-  /// Commands that read files or measure the machine give new answers each time.
-  static bool cacheable(const Engine& engine, const std::string& command, const Json& args) {
-    return !reads_files(engine, command, args);
-  }
-
   /// The command and the arguments sorted by name, printed compactly: the same question spelled
   /// with other whitespace or key order finds the same answer.
   static std::string key(const std::string& command, const Json& args) {
@@ -155,7 +143,7 @@ class ResponseCache {
       out += '\n';
       out += k;
       out += '=';
-      out += v->dump(-1, ' ', false, Json::error_handler_t::replace);
+      out += dump(*v);
     }
     return out;
   }
@@ -272,36 +260,48 @@ struct Context {
   ComputePool* pool;
 };
 
-// Per request: the body read so far, and the answer of a computation run in the pool.
+// Per request: the body read so far, and the answer once computed (in the pool or inline).
 struct Request {
   std::string body;
   bool too_large = false;
   bool queued = false;  // suspended while the pool computes
   int status = 0;
   std::string json;
-  std::string cache_key;
+  std::string cache_key;  // empty: not cached
 };
 
-MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, const char* type, bool copy = true) {
+// The answer to one API call, into req: status and JSON, the CLI's message on bad input.
+void compute(const Engine& engine, const std::string& command, const Json& args, Request& req) {
+  try {
+    auto r = engine.run(command, args);
+    if (r) {
+      req.status = MHD_HTTP_OK;
+      req.json = dump(*r);
+    } else {
+      req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST;
+      req.json = error_json(r.error());
+    }
+  } catch (const std::exception& e) {
+    req.status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    req.json = error_json(internal_error(e));
+  }
+}
+
+MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, const char* type, bool copy = true,
+                 const char* allow = nullptr) {
   MHD_Response* res = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
                                                       copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
   if (res == nullptr) return MHD_NO;
   MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+  if (allow != nullptr) MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
   const MHD_Result ok = MHD_queue_response(conn, status, res);
   MHD_destroy_response(res);
   return ok;
 }
 
 MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e, const char* allow = nullptr) {
-  const std::string body = Json{{"error", e.message()}}.dump(-1, ' ', false, Json::error_handler_t::replace);
-  MHD_Response* res = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
-  if (res == nullptr) return MHD_NO;
-  MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-  if (allow != nullptr) MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
-  const MHD_Result ok = MHD_queue_response(conn, status, res);
-  MHD_destroy_response(res);
-  return ok;
+  return reply(conn, status, error_json(e), "application/json", true, allow);
 }
 
 MHD_Result collect_param(void* cls, MHD_ValueKind, const char* key, const char* value) {
@@ -317,10 +317,16 @@ const char* content_type(std::string_view path) {
   return "application/octet-stream";
 }
 
+// Replies with a computed answer, keeping it for the next asker when it may be cached.
+MHD_Result answer(const Context& ctx, MHD_Connection* conn, const Request& req) {
+  if (req.status == MHD_HTTP_OK && !req.cache_key.empty()) ctx.cache->put(req.cache_key, req.json);
+  return reply(conn, static_cast<unsigned>(req.status), req.json, "application/json");
+}
+
 // Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
 // name to 127.0.0.1 sends its own Host and is refused.
 bool host_allowed(const Options& o, const char* host) {
-  if (o.host != "127.0.0.1" && o.host != "::1" && o.host != "localhost") return true;
+  if (o.host != "127.0.0.1" && o.host != "::1") return true;
   if (host == nullptr) return false;
   const std::string h(host), port = ":" + std::to_string(o.port);
   for (const char* name : {"127.0.0.1", "localhost", "[::1]"}) {
@@ -354,10 +360,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     return MHD_YES;
   }
   if (req->too_large) return MHD_YES;  // answered on the first call
-  if (req->queued) {  // resumed: the pool has the answer
-    if (req->status == 200 && !req->cache_key.empty()) ctx.cache->put(req->cache_key, req->json);
-    return reply(conn, static_cast<unsigned>(req->status), req->json, "application/json");
-  }
+  if (req->queued) return answer(ctx, conn, *req);  // resumed: the pool has computed it
   if (!post && !get) {
     return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, request_error("method not allowed", "use GET or POST"),
                        "GET, HEAD, POST");
@@ -380,7 +383,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     const Json index{{"commands", Engine::commands()},
                      {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
                      {"reference", "docs/cli.md"}};
-    return reply(conn, MHD_HTTP_OK, index.dump(), "application/json");
+    return reply(conn, MHD_HTTP_OK, dump(index), "application/json");
   }
   if (path.substr(0, kApi.size()) == kApi) {
     const std::string command(path.substr(kApi.size()));
@@ -394,43 +397,31 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     }
     if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
     const Json& args = *parsed;
-    if (!o.allow_files && reads_files(*ctx.engine, command, args)) {
+    const bool files = reads_files(*ctx.engine, command, args);
+    if (files && !o.allow_files) {
       return error_reply(conn, MHD_HTTP_FORBIDDEN,
                          Error{command == "validate" || command == "calibrate" ? "--file" : command == "measure" ? "measure" : "--model", "",
                                "the server does not read files or measure its machine",
                                "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
     }
-    std::string key;
-    if (ctx.cache != nullptr && ResponseCache::cacheable(*ctx.engine, command, args)) {
-      key = ResponseCache::key(command, args);
+    // Files and the machine can change between requests; everything else is a pure answer.
+    if (ctx.cache != nullptr && !files) {
+      req->cache_key = ResponseCache::key(command, args);
       std::string hit;
-      if (ctx.cache->get(key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
+      if (ctx.cache->get(req->cache_key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
     }
-    req->queued = is_long(command);
-    req->cache_key = key;
-    if (req->queued && ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn] {
-        try {
-          std::tie(req->status, req->json) = handle_api(*engine, command, args);
-        } catch (const std::exception& e) {
-          req->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-          req->json = Json{{"error", request_error(std::string("internal error: ") + e.what(), "please report it").message()}}.dump(
-              -1, ' ', false, Json::error_handler_t::replace);
-        }
-        MHD_resume_connection(conn);
-      })) {
-      return MHD_YES;
-    }
-    req->queued = false;  // stopping: answer here
-    auto [status, json] = handle_api(*ctx.engine, command, args);
-    if (status == 200 && !key.empty()) ctx.cache->put(key, json);
-    return reply(conn, static_cast<unsigned>(status), json, "application/json");
+    req->queued = is_long(command) && ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn] {
+      compute(*engine, command, args, *req);
+      MHD_resume_connection(conn);
+    });
+    if (req->queued) return MHD_YES;
+    compute(*ctx.engine, command, args, *req);  // quick, or the pool is stopping
+    return answer(ctx, conn, *req);
   }
   // The page and its assets come from the binary, never the file system: no path traversal.
   std::string_view asset = path.substr(path.empty() ? 0 : 1);
   if (asset.empty()) asset = "index.html";
-  for (const auto& f : embedded_web()) {
-    if (f.path == asset) return reply(conn, MHD_HTTP_OK, f.content, content_type(asset), false);
-  }
+  if (auto content = find_embedded(embedded_web(), asset)) return reply(conn, MHD_HTTP_OK, *content, content_type(asset), false);
   return reply(conn, MHD_HTTP_NOT_FOUND, "not found", "text/plain");
 }
 
@@ -440,7 +431,7 @@ MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const ch
   try {
     return handle(*static_cast<const Context*>(cls), conn, url, method, upload_data, upload_size, req_cls);
   } catch (const std::exception& e) {
-    return error_reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, request_error(std::string("internal error: ") + e.what(), "please report it"));
+    return error_reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, internal_error(e));
   }
 }
 

@@ -21,12 +21,4 @@ struct Options {
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.
 int serve(const Engine& engine, const Options& o);
 
-/// A request body as an argument object, or the error the server answers with HTTP 400.
-Result<Json> parse_args(const std::string& body);
-/// Whether answering would read a file (a config path as model, validate, calibrate) or measure
-/// the machine: refused unless the server runs with --allow-files, and never cached.
-bool reads_files(const Engine& engine, const std::string& command, const Json& args);
-/// The response for one API call: HTTP status and JSON body.
-std::pair<int, std::string> handle_api(const Engine& engine, const std::string& command, const Json& args);
-
 }  // namespace llmecon::server

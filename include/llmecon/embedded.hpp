@@ -1,6 +1,7 @@
 // llmecon/embedded.hpp: data files compiled into the binary (see cmake/Embed.cmake).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -22,5 +23,13 @@ std::span<const EmbeddedFile> embedded_prices();
 std::span<const EmbeddedFile> embedded_efficiency();
 /// The web page's assets, web/* (served by `llmecon serve`).
 std::span<const EmbeddedFile> embedded_web();
+
+/// The file at exactly `path` among `files`, or nullopt.
+inline std::optional<std::string_view> find_embedded(std::span<const EmbeddedFile> files, std::string_view path) {
+  for (const auto& f : files) {
+    if (f.path == path) return f.content;
+  }
+  return std::nullopt;
+}
 
 }  // namespace llmecon

@@ -39,7 +39,8 @@ class Engine {
   /// args: model, kv_dtype?
   [[nodiscard]] Result<Json> model_show(const Json& args) const;
   /// args: model, hw, chips?, phase?, batch?, context?, chunk?, weight_dtype?, expert_dtype?,
-  /// act_dtype?, kv_dtype?, expert_touch?
+  /// act_dtype?, kv_dtype?, expert_touch?, and explain? (adds the derivation, one line per formula),
+  /// ops?, range?
   [[nodiscard]] Result<Json> roofline(const Json& args) const;
   /// As roofline, with batch and/or context given as arrays; one row per combination.
   [[nodiscard]] Result<Json> sweep(const Json& args, const Progress& progress = {}) const;
@@ -77,8 +78,6 @@ class Engine {
   static const std::vector<std::string>& commands();
   /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
   [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {}) const;
-  /// The derivation of roofline(args), one line per formula.
-  [[nodiscard]] Result<std::vector<std::string>> explain_roofline(const Json& args) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).
   [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
 

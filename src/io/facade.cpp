@@ -415,15 +415,6 @@ Result<Json> Engine::roofline(const Json& args) const {
   return out;
 }
 
-Result<std::vector<std::string>> Engine::explain_roofline(const Json& args) const {
-  TRY(ok, only_keys(args, kRooflineKeys));
-  (void)ok;
-  TRY(res, resolve(*this, args));
-  res.in.model = &res.model;
-  TRY(r, llmecon::roofline(res.in));
-  return explain(r);
-}
-
 Result<Json> Engine::sweep(const Json& args, const Progress& progress) const {
   TRY(ok, only_keys(args, kRooflineKeys));
   (void)ok;
@@ -817,36 +808,53 @@ Result<Json> Engine::lecture(const Json& args) const {
   return out;
 }
 
+namespace {
+
+// Every command by name, in the order the CLI lists them: run() dispatches through it and
+// commands() lists it, so the two cannot disagree.
+struct Command {
+  const char* name;
+  Result<Json> (*run)(const Engine&, const Json&, const Progress&);
+};
+constexpr Command kCommands[] = {
+    {"models", [](const Engine& e, const Json&, const Progress&) -> Result<Json> { return e.models(); }},
+    {"hardware", [](const Engine& e, const Json&, const Progress&) -> Result<Json> { return e.hardware(); }},
+    {"model", [](const Engine& e, const Json& a, const Progress&) { return e.model_show(a); }},
+    {"roofline", [](const Engine& e, const Json& a, const Progress&) { return e.roofline(a); }},
+    {"sweep", [](const Engine& e, const Json& a, const Progress& p) { return e.sweep(a, p); }},
+    {"report", [](const Engine& e, const Json& a, const Progress&) { return e.report(a); }},
+    {"batch", [](const Engine& e, const Json& a, const Progress&) { return e.batch(a); }},
+    {"step", [](const Engine& e, const Json& a, const Progress&) { return e.step(a); }},
+    {"context", [](const Engine& e, const Json& a, const Progress&) { return e.context(a); }},
+    {"price", [](const Engine& e, const Json& a, const Progress&) { return e.price(a); }},
+    {"layout", [](const Engine& e, const Json& a, const Progress&) { return e.layout(a); }},
+    {"cache", [](const Engine& e, const Json& a, const Progress&) { return e.cache(a); }},
+    {"lifecycle", [](const Engine& e, const Json& a, const Progress&) { return e.lifecycle(a); }},
+    {"revnet", [](const Engine& e, const Json& a, const Progress&) { return e.revnet(a); }},
+    {"lecture", [](const Engine& e, const Json& a, const Progress&) { return e.lecture(a); }},
+    {"plan", [](const Engine& e, const Json& a, const Progress& p) { return e.plan(a, p); }},
+    {"validate", [](const Engine& e, const Json& a, const Progress&) { return e.validate(a); }},
+    {"calibrate", [](const Engine& e, const Json& a, const Progress&) { return e.calibrate(a); }},
+    {"measure", [](const Engine& e, const Json& a, const Progress&) { return e.measure(a); }},
+};
+
+}  // namespace
+
 Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress) const {
-  if (command == "models") return models();
-  if (command == "hardware") return hardware();
-  if (command == "model") return model_show(args);
-  if (command == "roofline") return roofline(args);
-  if (command == "sweep") return sweep(args, progress);
-  if (command == "report") return report(args);
-  if (command == "batch") return batch(args);
-  if (command == "step") return step(args);
-  if (command == "context") return context(args);
-  if (command == "price") return price(args);
-  if (command == "layout") return layout(args);
-  if (command == "cache") return cache(args);
-  if (command == "lifecycle") return lifecycle(args);
-  if (command == "revnet") return revnet(args);
-  if (command == "lecture") return lecture(args);
-  if (command == "plan") return plan(args, progress);
-  if (command == "validate") return validate(args);
-  if (command == "measure") return measure(args);
-  if (command == "calibrate") return calibrate(args);
+  for (const Command& c : kCommands) {
+    if (command == c.name) return c.run(*this, args, progress);
+  }
   std::string list;
   for (const auto& c : commands()) list += (list.empty() ? "" : ", ") + c;
   return Error{"command", "", "unknown command '" + command + "'", "one of " + list};
 }
 
 const std::vector<std::string>& Engine::commands() {
-  static const std::vector<std::string> names{"models", "hardware", "model",   "roofline",  "sweep",     "report",
-                                              "batch",  "step",     "context", "price",     "layout",    "cache",
-                                              "lifecycle", "revnet", "lecture", "plan",     "validate",  "calibrate",
-                                              "measure"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Command& c : kCommands) out.emplace_back(c.name);
+    return out;
+  }();
   return names;
 }
 
