@@ -32,10 +32,13 @@ std::string run(const std::string& command, const std::string& args_json) {
   return r->dump();
 }
 
+std::string schema() { return llmecon::schema_json().dump(); }
+
 }  // namespace
 
 PYBIND11_MODULE(_llmecon, m) {
   m.doc() = "llmecon: the economics of training and serving large language models";
   m.def("run", &run, py::arg("command"), py::arg("args_json") = "{}",
         "Runs a facade command with JSON arguments and returns the JSON result as text.");
+  m.def("schema", &schema, "The command table (every command and argument) as JSON text.");
 }

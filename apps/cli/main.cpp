@@ -1,13 +1,15 @@
-// llmecon: the command-line shell over the facade. Parse flags, call the facade, print.
+// llmecon: the command-line shell over the facade. The subcommands, their flags and their help
+// come from the command table (llmecon/args.hpp); this file only parses, calls Engine::run and
+// prints.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
-#include <iostream>
 #include <map>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "llmecon/args.hpp"
 #include "llmecon/facade.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -15,7 +17,11 @@
 
 namespace {
 
+using llmecon::ArgSpec;
+using llmecon::ArgType;
+using llmecon::CommandSpec;
 using llmecon::Json;
+using llmecon::cli::Format;
 
 constexpr const char* kPlotHelp = "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts";
 
@@ -24,121 +30,89 @@ int fail(const std::string& message) {
   return 2;
 }
 
-// Parses "1,2,4", "1:1024:x2" (geometric) or "0:8192:+1024" (arithmetic) into numbers.
-std::optional<std::vector<double>> parse_list(const std::string& text, std::string& err) {
-  std::vector<double> out;
-  auto num = [&](const std::string& s, double& v) {
-    try {
-      std::size_t pos = 0;
-      v = std::stod(s, &pos);
-      return pos == s.size();
-    } catch (...) {
-      return false;
-    }
-  };
-  if (text.find(':') != std::string::npos) {
-    const auto a = text.find(':'), b = text.find(':', a + 1);
-    if (b == std::string::npos) {
-      err = "a range is START:STOP:xFACTOR or START:STOP:+STEP";
-      return std::nullopt;
-    }
-    double lo = 0, hi = 0, step = 0;
-    const std::string st = text.substr(b + 1);
-    if (!num(text.substr(0, a), lo) || !num(text.substr(a + 1, b - a - 1), hi) || st.size() < 2 ||
-        !num(st.substr(1), step) || (st[0] != 'x' && st[0] != '+')) {
-      err = "a range is START:STOP:xFACTOR or START:STOP:+STEP, e.g. 1:4096:x2";
-      return std::nullopt;
-    }
-    if ((st[0] == 'x' && (step <= 1 || lo <= 0)) || (st[0] == '+' && step <= 0) || hi < lo) {
-      err = "the range must grow: FACTOR > 1 (START > 0) or STEP > 0, and STOP >= START";
-      return std::nullopt;
-    }
-    for (double v = lo; v <= hi * (1 + 1e-12) && out.size() < 100000; v = st[0] == 'x' ? v * step : v + step) {
-      out.push_back(v);
-    }
-    return out;
-  }
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    double v = 0;
-    if (!num(part, v)) {
-      err = "'" + part + "' is not a number";
-      return std::nullopt;
-    }
-    out.push_back(v);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-// Turns a number given on the command line into JSON: whole numbers as integers.
-Json number_json(double v) {
-  if (v == static_cast<double>(static_cast<long long>(v))) return static_cast<long long>(v);
-  return v;
-}
-
-struct StepFlags {
-  std::string model = "deepseek-v3";
-  std::string hw = "gb200";
-  std::optional<int> chips;
-  std::string phase = "decode";
-  std::string batch;
-  std::string context;
-  std::optional<double> chunk;
-  std::string weight_dtype, expert_dtype, act_dtype, kv_dtype, expert_touch;
-
-  void add(CLI::App* app, bool lists) {
-    app->add_option("--model,-m", model, "built-in model name or path to a config.json")->capture_default_str();
-    app->add_option("--hw", hw, "chip name (see `llmecon hardware`)")->capture_default_str();
-    app->add_option("--chips", chips, "chips in the scale-up domain (default: the whole domain)");
-    app->add_option("--phase", phase, "decode or prefill")->capture_default_str();
-    app->add_option("--batch,-b", batch, lists ? "batch sizes: 1,8,64 or 1:4096:x2" : "sequences per step (default 1)");
-    app->add_option("--context,-c", context,
-                    lists ? "context lengths: 1024,8192 or 1024:131072:x2" : "tokens of context (default 4096)");
-    app->add_option("--chunk", chunk, "prefill: tokens processed in this pass (default: the whole context)");
-    app->add_option("--weight-dtype", weight_dtype, "fp32, bf16, fp8, int8, fp4, int4 (default: as released)");
-    app->add_option("--expert-dtype", expert_dtype, "routed-expert weights (default: --weight-dtype)");
-    app->add_option("--act-dtype", act_dtype, "activations (default: the weight format)");
-    app->add_option("--kv-dtype", kv_dtype, "KV cache format (default bf16)");
-    app->add_option("--expert-touch", expert_touch, "expected (default) or all: routed experts read per step");
-  }
-
-  std::optional<Json> args(bool lists, std::string& err) const {
-    Json a{{"model", model}, {"hw", hw}, {"phase", phase}};
-    if (chips) a["chips"] = *chips;
-    auto put_list = [&](const char* key, const std::string& text, const char* flag) -> bool {
-      if (text.empty()) return true;
-      auto v = parse_list(text, err);
-      if (!v) {
-        err = std::string(flag) + ": " + err;
-        return false;
-      }
-      if (lists) {
-        Json arr = Json::array();
-        for (double x : *v) arr.push_back(number_json(x));
-        a[key] = arr;
-      } else {
-        if (v->size() != 1) {
-          err = std::string(flag) + ": expected one number (use `llmecon sweep` for lists)";
-          return false;
-        }
-        a[key] = number_json(v->front());
-      }
-      return true;
-    };
-    if (!put_list("batch", batch, "--batch") || !put_list("context", context, "--context")) return std::nullopt;
-    if (chunk) a["chunk"] = number_json(*chunk);
-    if (!weight_dtype.empty()) a["weight_dtype"] = weight_dtype;
-    if (!expert_dtype.empty()) a["expert_dtype"] = expert_dtype;
-    if (!act_dtype.empty()) a["act_dtype"] = act_dtype;
-    if (!kv_dtype.empty()) a["kv_dtype"] = kv_dtype;
-    if (!expert_touch.empty()) a["expert_touch"] = expert_touch;
-    return a;
-  }
+// Options every command takes (shell concerns, not facade arguments).
+struct Shell {
+  bool json = false, csv = false, markdown = false;
+  std::vector<std::string> hw_files, price_files;
+  std::string plot, out;
 };
+
+void add_shell_options(CLI::App* sub, Shell& s) {
+  sub->add_flag("--json", s.json, "print JSON");
+  sub->add_flag("--csv", s.csv, "print CSV");
+  sub->add_option("--hw-file", s.hw_files, "TOML file adding or overriding chips (repeatable)");
+  sub->add_option("--price-file", s.price_files, "TOML price sheet adding or overriding one (repeatable)");
+}
+
+// One command of the table as a CLI11 subcommand: every argument becomes a flag (or a positional)
+// whose help shows the unit and the default the facade applies.
+struct Command {
+  const CommandSpec* spec = nullptr;
+  CLI::App* app = nullptr;
+  std::map<std::string, std::string> text;
+  std::map<std::string, bool> flags;
+  std::map<std::string, CLI::Option*> options;
+};
+
+std::string help_line(const ArgSpec& a) {
+  std::string h = a.help;
+  if (!a.unit.empty()) h += " [" + a.unit + "]";
+  const std::string d = a.default_str();
+  if (a.type != ArgType::kBool && !d.empty()) h += " (default: " + d + ")";
+  return h;
+}
+
+void build(Command& c, CLI::App& root, std::map<std::string, CLI::App*>& parents, Shell& shell) {
+  const std::string words = c.spec->cli_name();
+  CLI::App* parent = &root;
+  std::string leaf = words;
+  if (const auto space = words.find(' '); space != std::string::npos) {
+    const std::string head = words.substr(0, space);
+    leaf = words.substr(space + 1);
+    if (parents.count(head) == 0) {
+      parents[head] = root.add_subcommand(head, "inspect a " + head);
+      parents[head]->require_subcommand(1);
+      parents[head]->fallthrough();
+    }
+    parent = parents[head];
+  }
+  c.app = parent->add_subcommand(leaf, c.spec->help);
+  for (const ArgSpec& a : c.spec->args) {
+    if (a.type == ArgType::kBool) {
+      c.flags[a.key] = false;
+      c.options[a.key] = c.app->add_flag(a.flag(), c.flags[a.key], help_line(a));
+      continue;
+    }
+    std::string names = a.positional ? a.key : a.flag();
+    if (!a.short_flag.empty() && !a.positional) names += "," + a.short_flag;
+    CLI::Option* o = c.app->add_option(names, c.text[a.key], help_line(a));
+    std::string type(llmecon::name(a.type));
+    for (auto& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    o->type_name(type);
+    if (a.required) o->required();
+    c.options[a.key] = o;
+  }
+  add_shell_options(c.app, shell);
+  if (!c.spec->chart.empty()) c.app->add_option("--plot", shell.plot, kPlotHelp);
+  if (c.spec->writes_toml) c.app->add_option("--out", shell.out, "write the TOML to this file");
+}
+
+// The facade's arguments from the parsed flags: numbers are read by the same parser as the
+// API's, lists and names pass as text to the facade's one parser.
+llmecon::Result<Json> args_of(const Command& c) {
+  Json args = Json::object();
+  for (const ArgSpec& a : c.spec->args) {
+    const CLI::Option* o = c.options.at(a.key);
+    if (o->count() == 0) continue;
+    if (a.type == ArgType::kBool) {
+      args[a.key] = true;
+      continue;
+    }
+    TRY(v, llmecon::Args::from_text(a, c.text.at(a.key)));
+    args[a.key] = std::move(v);
+  }
+  return args;
+}
 
 // Writes the command's chart: FILE.html is the web page's interactive charts (Chart.js and
 // web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
@@ -161,154 +135,70 @@ int write_plot(const std::string& path, const std::string& command, const Json& 
   return 0;
 }
 
-// The blackboard analyses share one shape: flags become facade arguments by name.
-struct Opt {
-  const char* flag;
-  const char* key;
-  const char* help;
-  enum Kind { kNumber, kString, kList, kStringList } kind;
-};
-
-struct AnalysisSpec {
-  const char* name;
-  const char* help;
-  bool board;  // takes --model/--hw/--chips/dtypes
-  std::vector<Opt> opts;
-};
-
-struct AnalysisCommand {
-  AnalysisSpec spec;
-  CLI::App* app = nullptr;
-  std::map<std::string, std::string> values;
-};
-
-std::vector<AnalysisSpec> analysis_specs() {
-  using K = Opt::Kind;
-  return {
-      {"batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-       true,
-       {{"--context,-c", "context", "tokens of context (default 0: the lecture's B* without KV)", K::kNumber},
-        {"--price-multiple", "price_multiple", "fast mode: price multiple (e.g. 6)", K::kNumber},
-        {"--speed-multiple", "speed_multiple", "fast mode: speed multiple (e.g. 2.5)", K::kNumber}}},
-      {"step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed", true,
-       {{"--batch,-b", "batch", "sequences per step (default 2.5 B*)", K::kNumber},
-        {"--context,-c", "context", "tokens of context (default 0)", K::kNumber},
-        {"--provider-tokens-per-s", "provider_tokens_per_s", "reference traffic (default 5e8)", K::kNumber}}},
-      {"context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention", true,
-       {{"--batch,-b", "batch", "sequences per step (default 2.5 B*)", K::kNumber},
-        {"--knee", "knee", "a pricing knee in tokens, to infer KV bytes per token", K::kNumber},
-        {"--topk", "topk", "top-k sparse attention: tokens read (default 2048)", K::kNumber},
-        {"--index-bytes", "index_bytes", "top-k indexer key bytes per token (default 128)", K::kNumber},
-        {"--sqrt-block", "sqrt_block", "block size of sqrt(context) attention (default 64)", K::kNumber}}},
-      {"price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)", true,
-       {{"--context,-c", "context", "prompt length (default 8192)", K::kNumber},
-        {"--batch,-b", "batch", "decode batch (default 2.5 B*)", K::kNumber},
-        {"--sheet", "sheet", "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file",
-         K::kString},
-        {"--n-active", "n_active", "active parameters assumed for the inverse (default: the model's)", K::kNumber}}},
-      {"layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops", true,
-       {{"--context,-c", "context", "tokens of context (default 8192)", K::kNumber},
-        {"--micro-batch", "micro_batch", "sequences per pipeline stage (default B*)", K::kNumber},
-        {"--racks", "racks", "racks one MoE layer spans (default 2)", K::kNumber},
-        {"--stages", "stages", "pipeline stages (default 4)", K::kNumber},
-        {"--layers-per-stage", "layers_per_stage", "layers per stage (default 1)", K::kNumber},
-        {"--hop-ms", "hop_ms", "rack-to-rack hop latency in ms (default 2)", K::kNumber}}},
-      {"cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs", true,
-       {{"--hold-s", "hold_s", "hold times in seconds: 300,3600 or 1:86400:x10", K::kList}}},
-      {"lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training", false,
-       {{"--model,-m", "model", "take N_active from this model", K::kString},
-        {"--n-active", "n_active", "active parameters (default 100e9)", K::kNumber},
-        {"--traffic-tokens-per-s", "traffic_tokens_per_s", "traffic (default 5e8)", K::kNumber},
-        {"--lifetime-days", "lifetime_days", "deployment lifetime (default 60)", K::kNumber},
-        {"--models", "models", "models sharing the traffic (default 10)", K::kNumber},
-        {"--rl-multiplier", "rl_multiplier", "FLOPs per parameter per RL token, 2..6 (default 3)", K::kNumber},
-        {"--rl-inefficiency", "rl_inefficiency", "1 / RL MFU (default 3)", K::kNumber},
-        {"--inference-inefficiency", "inference_inefficiency", "1 / inference MFU (default 3)", K::kNumber},
-        {"--policy", "policy", "thirds or half", K::kString}}},
-      {"revnet", "training activation memory with and without reversible layers", false,
-       {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
-        {"--batch,-b", "batch", "sequences (default 8)", K::kNumber},
-        {"--seq-len", "seq_len", "tokens per sequence (default 4096)", K::kNumber},
-        {"--act-dtype", "act_dtype", "activation format (default bf16)", K::kString}}},
-      {"lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", false, {}},
-      {"validate", "predict every row of a measurement CSV and report the error per metric", false,
-       {{"file", "file", "measurement CSV (schema: shared/validation/README.md)", K::kString}}},
-      {"calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay", false,
-       {{"file", "file", "measurement CSV", K::kString},
-        {"--hw", "hw", "the chip to fit (rows measured on it)", K::kString},
-        {"--folds", "folds", "cross-validation folds (default 5)", K::kNumber},
-        {"--out", "out", "write the overlay TOML to this file", K::kString}}},
-      {"measure", "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep", false,
-       {{"--out", "out", "write the hardware TOML to this file", K::kString},
-        {"--d-model", "d_model", "decode: model width (default 2048)", K::kNumber},
-        {"--layers", "layers", "decode: layers (default 4)", K::kNumber},
-        {"--threads", "threads", "threads (default: all)", K::kNumber}}},
-      {"plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier", false,
-       {{"--model,-m", "model", "model (default deepseek-v3)", K::kString},
-        {"--hw", "hw", "chip (default gb200)", K::kString},
-        {"--chips", "chips", "chips to deploy on (default: one scale-up domain)", K::kNumber},
-        {"--racks", "racks", "scale-up domains to deploy on (instead of --chips)", K::kNumber},
-        {"--isl", "isl", "input tokens per request (default 2048)", K::kNumber},
-        {"--osl", "osl", "output tokens per request (default 256)", K::kNumber},
-        {"--ttft-ms", "ttft_ms", "time-to-first-token target", K::kNumber},
-        {"--tpot-ms", "tpot_ms", "time-per-output-token target", K::kNumber},
-        {"--max-usd-per-mtok", "max_usd_per_mtok", "cost target (blended input and output)", K::kNumber},
-        {"--scaleup", "scaleup", "also plan on these scale-up domain sizes: 8,72,576", K::kList},
-        {"--weight-dtypes", "weight_dtypes", "weight formats to search: bf16,fp8,fp4", K::kStringList},
-        {"--kv-dtypes", "kv_dtypes", "KV formats to search: bf16,fp8", K::kStringList},
-        {"--batches", "batches", "batch sizes per replica to search: 1:16384:x2", K::kList},
-        {"--overlap", "overlap", "fraction of communication hidden under compute, 0..1 (default 0)", K::kNumber},
-        {"--threads", "threads", "search threads (default 1)", K::kNumber},
-        {"--spec-acceptance", "spec_acceptance", "speculative decoding / MTP acceptance rate", K::kNumber},
-        {"--spec-draft", "spec_draft", "drafted tokens per step", K::kNumber},
-        {"--frontier-max", "frontier_max", "thin the frontier to about this many points", K::kNumber},
-        {"--prefill-hw", "prefill_hw", "disaggregated serving: the prefill pool's chip", K::kString},
-        {"--prefill-chips", "prefill_chips", "disaggregated serving: the prefill pool's chips", K::kNumber}}},
-  };
+int write_text(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return 0;
 }
 
-std::optional<Json> analysis_args(const AnalysisCommand& c, std::string& err) {
-  Json a = Json::object();
-  for (const auto& [key, text] : c.values) {
-    if (text.empty()) continue;
-    const Opt* opt = nullptr;
-    for (const auto& o : c.spec.opts)
-      if (key == o.key) opt = &o;
-    const bool board_string = opt == nullptr && key != "chips";
-    if (board_string || (opt != nullptr && opt->kind == Opt::kString)) {
-      a[key] = text;
-      continue;
+// The derivation lines of a result, for commands whose printer does not show them itself.
+void print_explain(const std::string& command, const Json& r) {
+  auto lines = [](const Json& l, const char* indent) {
+    for (const auto& s : l) std::printf("%s%s\n", indent, s.get<std::string>().c_str());
+  };
+  if (command == "sweep") {
+    for (const auto& row : r["rows"]) {
+      std::printf("\nbatch %s, context %s:\n", row["batch"].dump().c_str(), row["context"].dump().c_str());
+      lines(row["explain"], "  ");
     }
-    if (opt != nullptr && opt->kind == Opt::kStringList) {
-      Json arr = Json::array();
-      std::size_t start = 0;
-      while (start <= text.size()) {
-        const auto comma = text.find(',', start);
-        arr.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      a[key] = arr;
-      continue;
-    }
-    auto v = parse_list(text, err);
-    if (!v) {
-      err = "--" + key + ": " + err;
-      for (auto& ch : err) ch = ch == '_' ? '-' : ch;
-      return std::nullopt;
-    }
-    if (opt != nullptr && opt->kind == Opt::kList) {
-      Json arr = Json::array();
-      for (double x : *v) arr.push_back(number_json(x));
-      a[key] = arr;
-    } else if (v->size() != 1) {
-      err = "--" + key + ": expected one number";
-      return std::nullopt;
-    } else {
-      a[key] = number_json(v->front());
-    }
+  } else if (r.is_object() && r.contains("explain") && r["explain"].is_array()) {
+    std::printf("\nderivation:\n");
+    lines(r["explain"], "  ");
   }
-  return a;
+}
+
+int print(const std::string& command, const Json& r, bool explain, Format f) {
+  using namespace llmecon::cli;
+  if (command == "models") return print_models(r, f);
+  if (command == "hardware") return print_hardware(r, f);
+  if (command == "model") return print_model(r, f);
+  if (command == "roofline") return print_roofline(r, f);
+  if (command == "lecture") return print_lecture(r, explain, f);
+  int rc = 0;
+  if (command == "sweep") {
+    rc = print_sweep(r, f);
+  } else if (command == "report") {
+    rc = print_report(r, f);
+  } else if (command == "plan") {
+    rc = print_plan(r, f);
+  } else if (command == "validate") {
+    rc = print_validation(r, f);
+  } else if (command == "calibrate") {
+    rc = print_calibration(r, f);
+  } else if (command == "measure") {
+    rc = print_measure(r, f);
+  } else {
+    return print_analysis(r, explain, f);
+  }
+  if (rc == 0 && explain && f == Format::kText) print_explain(command, r);
+  return rc;
+}
+
+// The subcommand the user meant when CLI11 rejects a flag: the deepest one parsed.
+const Command* parsed_command(const std::vector<std::unique_ptr<Command>>& cmds) {
+  for (const auto& c : cmds) {
+    if (c->app->parsed()) return c.get();
+  }
+  return nullptr;
+}
+
+std::string flag_key(std::string flag) {
+  while (!flag.empty() && flag.front() == '-') flag.erase(flag.begin());
+  if (const auto eq = flag.find('='); eq != std::string::npos) flag.resize(eq);
+  for (auto& ch : flag) ch = ch == '-' ? '_' : ch;
+  return flag;
 }
 
 }  // namespace
@@ -317,21 +207,21 @@ int main(int argc, char** argv) {
   CLI::App app{"llmecon: the economics of training and serving large language models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "llmecon 0.1.0");
-  bool as_json = false, as_csv = false;
-  std::vector<std::string> hw_files;
-  std::string plot_file;
-  app.add_flag("--json", as_json, "print JSON");
-  app.add_flag("--csv", as_csv, "print CSV");
-  app.add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
+  Shell shell;
+  add_shell_options(&app, shell);
 
-  auto* models = app.add_subcommand("models", "list built-in models");
-  auto* hardware = app.add_subcommand("hardware", "list chips in the catalog");
-  auto* model = app.add_subcommand("model", "inspect a model");
-  model->require_subcommand(1);
-  auto* show = model->add_subcommand("show", "parameters, layers and KV bytes per token");
-  std::string show_model, show_kv = "bf16";
-  show->add_option("name", show_model, "built-in name or config.json path")->required();
-  show->add_option("--kv-dtype", show_kv, "KV cache format")->capture_default_str();
+  std::vector<std::unique_ptr<Command>> cmds;
+  std::map<std::string, CLI::App*> parents;
+  for (const CommandSpec& spec : llmecon::commands()) {
+    auto c = std::make_unique<Command>();
+    c->spec = &spec;
+    build(*c, app, parents, shell);
+    cmds.push_back(std::move(c));
+  }
+
+  auto* list = app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
+  list->add_flag("--json", shell.json, "print the schema as JSON (GET /api/ serves the same)");
+  list->add_flag("--markdown", shell.markdown, "print docs/cli.md's flag reference");
 
   llmecon::server::Options serve_opts;
   auto* serve = app.add_subcommand("serve", "the JSON API and the web page on one port (loopback by default)");
@@ -351,69 +241,14 @@ int main(int argc, char** argv) {
   serve->add_option("--max-connections", serve_opts.max_connections, "connections served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  serve->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
-  StepFlags rf, sf, pf;
-  auto* report = app.add_subcommand("report", "a deployment report: memory fit and decode cost across batch sizes");
-  pf.add(report, false);
-  bool explain = false;
-  auto* roof = app.add_subcommand("roofline", "one step on one scale-up domain");
-  bool roof_ideal = false;
-  rf.add(roof, false);
-  roof->add_flag("--explain", explain, "print the derivation with values substituted");
-  bool show_ops = false, show_range = false;
-  roof->add_flag("--range", show_range, "p10/p50/p90 over spec ranges and efficiency priors");
-  roof->add_flag("--ops", show_ops, "per-operator FLOPs and bytes (JSON: per layer too)");
-  auto* sweep = app.add_subcommand("sweep", "roofline over lists of batch sizes and/or contexts");
-  sf.add(sweep, true);
-  sweep->add_option("--plot", plot_file, kPlotHelp);
-  bool analysis_explain = false;
-  bool ideal = false;
-  bool measure_decode_flag = false, measure_quick = false, plan_range = false;
-  std::vector<std::string> price_files;
-  std::vector<AnalysisCommand> commands;
-  for (auto& spec : analysis_specs()) {
-    commands.emplace_back();
-    commands.back().spec = std::move(spec);
-  }
-  for (auto& c : commands) {
-    c.app = app.add_subcommand(c.spec.name, c.spec.help);
-    if (c.spec.board) {
-      c.app->add_option("--model,-m", c.values["model"], "built-in model name or config.json (default deepseek-v3)");
-      c.app->add_option("--hw", c.values["hw"], "chip name (default gb200)");
-      c.app->add_option("--chips", c.values["chips"], "chips pooled (default: the whole scale-up domain)");
-      c.app->add_option("--weight-dtype", c.values["weight_dtype"], "weights format (default: as released)");
-      c.app->add_option("--expert-dtype", c.values["expert_dtype"], "routed-expert weights format");
-      c.app->add_option("--act-dtype", c.values["act_dtype"], "activations format");
-      c.app->add_option("--kv-dtype", c.values["kv_dtype"], "KV cache format (default bf16)");
+  serve->add_option("--hw-file", shell.hw_files, "TOML file adding or overriding chips (repeatable)");
+
+  // An unknown command lists the commands (CLI11 would only say that one is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    if (word != "serve" && word != "commands" && parents.count(word) == 0 && llmecon::find_command(word) == nullptr) {
+      return fail(llmecon::unknown_command(word).message());
     }
-    for (const auto& o : c.spec.opts) c.app->add_option(o.flag, c.values[o.key], o.help);
-    c.app->add_flag("--explain", analysis_explain, "print the derivation with values substituted");
-    if (std::string(c.spec.name) == "measure") {
-      c.app->add_flag("--decode", measure_decode_flag, "also run the synthetic decode sweep");
-      c.app->add_flag("--quick", measure_quick, "a small, fast version (used by the tests)");
-    }
-    if (std::string(c.spec.name) == "plan" || std::string(c.spec.name) == "validate") {
-      c.app->add_flag("--ideal", ideal, "the pure roofline: no efficiency factors or fixed costs");
-    }
-    if (std::string(c.spec.name) == "plan") {
-      c.app->add_flag("--range", plan_range, "p10/p50/p90 of the best deployment over spec ranges and priors");
-    }
-    c.app->add_flag("--json", as_json, "print JSON");
-    c.app->add_flag("--csv", as_csv, "print CSV");
-    c.app->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
-    c.app->add_option("--price-file", price_files, "TOML price sheet adding or overriding one (repeatable)");
-    const std::string n = c.spec.name;
-    if (n == "batch" || n == "context" || n == "plan" || n == "measure") {
-      c.app->add_option("--plot", plot_file, kPlotHelp);
-    }
-  }
-  for (auto* sub : {roof, sweep, report}) {
-    sub->add_flag("--ideal", roof_ideal, "the pure roofline: no efficiency factors or fixed costs");
-  }
-  for (auto* sub : {models, hardware, show, roof, sweep, report}) {
-    sub->add_flag("--json", as_json, "print JSON");
-    sub->add_flag("--csv", as_csv, "print CSV");
-    sub->add_option("--hw-file", hw_files, "TOML file adding or overriding chips (repeatable)");
   }
 
   try {
@@ -424,94 +259,55 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // A flag the command does not take: the nearest it does, or the command that takes it.
+    const Command* c = parsed_command(cmds);
+    std::string extra = e.what();
+    if (c != nullptr) {
+      for (int i = 1; i < argc; ++i) {
+        const std::string w = argv[i];
+        if (w.size() > 1 && w[0] == '-' && (extra.find(w) != std::string::npos)) {
+          return fail(llmecon::unknown_argument(*c->spec, flag_key(w)).message());
+        }
+      }
+    }
+    return fail(extra + " (hint: run with --help for usage)");
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    return fail(msg + " (hint: run with --help for usage)");
+    return fail(std::string(e.what()) + " (hint: run with --help for usage)");
   }
-  if (as_json && as_csv) return fail("--json and --csv: choose one output format");
+  if (shell.json && shell.csv) return fail("--json and --csv: choose one output format");
 
-  auto engine = llmecon::Engine::open(hw_files, price_files);
+  if (*list) {
+    if (shell.markdown) {
+      std::fputs(llmecon::schema_markdown().c_str(), stdout);
+    } else if (shell.json) {
+      std::puts(llmecon::schema_json().dump(2).c_str());
+    } else {
+      for (const auto& c : llmecon::commands()) std::printf("%-12s %s\n", c.cli_name().c_str(), c.help.c_str());
+    }
+    return 0;
+  }
+
+  auto engine = llmecon::Engine::open(shell.hw_files, shell.price_files);
   if (!engine) return fail(engine.error().message());
-  const llmecon::cli::Format fmt_out = as_json ? llmecon::cli::Format::kJson
-                                       : as_csv ? llmecon::cli::Format::kCsv
-                                                : llmecon::cli::Format::kText;
-
   if (*serve) return llmecon::server::serve(*engine, serve_opts);
-  if (*models) return llmecon::cli::print_models(engine->models(), fmt_out);
-  if (*hardware) return llmecon::cli::print_hardware(engine->hardware(), fmt_out);
-  if (*show) {
-    auto r = engine->model_show(Json{{"model", show_model}, {"kv_dtype", show_kv}});
-    if (!r) return fail(r.error().message());
-    return llmecon::cli::print_model(*r, fmt_out);
+
+  const Command* c = parsed_command(cmds);
+  if (c == nullptr) return fail("no command (hint: `llmecon commands` lists them)");
+  const Format fmt_out = shell.json ? Format::kJson : shell.csv ? Format::kCsv : Format::kText;
+  auto args = args_of(*c);
+  if (!args) return fail(args.error().message());
+  const std::string& name = c->spec->name;
+  llmecon::cli::ProgressBar bar(name, fmt_out == Format::kText);
+  auto r = engine->run(name, *args, [&bar](double f) { bar.update(f); });
+  bar.finish();
+  if (!r) return fail(r.error().message());
+  if (!shell.plot.empty()) {
+    if (int rc = write_plot(shell.plot, name, *r)) return rc;
   }
-  for (const auto& c : commands) {
-    if (!c.app->parsed()) continue;
-    std::string err;
-    auto args = analysis_args(c, err);
-    if (!args) return fail(err);
-    if (ideal) (*args)["ideal"] = true;
-    if (measure_decode_flag) (*args)["decode"] = true;
-    if (measure_quick) (*args)["quick"] = true;
-    if (plan_range) (*args)["range"] = true;
-    std::string out_file;
-    if (args->contains("out")) {
-      out_file = (*args)["out"];
-      args->erase("out");
-    }
-    llmecon::cli::ProgressBar bar(c.spec.name, fmt_out == llmecon::cli::Format::kText);
-    auto r = engine->run(c.spec.name, *args, [&bar](double f) { bar.update(f); });
-    bar.finish();
-    if (!r) return fail(r.error().message());
-    if (!plot_file.empty()) {
-      if (int rc = write_plot(plot_file, c.spec.name, *r)) return rc;
-    }
-    if (std::string(c.spec.name) == "plan") return llmecon::cli::print_plan(*r, fmt_out);
-    if (std::string(c.spec.name) == "validate") return llmecon::cli::print_validation(*r, fmt_out);
-    if (std::string(c.spec.name) == "calibrate" || std::string(c.spec.name) == "measure") {
-      if (!out_file.empty()) {
-        std::FILE* f = std::fopen(out_file.c_str(), "w");
-        if (f == nullptr) return fail(out_file + ": cannot write file (hint: check the directory)");
-        const std::string t = (*r)["toml"];
-        std::fwrite(t.data(), 1, t.size(), f);
-        std::fclose(f);
-      }
-      if (std::string(c.spec.name) == "measure") return llmecon::cli::print_measure(*r, fmt_out);
-      return llmecon::cli::print_calibration(*r, fmt_out);
-    }
-    if (std::string(c.spec.name) == "lecture") return llmecon::cli::print_lecture(*r, analysis_explain, fmt_out);
-    return llmecon::cli::print_analysis(*r, analysis_explain, fmt_out);
+  if (!shell.out.empty()) {
+    if (int rc = write_text(shell.out, (*r)["toml"].get<std::string>())) return rc;
   }
-  if (*report) {
-    std::string err;
-    auto args = pf.args(false, err);
-    if (!args) return fail(err);
-    if (roof_ideal) (*args)["ideal"] = true;
-    auto r = engine->report(*args);
-    if (!r) return fail(r.error().message());
-    return llmecon::cli::print_report(*r, fmt_out);
-  }
-  if (*roof || *sweep) {
-    const bool is_sweep = sweep->parsed();
-    std::string err;
-    auto args = (is_sweep ? sf : rf).args(is_sweep, err);
-    if (!args) return fail(err);
-    if (roof_ideal) (*args)["ideal"] = true;
-    if (is_sweep) {
-      llmecon::cli::ProgressBar bar("sweep", fmt_out == llmecon::cli::Format::kText);
-      auto r = engine->sweep(*args, [&bar](double f) { bar.update(f); });
-      bar.finish();
-      if (!r) return fail(r.error().message());
-      if (!plot_file.empty()) {
-        if (int rc = write_plot(plot_file, "sweep", *r)) return rc;
-      }
-      return llmecon::cli::print_sweep(*r, fmt_out);
-    }
-    if (show_ops) (*args)["ops"] = true;
-    if (show_range) (*args)["range"] = true;
-    if (explain) (*args)["explain"] = true;
-    auto r = engine->roofline(*args);
-    if (!r) return fail(r.error().message());
-    return llmecon::cli::print_roofline(*r, fmt_out);
-  }
-  return fail("no subcommand (hint: run with --help)");
+  const bool explain = c->flags.count("explain") != 0 && c->flags.at("explain");
+  return print(name, *r, explain, fmt_out);
 }

@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "llmecon/args.hpp"
 #include "llmecon/embedded.hpp"
 
 namespace llmecon::server {
@@ -86,13 +87,18 @@ Result<Json> parse_args(const std::string& body) {
 
 // Whether answering would read a file (a config path as model, validate, calibrate) or measure
 // the machine: refused unless the server runs with --allow-files, and never cached.
+// The command table says which commands read files or measure; a model argument given as a
+// string that is not a catalog name is a path.
 bool reads_files(const Engine& engine, const std::string& command, const Json& args) {
-  if (command == "validate" || command == "calibrate" || command == "measure") return true;
-  if (args.contains("model") && args["model"].is_string()) {
-    const std::string& m = args["model"].get_ref<const std::string&>();
-    if (engine.model_catalog().entry(m) != nullptr) return false;
+  const CommandSpec* spec = find_command(command);
+  if (spec == nullptr) return false;
+  if (spec->reads_files || spec->measures) return true;
+  for (const ArgSpec& a : spec->args) {
+    if (a.type != ArgType::kModel || !args.contains(a.key) || !args[a.key].is_string()) continue;
+    const std::string& m = args[a.key].get_ref<const std::string&>();
+    if (engine.model_catalog().entry(m) != nullptr) continue;
     std::error_code ec;
-    return m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec);
+    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec)) return true;
   }
   return false;
 }
@@ -249,8 +255,8 @@ class ComputePool {
 };
 
 bool is_long(const std::string& command) {
-  return command == "plan" || command == "sweep" || command == "lecture" || command == "report" ||
-         command == "validate" || command == "calibrate" || command == "measure";
+  const CommandSpec* spec = find_command(command);
+  return spec != nullptr && spec->long_running;
 }
 
 struct Context {
@@ -380,7 +386,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   const std::string_view path(url);
   constexpr std::string_view kApi = "/api/";
   if (path == "/api" || path == kApi) {  // what the API offers
-    const Json index{{"commands", Engine::commands()},
+    const Json index{{"commands", schema_json()},
                      {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
                      {"reference", "docs/cli.md"}};
     return reply(conn, MHD_HTTP_OK, dump(index), "application/json");
@@ -400,7 +406,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     const bool files = reads_files(*ctx.engine, command, args);
     if (files && !o.allow_files) {
       return error_reply(conn, MHD_HTTP_FORBIDDEN,
-                         Error{command == "validate" || command == "calibrate" ? "--file" : command == "measure" ? "measure" : "--model", "",
+                         Error{find_command(command)->reads_files ? "--file" : find_command(command)->measures ? "measure" : "--model", "",
                                "the server does not read files or measure its machine",
                                "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
     }

@@ -12,8 +12,10 @@
 
 #include <cassert>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace llmecon {
 
@@ -69,10 +71,48 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+/// Success or an Error: what a function returns when it has nothing to give back.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  [[nodiscard]] const Error& error() const {
+    assert(!ok_ && "Result::error() on success");
+    return error_;
+  }
+
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+using Status = Result<void>;
+
+/// Up to three names from `known` nearest `name` by edit distance (a name containing it first),
+/// comma-separated: the one place "did you mean" hints come from.
+/// With `max_distance`, names farther than that are left out (and the result may be empty).
+std::string closest_names(std::string_view name, const std::vector<std::string>& known,
+                          std::size_t max_distance = static_cast<std::size_t>(-1));
+
 /// The contents of a file, or an Error naming it ("cannot open file") with `hint`.
 Result<std::string> read_text_file(const std::string& path, const std::string& hint);
 
 }  // namespace llmecon
+
+/// Binds `var` to the value of `expr` (a Result), or returns its error from the enclosing function.
+#define TRY(var, expr)                  \
+  auto var##_r = (expr);                \
+  if (!var##_r) return var##_r.error(); \
+  auto var = std::move(var##_r).value()
+
+/// Returns the error of `expr` (a Status or any Result) from the enclosing function, if any.
+#define TRY_STATUS(expr)                              \
+  do {                                                \
+    if (auto status_ = (expr); !status_) return status_.error(); \
+  } while (false)
 
 /// Programmer-error check: active in debug and sanitizer builds, never triggered by user input.
 #define LLMECON_ASSERT(cond, msg) assert((cond) && (msg))

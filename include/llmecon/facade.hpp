@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "llmecon/args.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/analysis.hpp"
@@ -24,7 +25,6 @@
 
 namespace llmecon {
 
-using Json = nlohmann::ordered_json;
 /// Told the fraction done (0..1) during long calls (sweep, plan); shells draw it, the library never prints.
 using Progress = std::function<void(double)>;
 
@@ -74,15 +74,19 @@ class Engine {
   [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
-  /// Every command run() dispatches, in the order the CLI lists them.
+  /// Every command run() dispatches, in the order the CLI lists them (the table in args.hpp).
   static const std::vector<std::string>& commands();
-  /// Dispatch by command name ("roofline", "batch", ...), for the server and Python.
+  /// Whether run() has an implementation for this command of the table.
+  static bool implements(const std::string& command);
+  /// Dispatch by command name ("roofline", "batch", ...): the arguments are checked against the
+  /// command's spec (args.hpp), then the command runs. Every shell calls this.
   [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {}) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).
   [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
 
   [[nodiscard]] const HardwareCatalog& hardware_catalog() const { return hw_; }
   [[nodiscard]] const ModelCatalog& model_catalog() const { return models_; }
+  [[nodiscard]] const PriceCatalog& price_catalog() const { return prices_; }
 
  private:
   HardwareCatalog hw_;

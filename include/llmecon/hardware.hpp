@@ -100,7 +100,7 @@ class HardwareCatalog {
   /// The embedded catalog.
   static Result<HardwareCatalog> builtin();
   /// Adds or overrides chips from a file on disk.
-  Result<bool> add_file(const std::string& path);
+  Status add_file(const std::string& path);
   /// Adds or overrides one chip.
   void put(Hardware h);
 
@@ -112,8 +112,5 @@ class HardwareCatalog {
  private:
   std::vector<Hardware> chips_;
 };
-
-/// Up to three known names closest to `name` by edit distance, for "did you mean" hints.
-std::string closest_names(std::string_view name, const std::vector<std::string>& known);
 
 }  // namespace llmecon

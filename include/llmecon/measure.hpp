@@ -21,6 +21,8 @@ struct MeasureOptions {
   double stream_bytes = 512e6;   ///< per array; well above the last-level cache
   std::vector<int> gemm_sizes = {256, 512, 1024, 2048};
   int repeats = 3;               ///< best of
+  /// A small, fast profile (`measure --quick`, the tests).
+  static MeasureOptions quick() { return MeasureOptions{0, 64e6, {256, 512}, 2}; }
 };
 
 struct GemmPoint {
@@ -48,6 +50,9 @@ struct DecodeOptions {
   int layers = 4;
   std::vector<int> batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
   int repeats = 3;
+  /// A small sweep for this machine: d = 1024 and enough layers (2 to 8) that the weights are
+  /// twice the last-level cache.
+  static DecodeOptions quick(const MachineProfile& p);
 };
 
 struct DecodePoint {
@@ -63,6 +68,11 @@ struct DecodeSweep {
   double knee_predicted = 0;  ///< F x 4 B / (2 BW): the balance batch (F6 with S = 1)
   double knee_measured = 0;   ///< half the batch at which the step time doubles from B = 1
 };
+
+/// The measured knee of a decode sweep: half the batch at which the step time first reaches twice
+/// the first point's, interpolated geometrically between points; 0 when it never doubles. Pure, so
+/// it is tested on synthetic timings.
+double decode_knee(const std::vector<DecodePoint>& points);
 
 /// Runs the synthetic decode sweep: per layer a fused QKV projection (d x 3d), the output
 /// projection (d x d) and a 4d MLP (d x 4d, 4d x d) in fp32, weights far larger than the LLC.

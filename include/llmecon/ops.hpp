@@ -43,8 +43,9 @@ struct Precision {
   DType kv = DType::kBf16;       ///< KV cache: attention runs at wider(kv, act)
   /// The released formats, activations at the dense weight format, KV at bf16.
   static Precision native(const ModelSpec& m);
-  /// Weights (and activations) at `w`; routed experts follow unless the model ships them
-  /// narrower (gpt-oss MXFP4 stays fp4).
+  /// Weights at `w`, activations at `act`, KV at `kv`. Routed experts follow `w`, except experts
+  /// released narrower than the dense weights (gpt-oss's MXFP4), which are never widened
+  /// (model.md §4.7). Every shell's --weight-dtype goes through this one rule.
   static Precision with_weights(const ModelSpec& m, DType w, DType act, DType kv);
 };
 

@@ -76,6 +76,23 @@ std::vector<Mapping> candidate_mappings(const ModelSpec& m, int chips, double is
 
 PlanResult plan(const PlanRequest& rq);
 
+/// p10/p50/p90 of one planned deployment over the catalog's spec ranges and the efficiency
+/// priors (model.md §21), with roofline_range's sampler and sample count.
+struct PlanRange {
+  Quantiles tokens_per_s_per_chip;
+  Quantiles tpot_ms;
+  Quantiles ttft_s;
+  Quantiles usd_per_mtok_output;
+  int samples = 0;
+};
+PlanRange plan_range(const PlanRequest& rq, const PlanPoint& p, const Uncertainty& u, int samples = kRangeSamples,
+                     unsigned seed = 1);
+
+/// The derivation of one planned point (model.md §16-17) with values substituted: the mapping,
+/// each phase's stage time terms (compute, weights, KV, communication, fixed costs), memory per
+/// chip, TPOT, TTFT and cost.
+std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoint& p);
+
 /// True when a is at least as good as b on both axes and better on one.
 bool dominates(const PlanPoint& a, const PlanPoint& b);
 

@@ -43,7 +43,7 @@ Result<PriceSheet> parse_price_sheet(std::string_view toml_text, const std::stri
 class PriceCatalog {
  public:
   static Result<PriceCatalog> builtin();
-  Result<bool> add_file(const std::string& path);
+  Status add_file(const std::string& path);
   [[nodiscard]] const PriceSheet* find(std::string_view model) const;
   [[nodiscard]] const std::vector<PriceSheet>& all() const { return sheets_; }
 

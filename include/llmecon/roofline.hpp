@@ -12,6 +12,7 @@
 //   r->t_step, r->bound, r->tokens_per_s, r->usd_per_token
 #pragma once
 
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -74,6 +75,15 @@ Result<RooflineResult> roofline(const RooflineInput& in);
 /// The evaluation without validation, for hot loops (sweeps, search, benchmarks).
 RooflineResult roofline_unchecked(const RooflineInput& in);
 
+/// The balance batch (F6, model.md §5.4): the smallest batch whose step is compute-bound, found
+/// by bisection up to 10^7 sequences; nullopt when even that is not compute-bound.
+std::optional<double> balance_batch(const RooflineInput& in);
+/// The largest batch whose weights and KV fit in the domain's HBM (F21, model.md §5.3); 0 when
+/// the weights alone do not fit.
+double max_fitting_batch(const RooflineInput& in);
+/// The batch the blackboard analyses take as practical when none is given: 2.5 x B* (model.md §6).
+inline constexpr double kPracticalBatchFactor = 2.5;
+
 /// Widths of the efficiency priors for uncertainty ranges (model.md §21); zero widths give a
 /// point.
 struct Uncertainty {
@@ -106,7 +116,9 @@ Quantiles quantiles(std::vector<double> v);
 
 /// Monte Carlo with a fixed seed over the catalog's spec ranges (HBM bandwidth and capacity,
 /// compute, price) and the efficiency priors; triangular distributions peak at the defaults.
-RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = 400, unsigned seed = 1);
+/// Monte Carlo samples behind every p10/p50/p90 (model.md §21).
+inline constexpr int kRangeSamples = 400;
+RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = kRangeSamples, unsigned seed = 1);
 
 /// The derivation as the lecture would write it, one line per formula with values substituted.
 std::vector<std::string> explain(const RooflineResult& r);

@@ -1,20 +1,26 @@
 """llmecon: the economics of training and serving large language models.
 
 Every function mirrors a CLI command and returns the same document as ``llmecon <command> --json``,
-as plain dicts and lists (pandas takes them directly). Bad arguments raise ``ValueError`` with the
-CLI's message.
+as plain dicts and lists (pandas takes them directly). The functions, their parameters, defaults
+and help are built from the engine's command table, the same one the CLI and the API read, so
+``inspect.signature(llmecon.roofline)`` names every parameter and ``help(llmecon.plan)`` lists
+them with units. Bad arguments raise ``ValueError`` with the CLI's message.
 
     >>> import llmecon
     >>> r = llmecon.roofline(model="llama-3.1-70b", hw="h100-sxm", batch=64, context=8192)
     >>> r["bound"], round(r["usd_per_mtok"], 3)
 """
+import inspect as _inspect
 import json as _json
 
 from ._llmecon import run as _run
+from ._llmecon import schema as _schema
 
-__all__ = ["run", "models", "hardware", "model_show", "roofline", "sweep", "report", "batch", "step",
-           "context", "price", "layout", "cache", "lifecycle", "revnet", "lecture", "plan", "validate",
-           "calibrate"]
+#: The command table: a list of {name, cli, help, args: [{key, type, default, unit, ...}]}.
+COMMANDS = _json.loads(_schema())
+
+# Python names for commands whose CLI name is not an identifier or would shadow an argument.
+_PY_NAMES = {"model": "model_show"}
 
 
 def run(command, **args):
@@ -22,38 +28,53 @@ def run(command, **args):
     return _json.loads(_run(command, _json.dumps(args)))
 
 
-def models():
-    return run("models")
+def _describe(arg):
+    bits = [arg["type"].replace("_", " ")]
+    if arg.get("choices"):
+        bits = [" | ".join(arg["choices"])]
+    if arg["unit"]:
+        bits.append(f"[{arg['unit']}]")
+    if arg["min"] is not None or arg["max"] is not None:
+        lo = "" if arg["min"] is None else (">" if arg.get("exclusive_min") else ">=") + f" {arg['min']:g}"
+        hi = "" if arg["max"] is None else f"<= {arg['max']:g}"
+        bits.append(", ".join(b for b in (lo, hi) if b))
+    default = "required" if arg["required"] else (arg["default_text"] or "none")
+    return f"    {arg['key']} ({' '.join(bits)}, default: {default}): {arg['help']}"
 
 
-def hardware():
-    return run("hardware")
+def _command(spec):
+    params = []
+    for arg in spec["args"]:
+        if arg["required"]:
+            params.append(_inspect.Parameter(arg["key"], _inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    for arg in spec["args"]:
+        if not arg["required"]:
+            params.append(_inspect.Parameter(arg["key"], _inspect.Parameter.KEYWORD_ONLY, default=arg["default"]))
+    signature = _inspect.Signature(params)
+    name = spec["name"]
 
+    def call(*args, **kwargs):
+        if any(k not in signature.parameters for k in kwargs):
+            return run(name, **kwargs)  # the engine names the nearest argument or the command taking it
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise ValueError(f"{name}: {e}") from None
+        # Only what the caller gave: the engine applies the table's defaults itself (some depend
+        # on other arguments, and some, given, switch a mode on).
+        return run(name, **bound.arguments)
 
-def model_show(model, kv_dtype=None):
-    return run("model", model=model, **({"kv_dtype": kv_dtype} if kv_dtype else {}))
-
-
-def _command(name):
-    def call(**args):
-        return run(name, **args)
-    call.__name__ = name
-    call.__doc__ = f"Same as `llmecon {name.replace('_', '-')} --json`; keyword arguments are its flags."
+    call.__name__ = call.__qualname__ = _PY_NAMES.get(name, name)
+    call.__signature__ = signature
+    lines = [f"{spec['help']}.", "", f"Same as `llmecon {spec['cli']} --json`.", ""]
+    if spec["args"]:
+        lines.append("Parameters:")
+        lines += [_describe(a) for a in spec["args"]]
+    call.__doc__ = "\n".join(lines)
     return call
 
 
-roofline = _command("roofline")
-sweep = _command("sweep")
-report = _command("report")
-batch = _command("batch")
-step = _command("step")
-context = _command("context")
-price = _command("price")
-layout = _command("layout")
-cache = _command("cache")
-lifecycle = _command("lifecycle")
-revnet = _command("revnet")
-lecture = _command("lecture")
-plan = _command("plan")
-validate = _command("validate")
-calibrate = _command("calibrate")
+for _spec in COMMANDS:
+    globals()[_PY_NAMES.get(_spec["name"], _spec["name"])] = _command(_spec)
+
+__all__ = ["run", "COMMANDS"] + [_PY_NAMES.get(s["name"], s["name"]) for s in COMMANDS]

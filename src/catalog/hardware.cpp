@@ -63,7 +63,7 @@ class Reader {
   Reader(const toml::table& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
 
   // Rejects keys of `t` (at path `path`) not in `allowed`.
-  Result<bool> only_keys(const toml::table& t, const std::string& path,
+  Status only_keys(const toml::table& t, const std::string& path,
                          std::initializer_list<std::string_view> allowed) const {
     for (const auto& [k, v] : t) {
       const std::string_view key = k.str();
@@ -74,7 +74,7 @@ class Reader {
         return Error{line_of(v, origin_), join(path, key), "unknown key", "allowed keys: " + list};
       }
     }
-    return true;
+    return {};
   }
 
   static std::string join(const std::string& path, std::string_view key) {
@@ -174,16 +174,10 @@ class Reader {
   std::string origin_;
 };
 
-#define LLMECON_TRY(var, expr)          \
-  auto var##_r = (expr);                \
-  if (!var##_r) return var##_r.error(); \
-  auto var = std::move(var##_r).value()
-
 // [efficiency]: fractions in (0, 1], gemm_half_m >= 0 rows, overheads as times.
 Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, const toml::table& t) {
-  LLMECON_TRY(ok, rd.only_keys(t, "efficiency", {"compute", "gemm_half_m", "memory", "comm", "step_overhead",
+  TRY_STATUS(rd.only_keys(t, "efficiency", {"compute", "gemm_half_m", "memory", "comm", "step_overhead",
                                                  "layer_overhead", "source"}));
-  (void)ok;
   Efficiency e;
   for (const auto& [key, field] : {std::pair<const char*, double*>{"compute", &e.compute}, {"memory", &e.memory},
                                    {"comm", &e.comm}, {"gemm_half_m", &e.gemm_half_m}}) {
@@ -197,11 +191,11 @@ Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, con
       *field = *v;
     }
   }
-  LLMECON_TRY(so, rd.quantity<Seconds>(t, "efficiency", "step_overhead", false));
-  LLMECON_TRY(lo, rd.quantity<Seconds>(t, "efficiency", "layer_overhead", false));
+  TRY(so, rd.quantity<Seconds>(t, "efficiency", "step_overhead", false));
+  TRY(lo, rd.quantity<Seconds>(t, "efficiency", "layer_overhead", false));
   e.step_overhead = so.value_or(Seconds{});
   e.layer_overhead = lo.value_or(Seconds{});
-  LLMECON_TRY(src, rd.str(t, "efficiency", "source", false));
+  TRY(src, rd.str(t, "efficiency", "source", false));
   return std::make_pair(e, src);
 }
 
@@ -209,24 +203,23 @@ Result<Hardware> build(const Reader& rd) {
   const toml::table& root = rd.root();
   Hardware h;
   h.origin = rd.origin();
-  LLMECON_TRY(ok0, rd.only_keys(root, "", {"name", "display_name", "vendor", "year", "status", "sources",
+  TRY_STATUS(rd.only_keys(root, "", {"name", "display_name", "vendor", "year", "status", "sources",
                                           "notes", "compute", "memory", "scale_up", "scale_out",
                                           "host_tiers", "power", "price", "efficiency"}));
-  (void)ok0;
-  LLMECON_TRY(nm, rd.str(root, "", "name", true));
+  TRY(nm, rd.str(root, "", "name", true));
   if (nm.empty()) return Error{rd.origin(), "name", "must not be empty", ""};
   h.name = nm;
-  LLMECON_TRY(dn, rd.str(root, "", "display_name", false));
+  TRY(dn, rd.str(root, "", "display_name", false));
   h.display_name = dn.empty() ? nm : dn;
-  LLMECON_TRY(vendor, rd.str(root, "", "vendor", false));
+  TRY(vendor, rd.str(root, "", "vendor", false));
   h.vendor = vendor;
   if (root.get("year")) {
-    LLMECON_TRY(year, rd.integer(root, "", "year"));
+    TRY(year, rd.integer(root, "", "year"));
     h.year = static_cast<int>(year);
   }
-  LLMECON_TRY(status, rd.str(root, "", "status", false));
+  TRY(status, rd.str(root, "", "status", false));
   h.status = status.empty() ? "shipping" : status;
-  LLMECON_TRY(notes, rd.str(root, "", "notes", false));
+  TRY(notes, rd.str(root, "", "notes", false));
   h.notes = notes;
   if (const toml::node* s = root.get("sources")) {
     const toml::array* arr = s->as_array();
@@ -246,12 +239,11 @@ Result<Hardware> build(const Reader& rd) {
   if (compute == nullptr) return Error{rd.origin(), "compute", "missing table", "add [compute] with bf16 = \"... TFLOP/s\""};
   {
     std::vector<std::string_view> allowed;
-    LLMECON_TRY(ok, rd.only_keys(*compute, "compute",
+    TRY_STATUS(rd.only_keys(*compute, "compute",
                                  {"fp32", "bf16", "fp8", "int8", "fp4", "int4", "fp32_range",
                                   "bf16_range", "fp8_range", "int8_range", "fp4_range", "int4_range"}));
-    (void)ok;
     for (std::size_t i = 0; i < kDTypeCount; ++i) {
-      LLMECON_TRY(r, rd.ranged<FlopsPerSecond>(*compute, "compute", kDTypeNames[i], false));
+      TRY(r, rd.ranged<FlopsPerSecond>(*compute, "compute", kDTypeNames[i], false));
       h.compute[i] = r;
     }
     if (!h.compute[static_cast<std::size_t>(DType::kBf16)]) {
@@ -263,17 +255,16 @@ Result<Hardware> build(const Reader& rd) {
   const toml::table* mem = rd.table(root, "memory");
   if (mem == nullptr) return Error{rd.origin(), "memory", "missing table", "add [memory] with hbm_capacity and hbm_bandwidth"};
   {
-    LLMECON_TRY(ok, rd.only_keys(*mem, "memory", {"hbm_capacity", "hbm_bandwidth", "hbm_capacity_range",
+    TRY_STATUS(rd.only_keys(*mem, "memory", {"hbm_capacity", "hbm_bandwidth", "hbm_capacity_range",
                                                   "hbm_bandwidth_range", "sram"}));
-    (void)ok;
-    LLMECON_TRY(cap, rd.ranged<Bytes>(*mem, "memory", "hbm_capacity", true));
-    LLMECON_TRY(bw, rd.ranged<BytesPerSecond>(*mem, "memory", "hbm_bandwidth", true));
+    TRY(cap, rd.ranged<Bytes>(*mem, "memory", "hbm_capacity", true));
+    TRY(bw, rd.ranged<BytesPerSecond>(*mem, "memory", "hbm_bandwidth", true));
     h.hbm_capacity = *cap;
     h.hbm_bandwidth = *bw;
     if (h.hbm_capacity.value.si() <= 0 || h.hbm_bandwidth.value.si() <= 0) {
       return Error{rd.origin(), "memory", "HBM capacity and bandwidth must be positive", ""};
     }
-    LLMECON_TRY(sram, rd.quantity<Bytes>(*mem, "memory", "sram", false));
+    TRY(sram, rd.quantity<Bytes>(*mem, "memory", "sram", false));
     h.sram = sram;
   }
 
@@ -281,28 +272,26 @@ Result<Hardware> build(const Reader& rd) {
   const toml::table* up = rd.table(root, "scale_up");
   if (up == nullptr) return Error{rd.origin(), "scale_up", "missing table", "add [scale_up] with domain_size, topology, bandwidth"};
   {
-    LLMECON_TRY(ok, rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency"}));
-    (void)ok;
-    LLMECON_TRY(n, rd.integer(*up, "scale_up", "domain_size"));
+    TRY_STATUS(rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency"}));
+    TRY(n, rd.integer(*up, "scale_up", "domain_size"));
     if (n < 1) return Error{rd.origin(), "scale_up.domain_size", "must be at least 1", ""};
     h.domain_size = static_cast<int>(n);
-    LLMECON_TRY(topo, rd.str(*up, "scale_up", "topology", true));
+    TRY(topo, rd.str(*up, "scale_up", "topology", true));
     if (topo == "switch") h.topology = Topology::kSwitch;
     else if (topo == "torus") h.topology = Topology::kTorus;
     else if (topo == "mesh") h.topology = Topology::kMesh;
     else if (topo == "none") h.topology = Topology::kNone;
     else return Error{rd.origin(), "scale_up.topology", "unknown topology '" + topo + "'", "use switch, torus, mesh or none"};
-    LLMECON_TRY(bw, rd.quantity<BytesPerSecond>(*up, "scale_up", "bandwidth", true));
+    TRY(bw, rd.quantity<BytesPerSecond>(*up, "scale_up", "bandwidth", true));
     h.scale_up.bandwidth = *bw;
-    LLMECON_TRY(lat, rd.quantity<Seconds>(*up, "scale_up", "latency", false));
+    TRY(lat, rd.quantity<Seconds>(*up, "scale_up", "latency", false));
     h.scale_up.latency = lat.value_or(units::us(2));
   }
   if (const toml::table* out = rd.table(root, "scale_out")) {
-    LLMECON_TRY(ok, rd.only_keys(*out, "scale_out", {"bandwidth", "latency"}));
-    (void)ok;
-    LLMECON_TRY(bw, rd.quantity<BytesPerSecond>(*out, "scale_out", "bandwidth", true));
+    TRY_STATUS(rd.only_keys(*out, "scale_out", {"bandwidth", "latency"}));
+    TRY(bw, rd.quantity<BytesPerSecond>(*out, "scale_out", "bandwidth", true));
     h.scale_out.bandwidth = *bw;
-    LLMECON_TRY(lat, rd.quantity<Seconds>(*out, "scale_out", "latency", false));
+    TRY(lat, rd.quantity<Seconds>(*out, "scale_out", "latency", false));
     h.scale_out.latency = lat.value_or(units::us(5));
   } else {
     return Error{rd.origin(), "scale_out", "missing table", "add [scale_out] with bandwidth = \"400 Gb/s\""};
@@ -316,15 +305,14 @@ Result<Hardware> build(const Reader& rd) {
       const toml::table* t = (*arr)[i].as_table();
       const std::string path = "host_tiers[" + std::to_string(i) + "]";
       if (t == nullptr) return Error{rd.origin(), path, "expected a table", ""};
-      LLMECON_TRY(ok, rd.only_keys(*t, path, {"name", "capacity", "bandwidth", "price", "source"}));
-      (void)ok;
+      TRY_STATUS(rd.only_keys(*t, path, {"name", "capacity", "bandwidth", "price", "source"}));
       HostTier tier;
-      LLMECON_TRY(tn, rd.str(*t, path, "name", true));
+      TRY(tn, rd.str(*t, path, "name", true));
       tier.name = tn;
-      LLMECON_TRY(cap, rd.quantity<Bytes>(*t, path, "capacity", true));
-      LLMECON_TRY(bw, rd.quantity<BytesPerSecond>(*t, path, "bandwidth", true));
-      LLMECON_TRY(pr, rd.quantity<DollarsPerSecond>(*t, path, "price", true));
-      LLMECON_TRY(src, rd.str(*t, path, "source", false));
+      TRY(cap, rd.quantity<Bytes>(*t, path, "capacity", true));
+      TRY(bw, rd.quantity<BytesPerSecond>(*t, path, "bandwidth", true));
+      TRY(pr, rd.quantity<DollarsPerSecond>(*t, path, "price", true));
+      TRY(src, rd.str(*t, path, "source", false));
       tier.capacity = *cap;
       tier.bandwidth = *bw;
       tier.price = *pr;
@@ -337,24 +325,22 @@ Result<Hardware> build(const Reader& rd) {
   }
 
   if (const toml::table* power = rd.table(root, "power")) {
-    LLMECON_TRY(ok, rd.only_keys(*power, "power", {"tdp"}));
-    (void)ok;
-    LLMECON_TRY(tdp, rd.quantity<Watts>(*power, "power", "tdp", false));
+    TRY_STATUS(rd.only_keys(*power, "power", {"tdp"}));
+    TRY(tdp, rd.quantity<Watts>(*power, "power", "tdp", false));
     h.tdp = tdp.value_or(Watts{});
   }
 
   const toml::table* price = rd.table(root, "price");
   if (price == nullptr) return Error{rd.origin(), "price", "missing table", "add [price] with rental = \"$2.00/h\""};
   {
-    LLMECON_TRY(ok, rd.only_keys(*price, "price", {"rental", "rental_range", "source"}));
-    (void)ok;
-    LLMECON_TRY(r, rd.ranged<DollarsPerSecond>(*price, "price", "rental", true));
+    TRY_STATUS(rd.only_keys(*price, "price", {"rental", "rental_range", "source"}));
+    TRY(r, rd.ranged<DollarsPerSecond>(*price, "price", "rental", true));
     h.price = *r;
-    LLMECON_TRY(src, rd.str(*price, "price", "source", false));
+    TRY(src, rd.str(*price, "price", "source", false));
     h.price_source = src;
   }
   if (const toml::table* eff = rd.table(root, "efficiency")) {
-    LLMECON_TRY(e, read_efficiency(rd, *eff));
+    TRY(e, read_efficiency(rd, *eff));
     h.efficiency = e.first;
     h.efficiency_source = e.second;
   }
@@ -389,7 +375,7 @@ Result<HardwareCatalog> HardwareCatalog::builtin() {
   return cat;
 }
 
-Result<bool> HardwareCatalog::add_file(const std::string& path) {
+Status HardwareCatalog::add_file(const std::string& path) {
   auto text = read_text_file(path, "check the path given to --hw-file");
   if (!text) return text.error();
   // An overlay (name plus [efficiency], as `llmecon calibrate` writes) updates a known chip.
@@ -414,7 +400,7 @@ Result<bool> HardwareCatalog::add_file(const std::string& path) {
       if (!e) return e.error();
       h->efficiency = e->first;
       h->efficiency_source = e->second.empty() ? path : e->second;
-      return true;
+      return {};
     }
   } catch (const toml::parse_error&) {
     // fall through: parse_hardware_toml reports the location
@@ -422,7 +408,7 @@ Result<bool> HardwareCatalog::add_file(const std::string& path) {
   auto h = parse_hardware_toml(*text, path);
   if (!h) return h.error();
   put(std::move(h).value());
-  return true;
+  return {};
 }
 
 void HardwareCatalog::put(Hardware h) {
@@ -448,31 +434,6 @@ Result<const Hardware*> HardwareCatalog::get(std::string_view n, const std::stri
   for (const auto& c : chips_) names.push_back(c.name);
   return Error{where, "", "unknown hardware '" + std::string(n) + "'",
                "did you mean " + closest_names(n, names) + "? `llmecon hardware` lists all"};
-}
-
-std::string closest_names(std::string_view name, const std::vector<std::string>& known) {
-  auto dist = [](std::string_view a, std::string_view b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j) {
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-      }
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  };
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& k : known) {
-    // A name that contains the query ("h100" in "h100-sxm") ranks first.
-    const bool contains = !name.empty() && k.find(name) != std::string::npos;
-    scored.emplace_back(contains ? 0 : dist(name, k), k);
-  }
-  std::sort(scored.begin(), scored.end());
-  std::string out;
-  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out += (i ? ", " : "") + scored[i].second;
-  return out;
 }
 
 }  // namespace llmecon

@@ -101,7 +101,7 @@ Result<PriceCatalog> PriceCatalog::builtin() {
   return c;
 }
 
-Result<bool> PriceCatalog::add_file(const std::string& path) {
+Status PriceCatalog::add_file(const std::string& path) {
   auto text = read_text_file(path, "check the path given to --price-file");
   if (!text) return text.error();
   auto s = parse_price_sheet(*text, path);
@@ -109,11 +109,11 @@ Result<bool> PriceCatalog::add_file(const std::string& path) {
   for (auto& e : sheets_) {
     if (e.model == s->model) {
       e = std::move(s).value();
-      return true;
+      return {};
     }
   }
   sheets_.push_back(std::move(s).value());
-  return true;
+  return {};
 }
 
 const PriceSheet* PriceCatalog::find(std::string_view model) const {

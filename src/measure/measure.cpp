@@ -109,6 +109,32 @@ std::string machine_toml(const MachineProfile& p, const std::string& name) {
       format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9);
 }
 
+DecodeOptions DecodeOptions::quick(const MachineProfile& p) {
+  DecodeOptions d;
+  d.d_model = 1024;
+  const double layer_bytes = 12.0 * 1024 * 1024 * 4;
+  d.layers = static_cast<int>(std::clamp(std::ceil(2 * p.l3.si() / layer_bytes), 2.0, 8.0));
+  d.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  d.repeats = 2;
+  return d;
+}
+
+double decode_knee(const std::vector<DecodePoint>& points) {
+  // Half the batch at which the step first takes twice the B = 1 step, interpolated
+  // geometrically between sweep points (model.md §20).
+  if (points.empty()) return 0;
+  const double t1 = points.front().measured.si();
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const double ta = points[i - 1].measured.si(), tb = points[i].measured.si();
+    if (tb >= 2 * t1) {
+      const double ba = points[i - 1].batch, bb = points[i].batch;
+      const double f = tb > ta ? std::log(2 * t1 / ta) / std::log(tb / ta) : 1.0;
+      return std::exp(std::log(ba) + f * (std::log(bb) - std::log(ba))) / 2;
+    }
+  }
+  return 0;
+}
+
 DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   DecodeSweep s;
   const int d = o.d_model;
@@ -153,20 +179,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
     const double pred = std::max(2.0 * B * s.params / F, 4.0 * s.params / BW);
     s.points.push_back(DecodePoint{B, units::seconds(best), units::seconds(pred)});
   }
-  // Measured knee: half the batch at which the step first takes twice the B = 1 step
-  // (geometric interpolation between sweep points).
-  if (!s.points.empty()) {
-    const double t1 = s.points.front().measured.si();
-    for (std::size_t i = 1; i < s.points.size(); ++i) {
-      const double ta = s.points[i - 1].measured.si(), tb = s.points[i].measured.si();
-      if (tb >= 2 * t1) {
-        const double ba = s.points[i - 1].batch, bb = s.points[i].batch;
-        const double f = std::log(2 * t1 / ta) / std::log(tb / ta);
-        s.knee_measured = std::exp(std::log(ba) + f * (std::log(bb) - std::log(ba))) / 2;
-        break;
-      }
-    }
-  }
+  s.knee_measured = decode_knee(s.points);
   return s;
 }
 

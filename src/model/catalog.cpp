@@ -7,7 +7,7 @@
 #include <toml++/toml.h>
 
 #include "llmecon/embedded.hpp"
-#include "llmecon/hardware.hpp"  // closest_names
+#include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
 
 namespace llmecon {

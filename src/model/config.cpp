@@ -70,11 +70,6 @@ class Cfg {
   std::string prefix_;
 };
 
-#define TRY(var, expr)                  \
-  auto var##_r = (expr);                \
-  if (!var##_r) return var##_r.error(); \
-  auto var = std::move(var##_r).value()
-
 DType quant_dtype(const json& root) {
   if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
     const auto& q = root["quantization_config"];
@@ -87,7 +82,7 @@ DType quant_dtype(const json& root) {
 }
 
 // Fields common to the GQA families.
-Result<bool> read_gqa(const Cfg& c, ModelSpec& m) {
+Status read_gqa(const Cfg& c, ModelSpec& m) {
   TRY(d, c.integer("hidden_size"));
   TRY(layers, c.integer("num_hidden_layers"));
   TRY(heads, c.integer("num_attention_heads"));
@@ -113,16 +108,16 @@ Result<bool> read_gqa(const Cfg& c, ModelSpec& m) {
   m.layers.assign(static_cast<std::size_t>(layers), Layer{});
   TRY(maxpos, c.integer_or("max_position_embeddings", 4096));
   m.max_context = maxpos;
-  return true;
+  return {};
 }
 
-Result<bool> set_dense_ffn(const Cfg& c, ModelSpec& m, const char* key) {
+Status set_dense_ffn(const Cfg& c, ModelSpec& m, const char* key) {
   TRY(f, c.integer(key));
   for (auto& l : m.layers) l.dense_ffn = f;
-  return true;
+  return {};
 }
 
-Result<bool> read_mla(const Cfg& c, ModelSpec& m) {
+Status read_mla(const Cfg& c, ModelSpec& m) {
   m.attn.kind = AttentionKind::kMla;
   TRY(ql, c.count_or("q_lora_rank", 0));
   TRY(kl, c.integer("kv_lora_rank"));
@@ -146,7 +141,7 @@ Result<bool> read_mla(const Cfg& c, ModelSpec& m) {
     m.attn.index_head_dim = id;
     m.attn.index_topk = tk;
   }
-  return true;
+  return {};
 }
 
 Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
@@ -159,8 +154,7 @@ Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
   m.vocab = vocab;
   m.tied_embeddings = tied;
   m.attn.heads = heads;
-  TRY(ok, read_mla(c, m));
-  (void)ok;
+  TRY_STATUS(read_mla(c, m));
   m.layers.assign(static_cast<std::size_t>(layers), Layer{});
   TRY(inter, c.integer("intermediate_size"));
   if (c.has("n_routed_experts")) {
@@ -206,8 +200,7 @@ Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
   m.vocab = vocab;
   m.tied_embeddings = false;
   m.attn.heads = heads;
-  TRY(ok, read_mla(c, m));
-  (void)ok;
+  TRY_STATUS(read_mla(c, m));
   m.moe = Moe{e, k, fe, ns * fe, false, false, false, 0};
   TRY(groups, c.count_or("n_expert_groups", 0));
   TRY(limit, c.count_or("n_limited_groups", 0));
@@ -265,10 +258,8 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     if (!filled.contains("tie_word_embeddings")) filled["tie_word_embeddings"] = true;
     if (!filled.contains("max_position_embeddings")) filled["max_position_embeddings"] = 131072;
     Cfg gc(filled, origin, prefix);
-    TRY(ok, read_gqa(gc, g));
-    (void)ok;
-    TRY(ok2, set_dense_ffn(gc, g, "intermediate_size"));
-    (void)ok2;
+    TRY_STATUS(read_gqa(gc, g));
+    TRY_STATUS(set_dense_ffn(gc, g, "intermediate_size"));
     TRY(window, gc.integer_or("sliding_window", 4096));
     TRY(pattern, gc.integer_or("sliding_window_pattern", 6));
     for (std::size_t i = 0; i < g.layers.size(); ++i) {
@@ -283,8 +274,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     return g;
   }
 
-  TRY(ok, read_gqa(c, m));
-  (void)ok;
+  TRY_STATUS(read_gqa(c, m));
 
   if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3" || type == "mixtral" ||
       type == "qwen2_moe" || type == "qwen3_moe") {
@@ -335,8 +325,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
       }
       return m;
     }
-    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
-    (void)ok2;
+    TRY_STATUS(set_dense_ffn(c, m, "intermediate_size"));
     return m;
   }
 
@@ -425,8 +414,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
   if (type == "palm") {
     m.tied_embeddings = true;
     m.attn.qkv_bias = m.attn.o_bias = false;
-    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
-    (void)ok2;
+    TRY_STATUS(set_dense_ffn(c, m, "intermediate_size"));
     m.norms_per_layer = 1;  // parallel block: one LayerNorm feeds attention and MLP
     return m;
   }
@@ -436,15 +424,13 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
     m.norm_bias = true;
     TRY(pos, c.integer_or("max_position_embeddings", 2048));
     m.learned_positions = pos;
-    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
-    (void)ok2;
+    TRY_STATUS(set_dense_ffn(c, m, "intermediate_size"));
     return m;
   }
   if (type == "chinchilla") {
     m.mlp = MlpKind::kPlain;
     m.attn.rel_pos_proj = true;
-    TRY(ok2, set_dense_ffn(c, m, "intermediate_size"));
-    (void)ok2;
+    TRY_STATUS(set_dense_ffn(c, m, "intermediate_size"));
     return m;
   }
   return Error{origin, c.field("model_type"), "unsupported model_type '" + type + "'",
@@ -454,8 +440,8 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
 
 // Cross-layer KV sharing (model.md §3.3): "cross_layer_kv_sharing": N groups N consecutive
 // layers that reuse the first one's KV cache.
-Result<bool> apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& m) {
-  if (!root.contains("cross_layer_kv_sharing")) return true;
+Status apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& m) {
+  if (!root.contains("cross_layer_kv_sharing")) return {};
   const json& v = root["cross_layer_kv_sharing"];
   if (!v.is_number_integer() || v.get<int>() < 1) {
     return Error{origin, "cross_layer_kv_sharing", "expected a positive integer group size", ""};
@@ -464,7 +450,7 @@ Result<bool> apply_kv_sharing(const json& root, const std::string& origin, Model
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     if (i % g != 0) m.layers[i].kv_source = static_cast<int>(i - i % g);
   }
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -496,8 +482,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
       return Error{origin, "llmecon_sparse_attention", "unknown value " + s.dump(), "use \"sqrt\""};
     }
   }
-  TRY(ok, apply_kv_sharing(root, origin, out));
-  (void)ok;
+  TRY_STATUS(apply_kv_sharing(root, origin, out));
   return out;
 }
 

@@ -23,7 +23,11 @@ Precision Precision::native(const ModelSpec& m) {
 }
 
 Precision Precision::with_weights(const ModelSpec& m, DType w, DType act, DType kv) {
-  const DType ex = bytes_per_element(m.native_expert_dtype) < bytes_per_element(w) ? m.native_expert_dtype : w;
+  // model.md §4.7: experts follow the weight format, except experts released narrower than the
+  // dense weights (gpt-oss's MXFP4), which are never widened.
+  const double ne = bytes_per_element(m.native_expert_dtype);
+  const bool shipped_narrow = ne < bytes_per_element(m.native_weight_dtype);
+  const DType ex = shipped_narrow && ne < bytes_per_element(w) ? m.native_expert_dtype : w;
   return Precision{w, ex, act, kv};
 }
 

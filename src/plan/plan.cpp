@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
 #include <atomic>
 #include <cmath>
 #include <iterator>
@@ -294,6 +295,84 @@ long rank_of(const PlanResult& r, const Mapping& m) {
     }
   }
   return -1;
+}
+
+PlanRange plan_range(const PlanRequest& rq, const PlanPoint& b, const Uncertainty& u, int samples, unsigned seed) {
+  PlanRange out;
+  out.samples = std::max(1, samples);
+  std::mt19937_64 rng(seed);
+  std::vector<double> tpc, tpot, ttft, usd;
+  const double tokens_per_step = rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
+  const double verified = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
+  for (int i = 0; i < out.samples; ++i) {
+    const Hardware h = sample_hardware(*rq.hw, u, rng);
+    DeploymentInput in;
+    in.model = rq.model;
+    in.hw = &h;
+    in.map = b.map;
+    in.precision = Precision::with_weights(*rq.model, b.weights, b.weights, b.kv);
+    in.overlap = rq.overlap;
+    in.eff = sample_efficiency(rq.eff, u, rng);
+    const PhaseResult d = evaluate_decode(in, b.batch, rq.isl + rq.osl / 2, tokens_per_step, verified);
+    const PhaseResult p = evaluate_prefill(in, 1, rq.isl);
+    tpc.push_back(d.tokens_per_s_per_chip.si());
+    tpot.push_back(d.latency.si() * 1e3);
+    ttft.push_back(p.latency.si() + b.kv_transfer.si());
+    usd.push_back(d.usd_per_token.si() * 1e6);
+  }
+  out.tokens_per_s_per_chip = quantiles(tpc);
+  out.tpot_ms = quantiles(tpot);
+  out.ttft_s = quantiles(ttft);
+  out.usd_per_mtok_output = quantiles(usd);
+  return out;
+}
+
+namespace {
+
+void explain_phase(std::vector<std::string>& out, const char* phase, const PhaseResult& r, double overlap) {
+  const StageTime& t = r.stage;
+  const Seconds mem = t.weights + t.kv;
+  const Seconds roof = max(t.compute, mem);
+  const Seconds exposed = t.comm - min(t.comm, roof) * overlap;
+  const Seconds fixed = t.total - roof - exposed;
+  out.push_back(fmt::format("{} stage = max(t_compute, t_weights + t_kv) + exposed comm + fixed = max({}, {} + {}) + {} + {} = {} ({}-bound)",
+                            phase, format(t.compute), format(t.weights), format(t.kv), format(exposed), format(fixed),
+                            format(t.total), r.bound));
+  if (overlap > 0) {
+    out.push_back(fmt::format("  exposed comm = comm - min(comm, roof) x overlap = {} - min({}, {}) x {} = {}", format(t.comm),
+                              format(t.comm), format(roof), format_number(overlap), format(exposed)));
+  }
+  const ChipMemory& m = r.memory;
+  out.push_back(fmt::format("  memory per chip = weights + KV + activations + comm buffers = {} + {} + {} + {} = {} of {}",
+                            format(m.weights), format(m.kv), format(m.activations), format(m.comm_buffers),
+                            format(m.total()), format(m.capacity)));
+}
+
+}  // namespace
+
+std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoint& p) {
+  std::vector<std::string> out;
+  const double chips = p.map.replica_chips();
+  out.push_back(fmt::format("mapping {} = {} chips per replica, {} replicas on {} chips; batch {} per replica, weights {}, KV {}",
+                            p.map.str(), format_number(chips), p.map.dp, rq.chips, format_number(p.batch),
+                            name(p.weights), name(p.kv)));
+  const double pp = p.map.pp;
+  explain_phase(out, "decode", p.decode, rq.overlap);
+  out.push_back(pp > 1 ? fmt::format("TPOT = pp x (stage + hop) = {} x ({} + hop) = {}", format_number(pp),
+                                     format(p.decode.stage.total), format(p.decode.latency))
+                       : fmt::format("TPOT = stage = {}", format(p.decode.latency)));
+  out.push_back(fmt::format("tokens/s per chip = batch x tokens per step / TPOT / chips = {} / {} / {} x tokens per step = {}",
+                            format_number(p.batch), format(p.decode.latency), format_number(chips),
+                            format(p.decode.tokens_per_s_per_chip)));
+  explain_phase(out, "prefill", p.prefill, rq.overlap);
+  out.push_back(fmt::format("TTFT = pp x stage + (pp - 1) x hop{} = {}", p.prefill_map ? " + KV transfer" : "",
+                            format(p.prefill.latency)));
+  if (p.prefill_map) out.push_back(fmt::format("  KV transfer to the decode pool = {}", format(p.kv_transfer)));
+  out.push_back(fmt::format("cost = (isl x input $/tok + osl x output $/tok) / (isl + osl) = ({} x {} + {} x {}) / {} = ${}/Mtok",
+                            format_number(rq.isl), format_number(p.input_usd_per_token.si() * 1e6),
+                            format_number(rq.osl), format_number(p.decode.usd_per_token.si() * 1e6),
+                            format_number(rq.isl + rq.osl), format_number(p.usd_per_token.si() * 1e6)));
+  return out;
 }
 
 }  // namespace llmecon

@@ -195,6 +195,31 @@ Efficiency sample_efficiency(const Efficiency& in, const Uncertainty& u, std::mt
   return e;
 }
 
+std::optional<double> balance_batch(const RooflineInput& in) {
+  auto bound_at = [&in](double b) {
+    RooflineInput x = in;
+    x.step.batch = b;
+    return roofline_unchecked(x).bound;
+  };
+  constexpr double kMax = 1e7;
+  if (bound_at(kMax) != Bound::kCompute) return std::nullopt;
+  if (bound_at(1) == Bound::kCompute) return 1.0;
+  double lo = 1, hi = kMax;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (bound_at(mid) == Bound::kCompute ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+double max_fitting_batch(const RooflineInput& in) {
+  RooflineInput one = in;
+  one.step.batch = 1;
+  const RooflineResult r = roofline_unchecked(one);
+  const double free_bytes = r.mem_capacity.si() - r.mem_weights.si();
+  return free_bytes <= 0 ? 0.0 : std::floor(free_bytes / r.mem_kv.si());
+}
+
 RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples, unsigned seed) {
   RooflineRange out;
   out.samples = std::max(1, samples);

@@ -1,5 +1,6 @@
 #include "llmecon/error.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +33,33 @@ Result<std::string> read_text_file(const std::string& path, const std::string& h
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string closest_names(std::string_view name, const std::vector<std::string>& known, std::size_t max_distance) {
+  auto dist = [](std::string_view a, std::string_view b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+      }
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& k : known) {
+    // A name that contains the query ("h100" in "h100-sxm") ranks first.
+    const bool contains = !name.empty() && k.find(name) != std::string::npos;
+    scored.emplace_back(contains ? 0 : dist(name, k), k);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::string out;
+  for (std::size_t i = 0; i < scored.size() && i < 3 && scored[i].first <= max_distance; ++i) {
+    out += (i ? ", " : "") + scored[i].second;
+  }
+  return out;
 }
 
 }  // namespace llmecon

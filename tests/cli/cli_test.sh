@@ -136,8 +136,8 @@ bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi300x'"
 bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
 bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
 bad negative-context "--context: must be at least 0" "$bin" batch --context -1
-bad zero-hold "--hold-s: hold times are positive" "$bin" cache --hold-s 0
-bad rl-range "--rl-multiplier: must lie in \\[2, 6\\]" "$bin" lifecycle --rl-multiplier 9
+bad zero-hold "--hold-s: must be greater than 0, got 0" "$bin" cache --hold-s 0
+bad rl-range "--rl-multiplier: must be at most 6, got 9" "$bin" lifecycle --rl-multiplier 9
 bad unknown-model "--model: unknown model 'gpt-5'" "$bin" roofline --model gpt-5
 bad unknown-hw "--hw: unknown hardware 'h100'.*hint" "$bin" roofline --hw h100
 bad zero-chips "--chips: must be at least 1" "$bin" roofline --chips 0

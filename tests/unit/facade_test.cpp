@@ -63,7 +63,7 @@ TEST(Facade, ErrorsNameTheFlag) {
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", -4}}, "--batch", "must be at least 1, got -4"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", "many"}}, "--batch", "expected a number, got \"many\""},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"kv_dtype", "fp6"}}, "--kv-dtype", "unknown dtype 'fp6'"},
-      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"bacth", 4}}, "--bacth", "unknown argument"},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"bacth", 4}}, "--bacth", "unknown argument of roofline"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "train"}}, "--phase", "unknown phase 'train'"},
   };
   for (const auto& c : cases) {

@@ -1,0 +1,303 @@
+// Arguments checked against the command table (args.hpp): one parser for every shell.
+#include "llmecon/args.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+namespace {
+
+constexpr std::size_t kMaxListLength = 100000;
+
+std::string dashed(std::string_view key) {
+  std::string f(key);
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+bool is_integer(ArgType t) { return t == ArgType::kInteger || t == ArgType::kIntegerList; }
+
+// Whole numbers as JSON integers, others as numbers.
+Json number_json(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    out.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// One number of `arg` (a scalar, or an element of a list): type, wholeness and bounds.
+Result<Json> check_number(const ArgSpec& arg, const Json& v) {
+  if (!v.is_number()) return Error{arg.flag(), "", "expected a number, got " + v.dump(), arg.help};
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) return Error{arg.flag(), "", "must be finite", arg.help};
+  if (is_integer(arg.type) && x != std::floor(x)) {
+    return Error{arg.flag(), "", "expected a whole number, got " + v.dump(), arg.help};
+  }
+  if (arg.min && (arg.exclusive_min ? x <= *arg.min : x < *arg.min)) {
+    return Error{arg.flag(), "",
+                 fmt::format("must be {} {}, got {}", arg.exclusive_min ? "greater than" : "at least",
+                             format_number(*arg.min), v.dump()),
+                 arg.help};
+  }
+  if (arg.max && x > *arg.max) {
+    return Error{arg.flag(), "", fmt::format("must be at most {}, got {}", format_number(*arg.max), v.dump()), arg.help};
+  }
+  return is_integer(arg.type) ? number_json(x) : v;
+}
+
+Result<Json> check_dtype(const ArgSpec& arg, const Json& v) {
+  if (!v.is_string()) return Error{arg.flag(), "", "expected a format name, got " + v.dump(), "e.g. bf16, fp8"};
+  auto d = parse_dtype(v.get<std::string>());
+  if (!d) return d.error().at(arg.flag());
+  return Json(std::string(name(*d)));
+}
+
+// The canonical JSON for one given value of `arg`.
+Result<Json> check_value(const ArgSpec& arg, const Json& v) {
+  switch (arg.type) {
+    case ArgType::kString:
+    case ArgType::kHardware:
+      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + v.dump(), arg.help};
+      return v;
+    case ArgType::kChoice: {
+      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + v.dump(), arg.help};
+      const auto& s = v.get_ref<const std::string&>();
+      if (std::find(arg.choices.begin(), arg.choices.end(), s) != arg.choices.end()) return v;
+      std::string list;
+      for (const auto& c : arg.choices) list += (list.empty() ? "" : " or ") + c;
+      std::string noun(arg.key);
+      std::replace(noun.begin(), noun.end(), '_', ' ');
+      return Error{arg.flag(), "", "unknown " + noun + " '" + s + "'", "use " + list};
+    }
+    case ArgType::kModel:
+      if (!v.is_string() && !v.is_object()) {
+        return Error{arg.flag(), "", "expected a model name, a config.json path or a config object, got " + v.dump(), ""};
+      }
+      return v;
+    case ArgType::kBool:
+      if (!v.is_boolean()) return Error{arg.flag(), "", "expected true or false, got " + v.dump(), arg.help};
+      return v;
+    case ArgType::kNumber:
+    case ArgType::kInteger:
+      return check_number(arg, v);
+    case ArgType::kDType:
+      return check_dtype(arg, v);
+    case ArgType::kNumberList:
+    case ArgType::kIntegerList:
+    case ArgType::kDTypeList: {
+      Json items = Json::array();
+      if (v.is_array()) {
+        items = v;
+      } else if (v.is_string() && arg.type == ArgType::kDTypeList) {
+        for (auto& s : split_commas(v.get<std::string>())) items.push_back(s);
+      } else if (v.is_string()) {
+        TRY(xs, parse_number_list(v.get<std::string>(), arg.flag()));
+        for (double x : xs) items.push_back(number_json(x));
+      } else {
+        items.push_back(v);  // one value is a one-element list
+      }
+      if (items.empty()) return Error{arg.flag(), "", "the list is empty", "give at least one value"};
+      if (items.size() > kMaxListLength) {
+        return Error{arg.flag(), "", fmt::format("{} values; at most {}", items.size(), kMaxListLength), ""};
+      }
+      Json out = Json::array();
+      for (const auto& e : items) {
+        TRY(c, arg.type == ArgType::kDTypeList ? check_dtype(arg, e) : check_number(arg, e));
+        out.push_back(std::move(c));
+      }
+      return out;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string_view name(ArgType t) {
+  switch (t) {
+    case ArgType::kString: return "string";
+    case ArgType::kChoice: return "choice";
+    case ArgType::kNumber: return "number";
+    case ArgType::kInteger: return "integer";
+    case ArgType::kBool: return "boolean";
+    case ArgType::kDType: return "dtype";
+    case ArgType::kNumberList: return "number_list";
+    case ArgType::kIntegerList: return "integer_list";
+    case ArgType::kDTypeList: return "dtype_list";
+    case ArgType::kModel: return "model";
+    case ArgType::kHardware: return "hardware";
+  }
+  return "?";
+}
+
+std::string ArgSpec::flag() const { return positional ? dashed(key) : "--" + dashed(key); }
+
+std::string ArgSpec::default_str() const {
+  if (def.is_null()) return def_text;
+  if (def.is_string()) return def.get<std::string>();
+  if (def.is_boolean()) return def.get<bool>() ? "true" : "false";
+  if (def.is_number()) return format_number(def.get<double>());
+  std::string out;
+  for (const auto& e : def) out += (out.empty() ? "" : ",") + (e.is_string() ? e.get<std::string>() : format_number(e.get<double>()));
+  return out;
+}
+
+const ArgSpec* CommandSpec::arg(std::string_view key) const {
+  for (const auto& a : args) {
+    if (a.key == key) return &a;
+  }
+  return nullptr;
+}
+
+std::optional<double> parse_number_text(std::string_view text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+Result<std::vector<double>> parse_number_list(std::string_view text, const std::string& flag) {
+  std::vector<double> out;
+  if (text.find(':') != std::string_view::npos) {
+    const auto a = text.find(':'), b = text.find(':', a + 1);
+    const char* shape = "a range is START:STOP:xFACTOR or START:STOP:+STEP, e.g. 1:4096:x2";
+    if (b == std::string_view::npos) return Error{flag, "", "malformed range '" + std::string(text) + "'", shape};
+    const std::string_view st = text.substr(b + 1);
+    const auto lo = parse_number_text(text.substr(0, a));
+    const auto hi = parse_number_text(text.substr(a + 1, b - a - 1));
+    const auto step = st.size() < 2 ? std::nullopt : parse_number_text(st.substr(1));
+    if (!lo || !hi || !step || (st[0] != 'x' && st[0] != '+')) {
+      return Error{flag, "", "malformed range '" + std::string(text) + "'", shape};
+    }
+    const bool geometric = st[0] == 'x';
+    if ((geometric && (*step <= 1 || *lo <= 0)) || (!geometric && *step <= 0) || *hi < *lo) {
+      return Error{flag, "", "the range must grow: FACTOR > 1 (START > 0) or STEP > 0, and STOP >= START", shape};
+    }
+    for (double v = *lo; v <= *hi * (1 + 1e-12); v = geometric ? v * *step : v + *step) {
+      if (out.size() == kMaxListLength) {
+        return Error{flag, "", fmt::format("the range has more than {} values", kMaxListLength), "use a larger step"};
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+  for (const auto& part : split_commas(text)) {
+    const auto v = parse_number_text(part);
+    if (!v) return Error{flag, "", "'" + part + "' is not a number", "give numbers like 64, 1e9 or a list 1,8,64"};
+    out.push_back(*v);
+  }
+  return out;
+}
+
+Result<Args> Args::parse(const CommandSpec& spec, const Json& raw) {
+  if (!raw.is_object()) return Error{"request", "", "expected a JSON object of arguments", ""};
+  Args out;
+  out.spec_ = &spec;
+  out.given_ = Json::object();
+  for (const auto& [k, v] : raw.items()) {
+    const ArgSpec* arg = spec.arg(k);
+    if (arg == nullptr) return unknown_argument(spec, k);
+    if (v.is_null()) continue;  // Python's None, JSON's null: as if absent
+    TRY(c, check_value(*arg, v));
+    out.given_[k] = std::move(c);
+  }
+  for (const auto& a : spec.args) {
+    if (a.required && !out.given_.contains(a.key)) {
+      return Error{a.flag(), "", "is required", a.help};
+    }
+  }
+  return out;
+}
+
+Result<Json> Args::from_text(const ArgSpec& arg, std::string_view text) {
+  if (arg.type != ArgType::kNumber && arg.type != ArgType::kInteger) return Json(std::string(text));
+  TRY(xs, parse_number_list(text, arg.flag()));
+  if (xs.size() != 1) {
+    return Error{arg.flag(), "", "expected one number, got a list",
+                 "lists are for sweep --batch/--context, plan --batches and cache --hold-s"};
+  }
+  return number_json(xs.front());
+}
+
+const Json& Args::value(std::string_view key) const {
+  if (auto it = given_.find(key); it != given_.end()) return *it;
+  const ArgSpec* a = spec_->arg(key);
+  LLMECON_ASSERT(a != nullptr, "a command read an argument its spec does not declare");
+  return a->def;
+}
+
+bool Args::has(std::string_view key) const { return given_.contains(key); }
+
+double Args::number(std::string_view key) const {
+  const Json& v = value(key);
+  LLMECON_ASSERT(v.is_number(), "number() on an argument without a numeric default");
+  return v.get<double>();
+}
+
+double Args::number_or(std::string_view key, double fallback) const {
+  const Json& v = value(key);
+  return v.is_number() ? v.get<double>() : fallback;
+}
+
+std::string Args::text(std::string_view key) const {
+  const Json& v = value(key);
+  LLMECON_ASSERT(v.is_string(), "text() on an argument without a text default");
+  return v.get<std::string>();
+}
+
+std::string Args::text_or(std::string_view key, const std::string& fallback) const {
+  const Json& v = value(key);
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
+bool Args::flag(std::string_view key) const {
+  const Json& v = value(key);
+  return v.is_boolean() && v.get<bool>();
+}
+
+std::vector<double> Args::numbers(std::string_view key) const {
+  std::vector<double> out;
+  for (const auto& e : value(key)) out.push_back(e.get<double>());
+  return out;
+}
+
+std::vector<DType> Args::dtypes(std::string_view key) const {
+  std::vector<DType> out;
+  for (const auto& e : value(key)) out.push_back(*parse_dtype(e.get<std::string>()));
+  return out;
+}
+
+std::optional<DType> Args::dtype(std::string_view key) const {
+  const Json& v = value(key);
+  if (!v.is_string()) return std::nullopt;
+  return *parse_dtype(v.get<std::string>());
+}
+
+const Json& Args::raw(std::string_view key) const { return value(key); }
+
+Json Args::with_defaults() const {
+  Json out = Json::object();
+  for (const auto& a : spec_->args) {
+    const Json& v = value(a.key);
+    if (!v.is_null()) out[a.key] = v;
+  }
+  return out;
+}
+
+}  // namespace llmecon

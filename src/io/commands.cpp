@@ -1,0 +1,416 @@
+// The command table (args.hpp): every command, every argument, once.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "llmecon/args.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+namespace {
+
+using T = ArgType;
+
+// Argument builders: each sets what every use of that argument shares.
+ArgSpec arg(std::string key, ArgType type, std::string help) {
+  ArgSpec a;
+  a.key = std::move(key);
+  a.type = type;
+  a.help = std::move(help);
+  return a;
+}
+ArgSpec with_default(ArgSpec a, Json def) {
+  a.def = std::move(def);
+  return a;
+}
+ArgSpec with_text(ArgSpec a, std::string text) {
+  a.def_text = std::move(text);
+  return a;
+}
+ArgSpec bounded(ArgSpec a, std::optional<double> lo, std::optional<double> hi = std::nullopt) {
+  a.min = lo;
+  a.max = hi;
+  return a;
+}
+ArgSpec unit(ArgSpec a, std::string u) {
+  a.unit = std::move(u);
+  return a;
+}
+ArgSpec short_flag(ArgSpec a, std::string s) {
+  a.short_flag = std::move(s);
+  return a;
+}
+
+// Counts (chips, sequences, tokens) are whole and at most 2e9.
+constexpr double kMaxCount = 2e9;
+
+ArgSpec model(const char* fallback = "deepseek-v3") {
+  ArgSpec a = short_flag(arg("model", T::kModel, "built-in model name or path to a config.json (API, Python: or the config object)"), "-m");
+  if (fallback != nullptr) a.def = fallback;
+  return a;
+}
+ArgSpec hw(const char* fallback = "gb200") {
+  ArgSpec a = arg("hw", T::kHardware, "chip name (see `llmecon hardware`)");
+  if (fallback != nullptr) a.def = fallback;
+  return a;
+}
+ArgSpec chips(const char* text = "the whole scale-up domain", const char* help = "chips in the scale-up domain") {
+  return unit(with_text(bounded(arg("chips", T::kInteger, help), 1, kMaxCount), text), "chip");
+}
+ArgSpec dtype(std::string key, std::string help, std::string text) {
+  return with_text(arg(std::move(key), T::kDType, std::move(help) + ": fp32, bf16, fp8, int8, fp4, int4"), std::move(text));
+}
+ArgSpec flag(std::string key, std::string help) { return with_default(arg(std::move(key), T::kBool, std::move(help)), false); }
+ArgSpec number(std::string key, std::string help, std::string u, Json def, double lo, std::optional<double> hi = std::nullopt) {
+  return unit(with_default(bounded(arg(std::move(key), T::kNumber, std::move(help)), lo, hi), std::move(def)), std::move(u));
+}
+ArgSpec integer(std::string key, std::string help, std::string u, Json def, double lo, double hi = kMaxCount) {
+  return unit(with_default(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(def)), std::move(u));
+}
+ArgSpec choice(std::string key, std::string help, std::vector<std::string> choices) {
+  ArgSpec a = with_default(arg(std::move(key), T::kChoice, std::move(help)), choices.front());
+  a.choices = std::move(choices);
+  return a;
+}
+ArgSpec explain() { return flag("explain", "add the derivation: each formula with its values substituted"); }
+ArgSpec ideal() { return flag("ideal", "the pure roofline: no efficiency factors or fixed costs"); }
+ArgSpec file() {
+  ArgSpec a = arg("file", T::kString, "measurement CSV (schema: shared/validation/README.md)");
+  a.positional = true;
+  a.required = true;
+  return a;
+}
+
+// The formats of one deployment: weights (experts follow unless given), activations, KV.
+std::vector<ArgSpec> formats() {
+  return {dtype("weight_dtype", "weight format", "as released"),
+          dtype("expert_dtype", "routed-expert weight format", "--weight-dtype when given, else as released"),
+          dtype("act_dtype", "activation format", "--weight-dtype when given, else as released"),
+          dtype("kv_dtype", "KV cache format", "as released (bf16)")};
+}
+
+std::vector<ArgSpec> step_args(bool lists) {
+  std::vector<ArgSpec> a{model(), hw(), chips(), choice("phase", "decode or prefill", {"decode", "prefill"})};
+  if (lists) {
+    a.push_back(short_flag(unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxCount),
+                                             Json::array({1})), "seq"), "-b"));
+    a.push_back(short_flag(unit(with_default(bounded(arg("context", T::kIntegerList, "context lengths: 1024,8192 or 1024:131072:x2"), 0, kMaxCount),
+                                             Json::array({4096})), "tok"), "-c"));
+  } else {
+    a.push_back(short_flag(integer("batch", "sequences per step", "seq", 1, 1), "-b"));
+    a.push_back(short_flag(integer("context", "tokens of context", "tok", 4096, 0), "-c"));
+  }
+  a.push_back(with_text(unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxCount), "tok"),
+                        "the whole context"));
+  for (auto& f : formats()) a.push_back(std::move(f));
+  a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
+  a.push_back(ideal());
+  return a;
+}
+
+// The blackboard analyses pool one scale-up domain of one chip.
+std::vector<ArgSpec> board(std::vector<ArgSpec> own) {
+  std::vector<ArgSpec> a{model(), hw(), chips("the whole scale-up domain (at most that)")};
+  for (auto& f : formats()) a.push_back(std::move(f));
+  for (auto& o : own) a.push_back(std::move(o));
+  a.push_back(explain());
+  return a;
+}
+
+ArgSpec prefill_hw() {
+  return with_text(arg("prefill_hw", T::kHardware, "disaggregated serving: the prefill pool's chip"),
+                   "none: prefill on the decode pool");
+}
+
+ArgSpec practical_batch(const char* help) {
+  return with_text(unit(bounded(arg("batch", T::kNumber, help), 1), "seq"), "2.5 B*");
+}
+
+// A command of the table; traits are set on the returned value.
+CommandSpec command(std::string name, std::string help, std::vector<ArgSpec> args, bool long_running = false) {
+  CommandSpec c;
+  c.name = std::move(name);
+  c.help = std::move(help);
+  c.args = std::move(args);
+  c.long_running = long_running;
+  return c;
+}
+CommandSpec charted(CommandSpec c) {
+  c.chart = "svg+html";
+  return c;
+}
+
+std::vector<CommandSpec> build() {
+  std::vector<CommandSpec> out;
+  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+
+  add(command("models", "the built-in models", {}));
+  add(command("hardware", "the chip catalog: FLOP/s per format, HBM, drain time, scale-up domain, price", {}));
+  {
+    ArgSpec name = model(nullptr);
+    name.positional = true;
+    name.required = true;
+    CommandSpec c = command("model", "parameters, layers and KV bytes per token of a model",
+                            {name, with_default(dtype("kv_dtype", "KV cache format", ""), "bf16")});
+    c.cli = "model show";
+    add(std::move(c));
+  }
+  {
+    CommandSpec c = command("roofline", "one decode step or prefill chunk on one scale-up domain", step_args(false));
+    c.args.push_back(flag("ops", "per-operator FLOPs and bytes (JSON: per layer too)"));
+    c.args.push_back(flag("range", "p10/p50/p90 over spec ranges and efficiency priors"));
+    c.args.push_back(explain());
+    c.redirects = {{"isl", "roofline takes --context and, for a prompt, --phase prefill"},
+                   {"osl", "roofline is one step; plan takes --isl/--osl"}};
+    add(std::move(c));
+  }
+  {
+    CommandSpec c = command("sweep", "the roofline over lists or ranges of batch sizes and contexts", step_args(true));
+    c.args.push_back(explain());
+    c.long_running = true;
+    c.chart = "svg+html";
+    add(std::move(c));
+  }
+  {
+    std::vector<ArgSpec> a = step_args(false);
+    a.erase(std::remove_if(a.begin(), a.end(), [](const ArgSpec& s) { return s.key == "batch"; }), a.end());
+    a.push_back(explain());
+    CommandSpec c = command("report", "a deployment report: memory fit and decode cost across batch sizes", a);
+    c.long_running = true;
+    c.redirects = {{"batch", "report sweeps batch sizes itself; roofline takes --batch"}};
+    add(std::move(c));
+  }
+  add(charted(command("batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
+       board({short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0), "-c"),
+              number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x", 6, 1),
+              number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1)}))));
+  add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
+       board({short_flag(practical_batch("sequences per step"), "-b"),
+              short_flag(number("context", "tokens of context", "tok", 0, 0), "-c"),
+              number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 0)})));
+  add(charted(command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
+       board({short_flag(practical_batch("sequences per step"), "-b"),
+              number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
+              integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
+              number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
+              integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1)}))));
+  add(command("price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
+       board({short_flag(number("context", "prompt length", "tok", 8192, 1), "-c"),
+              short_flag(practical_batch("decode batch"), "-b"),
+              with_text(arg("sheet", T::kString, "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
+                        "none"),
+              with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1), "param"),
+                        "the model's")})));
+  add(command("layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
+       board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
+              with_text(unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1), "seq"), "B*"),
+              integer("racks", "racks one MoE layer spans", "rack", 2, 1),
+              integer("stages", "pipeline stages", "stage", 4, 1),
+              integer("layers_per_stage", "layers per stage", "layer", 1, 1),
+              number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
+  {
+    ArgSpec hold = with_default(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"),
+                                Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
+    hold.exclusive_min = true;
+    add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs", board({hold})));
+  }
+  {
+    ArgSpec m = model(nullptr);
+    m.help = "take the active parameters from this model";
+    m.def_text = "none: --n-active";
+    add(command("lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
+         {m, with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1), "param"), "the model's, else 1e11"),
+          number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 0),
+          number("lifetime_days", "deployment lifetime", "day", 60, 0),
+          number("models", "models sharing the traffic", "", 10, 1),
+          number("rl_multiplier", "FLOPs per parameter per RL token: 2 (rollouts only) to 6 (train on all) (F25)", "FLOP/param", 3, 2, 6),
+          number("rl_inefficiency", "1 / RL MFU", "x", 3, 1),
+          number("inference_inefficiency", "1 / inference MFU", "x", 3, 1),
+          choice("policy", "the compute split: thirds or half", {"thirds", "half"}), explain()}));
+  }
+  add(command("revnet", "training activation memory with and without reversible layers",
+       {model(), short_flag(integer("batch", "sequences", "seq", 8, 1), "-b"),
+        integer("seq_len", "tokens per sequence", "tok", 4096, 1),
+        with_default(dtype("act_dtype", "activation format", ""), "bf16"), explain()}));
+  add(command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()}, true));
+  {
+    CommandSpec c = command("plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier",
+                  {model(), hw(), chips("one scale-up domain, or --racks domains", "chips to deploy on"),
+                   with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains to deploy on (instead of --chips)"), 1, 1e6), "domain"), "none"),
+                   integer("isl", "input tokens per request", "tok", 2048, 1),
+                   integer("osl", "output tokens per request", "tok", 256, 1),
+                   with_text(unit(bounded(arg("ttft_ms", T::kNumber, "time-to-first-token target"), 0), "ms"), "none"),
+                   with_text(unit(bounded(arg("tpot_ms", T::kNumber, "time-per-output-token target"), 0), "ms"), "none"),
+                   with_text(unit(bounded(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), 0), "$/Mtok"), "none"),
+                   with_text(unit(bounded(arg("scaleup", T::kIntegerList, "also plan on these scale-up domain sizes: 8,72,576"), 1, 1e6), "chip"), "none"),
+                   with_text(arg("weight_dtypes", T::kDTypeList, "weight formats to search: bf16,fp8,fp4"), "the model's format and narrower ones"),
+                   with_text(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), "bf16 and fp8"),
+                   with_text(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"), 1, kMaxCount), "seq"), "powers of two"),
+                   number("overlap", "fraction of communication hidden under compute", "", 0, 0, 1),
+                   integer("threads", "search threads", "", 1, 1, 64),
+                   number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0),
+                   integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
+                   integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0),
+                   prefill_hw(),
+                   with_text(unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6), "chip"), "one prefill domain"),
+                   ideal(), flag("range", "p10/p50/p90 of the best deployment over spec ranges and priors"), explain()},
+                  true);
+    c.chart = "svg+html";
+    c.redirects = {{"context", "plan takes --isl (prompt tokens) and --osl (output tokens)"},
+                   {"batch", "plan searches batch sizes itself; --batches limits them"},
+                   {"weight_dtype", "plan searches formats; --weight-dtypes limits them"},
+                   {"kv_dtype", "plan searches formats; --kv-dtypes limits them"},
+                   {"phase", "plan covers prefill and decode; --prefill-hw disaggregates them"}};
+    add(std::move(c));
+  }
+  {
+    CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric", {file(), ideal()}, true);
+    c.reads_files = true;
+    add(std::move(c));
+  }
+  {
+    ArgSpec h = hw(nullptr);
+    h.help = "the chip to fit (rows measured on it)";
+    h.required = true;
+    CommandSpec c = command("calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay",
+                            {file(), h, integer("folds", "cross-validation folds", "", 5, 2, 100)}, true);
+    c.reads_files = true;
+    c.writes_toml = true;
+    add(std::move(c));
+  }
+  {
+    CommandSpec c = command("measure", "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep",
+                  {flag("decode", "also run the synthetic decode sweep"), flag("quick", "a small, fast version (used by the tests)"),
+                   with_text(bounded(arg("d_model", T::kInteger, "decode: model width"), 64, 65536), "2048 (1024 with --quick)"),
+                   with_text(bounded(arg("layers", T::kInteger, "decode: layers"), 1, 1024), "4 (2 to 8 with --quick)"),
+                   integer("threads", "threads (0: all)", "", 0, 0, 1024)},
+                  true);
+    c.measures = true;
+    c.chart = "svg";
+    c.writes_toml = true;
+    add(std::move(c));
+  }
+  return out;
+}
+
+std::string dashed(std::string_view key) {
+  std::string f = "--" + std::string(key);
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& commands() {
+  static const std::vector<CommandSpec> table = build();
+  return table;
+}
+
+const CommandSpec* find_command(std::string_view name) {
+  for (const auto& c : commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+Error unknown_command(std::string_view name) {
+  std::vector<std::string> names;
+  std::string list;
+  for (const auto& c : commands()) {
+    names.push_back(c.name);
+    list += (list.empty() ? "" : ", ") + c.name;
+  }
+  return Error{"command", "", "unknown command '" + std::string(name) + "'",
+               "did you mean " + closest_names(name, names) + "? the commands are " + list};
+}
+
+Error unknown_argument(const CommandSpec& spec, std::string_view key) {
+  const std::string f = dashed(key);
+  for (const auto& [k, why] : spec.redirects) {
+    if (k == key) return Error{f, "", spec.cli_name() + " does not take it", why};
+  }
+  std::vector<std::string> flags;
+  for (const auto& a : spec.args) {
+    if (!a.positional) flags.push_back(a.flag());
+  }
+  std::string takers;
+  for (const auto& c : commands()) {
+    if (&c != &spec && c.arg(key) != nullptr) takers += (takers.empty() ? "" : ", ") + c.cli_name();
+  }
+  std::string hint;
+  // Only near misses are suggested: a third of the flag's letters, at least two.
+  const std::string near = closest_names(f, flags, std::max<std::size_t>(2, f.size() / 3));
+  if (!near.empty()) hint = "did you mean " + near + "?";
+  if (!takers.empty()) hint += (hint.empty() ? "" : " ") + f + " is for " + takers;
+  if (hint.empty()) hint = spec.cli_name() + " takes no arguments";
+  return Error{f, "", "unknown argument of " + spec.cli_name(), hint};
+}
+
+Json schema_json() {
+  Json out = Json::array();
+  for (const auto& c : commands()) {
+    Json args = Json::array();
+    for (const auto& a : c.args) {
+      Json j{{"key", a.key},         {"flag", a.flag()},     {"type", std::string(name(a.type))},
+             {"help", a.help},       {"unit", a.unit},       {"default", a.def},
+             {"default_text", a.default_str()}, {"required", a.required}, {"positional", a.positional}};
+      j["min"] = a.min ? Json(*a.min) : Json(nullptr);
+      j["max"] = a.max ? Json(*a.max) : Json(nullptr);
+      if (a.exclusive_min) j["exclusive_min"] = true;
+      if (!a.choices.empty()) j["choices"] = a.choices;
+      if (!a.short_flag.empty()) j["short"] = a.short_flag;
+      args.push_back(std::move(j));
+    }
+    out.push_back({{"name", c.name},
+                   {"cli", c.cli_name()},
+                   {"help", c.help},
+                   {"long_running", c.long_running},
+                   {"reads_files", c.reads_files},
+                   {"measures", c.measures},
+                   {"chart", c.chart},
+                   {"args", std::move(args)}});
+  }
+  return out;
+}
+
+std::string schema_markdown() {
+  std::string out =
+      "<!-- Generated by `llmecon commands --markdown` from the command table (src/io/commands.cpp); "
+      "a test fails when it is stale. -->\n\n"
+      "Every command also takes `--json` or `--csv`, `--hw-file FILE` and `--price-file FILE`. The API "
+      "(`/api/<command>`) and Python (`llmecon.<command>(...)`) take the same arguments by key "
+      "(dashes as underscores). Lists and ranges (`1,8,64`, `1:4096:x2`, `0:8192:+1024`) are accepted as "
+      "text everywhere, and as JSON arrays in the API and Python.\n";
+  for (const auto& c : commands()) {
+    out += fmt::format("\n### `llmecon {}`\n\n{}.", c.cli_name(), c.help);
+    if (c.long_running) out += " Long-running: the server queues it.";
+    if (!c.chart.empty()) out += c.chart == "svg" ? " `--plot FILE.svg` draws it." : " `--plot FILE.svg|FILE.html` draws it.";
+    if (c.writes_toml) out += " `--out FILE` writes the TOML.";
+    out += "\n\n";
+    if (c.args.empty()) {
+      out += "No arguments.\n";
+      continue;
+    }
+    out += "| flag | key | type | default | unit | range | what |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& a : c.args) {
+      std::string flag = a.flag();
+      if (!a.short_flag.empty()) flag += ", " + a.short_flag;
+      std::string type(name(a.type));
+      if (!a.choices.empty()) {
+        type.clear();
+        for (const auto& ch : a.choices) type += (type.empty() ? "" : " \\| ") + ch;
+      }
+      std::string range;
+      if (a.min || a.max) {
+        range = (a.min ? (a.exclusive_min ? "> " : "≥ ") + format_number(*a.min) : std::string()) +
+                (a.min && a.max ? ", " : "") + (a.max ? "≤ " + format_number(*a.max) : std::string());
+      }
+      std::string def = a.required ? "required" : a.default_str();
+      out += fmt::format("| `{}` | `{}` | {} | {} | {} | {} | {} |\n", flag, a.key, type, def, a.unit, range, a.help);
+    }
+  }
+  return out;
+}
+
+}  // namespace llmecon

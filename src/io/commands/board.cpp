@@ -1,0 +1,156 @@
+// The blackboard analyses (economics.hpp) and the lecture's claims.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "commands.hpp"
+#include "llmecon/economics.hpp"
+#include "llmecon/lecture.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+struct BoardArgs {
+  ModelSpec model;
+  Board board;
+};
+
+// The analyses pool one scale-up domain of one chip (model.md §6).
+Result<BoardArgs> board_args(const Engine& e, const Args& a) {
+  BoardArgs out;
+  TRY(model, load_model(e, a));
+  out.model = std::move(model);
+  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  const double chips = a.number_or("chips", hw->domain_size);
+  if (chips > hw->domain_size) {
+    return Error{"--chips", "", fmt::format("{} chips exceed the {}-chip scale-up domain of {}", chips, hw->domain_size, hw->name),
+                 "the blackboard analyses pool one scale-up domain"};
+  }
+  out.board = board_from(out.model, *hw, static_cast<int>(chips), precision_from(a, out.model));
+  return out;
+}
+
+Json with_board(Json j, const Board& b) {
+  Json out{{"model", b.model}, {"hardware", b.hardware}, {"chips", b.chips}};
+  for (auto& [k, v] : j.items()) out[k] = v;
+  return out;
+}
+
+// The practical batch when none is given: 2.5 x B* (model.md §6).
+double practical_batch(const Args& a, const Board& b) {
+  return a.number_or("batch", std::ceil(kPracticalBatchFactor * b.R() * b.S()));
+}
+
+}  // namespace
+
+Result<Json> batch(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  const double ctx = a.number("context");
+  Json out = to_json(batch_analysis(b.board, ctx));
+  if (a.has("price_multiple") || a.has("speed_multiple")) {
+    out["fast_mode"] = to_json(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
+  }
+  out["context"] = count(ctx);
+  return with_board(out, b.board);
+}
+
+Result<Json> step(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  return with_board(to_json(step_analysis(b.board, practical_batch(a, b.board), a.number("context"),
+                                          a.number("provider_tokens_per_s"))),
+                    b.board);
+}
+
+Result<Json> context(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  return with_board(to_json(context_analysis(b.board, practical_batch(a, b.board), a.number("knee"), a.number("topk"),
+                                             a.number("index_bytes"), a.number("sqrt_block"))),
+                    b.board);
+}
+
+Result<Json> price(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  Json out = with_board(to_json(price_forward(b.board, a.number("context"), practical_batch(a, b.board))), b.board);
+  if (a.has("sheet")) {
+    const std::string sheet = a.text_or("sheet", "");
+    const PriceSheet* s = e.price_catalog().find(sheet);
+    if (s == nullptr) {
+      std::vector<std::string> names;
+      for (const auto& p : e.price_catalog().all()) names.push_back(p.model);
+      return Error{"--sheet", "", "unknown price sheet '" + sheet + "'",
+                   "known: " + closest_names(sheet, names) + "; add one with --price-file"};
+    }
+    Json inv = to_json(price_inverse(*s, b.board, a.number_or("n_active", b.board.n_active)));
+    inv["sources"] = s->sources;
+    out["inverse"] = inv;
+  }
+  return out;
+}
+
+Result<Json> layout(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  Board board = b.board;
+  board.hop_latency = units::ms(a.number("hop_ms"));
+  return with_board(to_json(layout_analysis(board, a.number("context"), a.number_or("micro_batch", std::ceil(board.R() * board.S())),
+                                            static_cast<int>(a.number("racks")), static_cast<int>(a.number("stages")),
+                                            static_cast<int>(a.number("layers_per_stage")))),
+                    board);
+}
+
+Result<Json> cache(const Engine& e, const Args& a, const Progress&) {
+  TRY(b, board_args(e, a));
+  return with_board(to_json(cache_analysis(b.board, a.numbers("hold_s"))), b.board);
+}
+
+Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&) {
+  LifecycleInputs in;
+  if (a.has("model")) {
+    TRY(m, load_model(e, a));
+    in.n_active = m.params_active_matmul();
+  }
+  in.n_active = a.number_or("n_active", in.n_active);
+  in.traffic_tokens_per_s = a.number("traffic_tokens_per_s");
+  in.lifetime_s = a.number("lifetime_days") * 86400;
+  in.models_sharing_traffic = a.number("models");
+  in.rl_multiplier = a.number("rl_multiplier");
+  in.rl_inefficiency = a.number("rl_inefficiency");
+  in.inference_inefficiency = a.number("inference_inefficiency");
+  in.policy = a.text("policy");
+  return to_json(lifecycle_analysis(in));
+}
+
+Result<Json> revnet(const Engine& e, const Args& a, const Progress&) {
+  TRY(m, load_model(e, a));
+  Json out = to_json(revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype")));
+  out["model"] = m.name;
+  return out;
+}
+
+Result<Json> lecture(const Engine& e, const Args&, const Progress&) {
+  TRY(claims, lecture_claims(e.hardware_catalog(), e.model_catalog()));
+  Json out = Json::array();
+  for (const auto& c : claims) {
+    const bool text = c.check == Check::kEqual;
+    Json real = Json::array();
+    for (const auto& r : c.real) {
+      real.push_back({{"label", r.label}, {"computed", r.text.empty() ? Json(r.computed) : Json(r.text)}, {"why", r.why}});
+    }
+    out.push_back({{"id", c.id},
+                   {"claim", c.claim},
+                   {"expected", text ? Json(c.expected_text) : Json(c.expected)},
+                   {"computed", text ? Json(c.computed_text) : Json(c.computed)},
+                   {"unit", c.unit},
+                   {"tolerance", c.tolerance},
+                   {"check", std::string(name(c.check))},
+                   {"pass", c.pass},
+                   {"inputs", c.inputs},
+                   {"corrected", c.corrected ? Json(*c.corrected) : Json(nullptr)},
+                   {"corrected_note", c.corrected_note},
+                   {"real", real},
+                   {"source", c.source},
+                   {"explain", c.derivation}});
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd

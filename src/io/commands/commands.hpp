@@ -1,0 +1,47 @@
+// The facade's commands (internal to src/io): each takes arguments already checked against its
+// CommandSpec (args.hpp) and returns the JSON every shell prints.
+#pragma once
+
+#include "llmecon/args.hpp"
+#include "llmecon/facade.hpp"
+
+namespace llmecon::cmd {
+
+using Fn = Result<Json> (*)(const Engine&, const Args&, const Progress&);
+
+// catalog.cpp
+Result<Json> models(const Engine& e, const Args& a, const Progress& p);
+Result<Json> hardware(const Engine& e, const Args& a, const Progress& p);
+Result<Json> model_show(const Engine& e, const Args& a, const Progress& p);
+// roofline.cpp
+Result<Json> roofline(const Engine& e, const Args& a, const Progress& p);
+Result<Json> sweep(const Engine& e, const Args& a, const Progress& p);
+Result<Json> report(const Engine& e, const Args& a, const Progress& p);
+Result<RooflineResult> evaluate(const Engine& e, const Args& a);
+// board.cpp
+Result<Json> batch(const Engine& e, const Args& a, const Progress& p);
+Result<Json> step(const Engine& e, const Args& a, const Progress& p);
+Result<Json> context(const Engine& e, const Args& a, const Progress& p);
+Result<Json> price(const Engine& e, const Args& a, const Progress& p);
+Result<Json> layout(const Engine& e, const Args& a, const Progress& p);
+Result<Json> cache(const Engine& e, const Args& a, const Progress& p);
+Result<Json> lifecycle(const Engine& e, const Args& a, const Progress& p);
+Result<Json> revnet(const Engine& e, const Args& a, const Progress& p);
+Result<Json> lecture(const Engine& e, const Args& a, const Progress& p);
+// plan.cpp
+Result<Json> plan(const Engine& e, const Args& a, const Progress& p);
+// validate.cpp
+Result<Json> validate(const Engine& e, const Args& a, const Progress& p);
+Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p);
+Result<Json> measure(const Engine& e, const Args& a, const Progress& p);
+
+// Shared by the commands.
+/// Whole numbers as JSON integers ("batch": 64), others as numbers.
+Json count(double v);
+/// The `model` argument: a built-in name, a config.json path, or the config object itself.
+Result<ModelSpec> load_model(const Engine& e, const Args& a);
+/// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
+/// released ones (model.md §4.7).
+Precision precision_from(const Args& a, const ModelSpec& m);
+
+}  // namespace llmecon::cmd

@@ -1,0 +1,147 @@
+// plan: the deployment search (plan.hpp) under SLOs, its frontier, and its uncertainty.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "commands.hpp"
+#include "llmecon/plan.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+Json point_json(const PlanPoint& p) {
+  return Json{{"tp", p.map.tp},
+              {"pp", p.map.pp},
+              {"ep", p.map.ep},
+              {"dp", p.map.dp},
+              {"dp_attn", p.map.dp_attn},
+              {"cp", p.map.cp},
+              {"mapping", p.map.str()},
+              {"batch", count(p.batch)},
+              {"weight_dtype", std::string(name(p.weights))},
+              {"kv_dtype", std::string(name(p.kv))},
+              {"tokens_per_s_per_chip", p.decode.tokens_per_s_per_chip.si()},
+              {"tokens_per_s_per_user", p.decode.tokens_per_s_per_user.si()},
+              {"ttft_s", p.prefill.latency.si()},
+              {"tpot_ms", p.decode.latency.si() * 1e3},
+              {"usd_per_mtok", p.usd_per_token.si() * 1e6},
+              {"usd_per_mtok_input", p.input_usd_per_token.si() * 1e6},
+              {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
+              {"bound_decode", std::string(p.decode.bound)},
+              {"bound_prefill", std::string(p.prefill.bound)},
+              {"mem_per_chip_bytes", p.decode.memory.total().si()},
+              {"meets_slo", p.meets_slo},
+              {"prefill_mapping", p.prefill_map ? Json(p.prefill_map->str()) : Json(nullptr)},
+              {"kv_transfer_s", p.kv_transfer.si()}};
+}
+
+Json plan_json(const PlanResult& r, std::size_t frontier_max) {
+  Json frontier = Json::array();
+  // Keep the frontier readable: an even thinning when it is longer than asked.
+  const std::size_t n = r.frontier.size();
+  const std::size_t stride = frontier_max > 0 && n > frontier_max ? (n + frontier_max - 1) / frontier_max : 1;
+  for (std::size_t i = 0; i < n; i += stride) frontier.push_back(point_json(r.frontier[i]));
+  if (n > 0 && (n - 1) % stride != 0) frontier.push_back(point_json(r.frontier.back()));
+  Json rejected = Json::object();
+  for (const auto& [k, v] : r.rejected) rejected[k] = v;
+  // The ten best distinct mappings under the SLO, each at its best batch and formats.
+  Json top = Json::array();
+  std::vector<std::string> seen;
+  for (const auto& pt : r.ranked) {
+    const std::string key = pt.map.str();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    top.push_back(point_json(pt));
+    if (top.size() == 10) break;
+  }
+  return Json{{"evaluated", r.evaluated},
+              {"feasible", r.feasible},
+              {"meeting_slo", r.meeting_slo},
+              {"frontier", frontier},
+              {"best", r.best ? point_json(*r.best) : Json(nullptr)},
+              {"top", top},
+              {"rejected", rejected},
+              {"empty_reason", r.empty_reason}};
+}
+
+Json quantiles_json(const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; }
+
+}  // namespace
+
+Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
+  TRY(model, load_model(e, a));
+  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  PlanRequest rq;
+  rq.model = &model;
+  rq.hw = hw;
+  rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
+  const double chips = a.has("racks") ? a.number_or("racks", 1) * hw->domain_size : a.number_or("chips", hw->domain_size);
+  if (chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};
+  rq.chips = static_cast<int>(chips);
+  rq.isl = a.number("isl");
+  rq.osl = a.number("osl");
+  for (const char* k : {"ttft_ms", "tpot_ms", "max_usd_per_mtok"}) {
+    if (!a.has(k)) continue;
+    const double v = a.number_or(k, 0);
+    if (v <= 0) {
+      return Error{"--" + std::string(k == std::string("ttft_ms") ? "ttft-ms" : k == std::string("tpot_ms") ? "tpot-ms" : "max-usd-per-mtok"), "",
+                   "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
+    }
+    if (k == std::string("ttft_ms")) rq.ttft = units::ms(v);
+    if (k == std::string("tpot_ms")) rq.tpot = units::ms(v);
+    if (k == std::string("max_usd_per_mtok")) rq.max_cost = units::usd_per_mtok(v);
+  }
+  if (a.has("weight_dtypes")) rq.weight_dtypes = a.dtypes("weight_dtypes");
+  if (a.has("kv_dtypes")) rq.kv_dtypes = a.dtypes("kv_dtypes");
+  rq.overlap = a.number("overlap");
+  rq.threads = static_cast<int>(a.number("threads"));
+  rq.progress = progress;
+  rq.spec_acceptance = a.number("spec_acceptance");
+  if (rq.spec_acceptance >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
+  rq.spec_draft = static_cast<int>(a.number("spec_draft"));
+  if (a.has("prefill_hw") || a.has("prefill_chips")) {
+    TRY(phw, e.hardware_catalog().get(a.text_or("prefill_hw", hw->name), "--prefill-hw"));
+    rq.prefill_hw = phw;
+    rq.prefill_chips = static_cast<int>(a.number_or("prefill_chips", phw->domain_size));
+  }
+  if (a.has("batches")) rq.batches = a.numbers("batches");
+  Json out{{"model", model.name}, {"hardware", hw->name}, {"chips", rq.chips}, {"domain", hw->domain_size},
+           {"prefill_pool", rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
+           {"isl", count(rq.isl)}, {"osl", count(rq.osl)}};
+  Json slo = Json::object();
+  if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;
+  if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
+  if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
+  out["slo"] = slo;
+  const PlanResult main = llmecon::plan(rq);
+  const Json planned = plan_json(main, static_cast<std::size_t>(a.number("frontier_max")));
+  for (const auto& [k, v] : planned.items()) out[k] = v;
+  if (main.best && a.flag("range")) {
+    const PlanRange r = plan_range(rq, *main.best, a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{});
+    out["best_range"] = {{"samples", r.samples},
+                         {"tokens_per_s_per_chip", quantiles_json(r.tokens_per_s_per_chip)},
+                         {"tpot_ms", quantiles_json(r.tpot_ms)},
+                         {"ttft_s", quantiles_json(r.ttft_s)},
+                         {"usd_per_mtok_output", quantiles_json(r.usd_per_mtok_output)}};
+  }
+  if (main.best && a.flag("explain")) out["explain"] = explain_plan_point(rq, *main.best);
+  if (a.has("scaleup")) {
+    Json rows = Json::array();
+    for (const double d : a.numbers("scaleup")) {
+      PlanRequest r2 = rq;
+      r2.domain = static_cast<int>(d);
+      r2.chips = static_cast<int>(d);
+      const PlanResult pr = llmecon::plan(r2);
+      rows.push_back({{"domain", r2.domain},
+                      {"chips", r2.chips},
+                      {"best", pr.best ? point_json(*pr.best) : Json(nullptr)},
+                      {"meeting_slo", pr.meeting_slo},
+                      {"empty_reason", pr.empty_reason}});
+    }
+    out["scaleup"] = rows;
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd

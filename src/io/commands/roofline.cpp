@@ -1,0 +1,220 @@
+// roofline, sweep and report: one step on one scale-up domain, over lists, and as a report.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "commands.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+// Everything roofline needs, resolved; the model is owned here.
+struct Resolved {
+  ModelSpec model;
+  const Hardware* hw = nullptr;
+  RooflineInput in;
+};
+
+// The step of `a` at this batch and context (sweep passes each of its rows').
+Result<Step> step_at(const Args& a, double batch, double context) {
+  Step step;
+  step.phase = a.text("phase") == "prefill" ? Phase::kPrefill : Phase::kDecode;
+  step.batch = batch;
+  if (step.phase == Phase::kDecode) {
+    step.new_tokens = 1;
+    step.cached = context;
+    return step;
+  }
+  if (context < 1) return Error{"--context", "", "a prompt has at least 1 token", "prefill processes the prompt"};
+  const double chunk = a.number_or("chunk", context);
+  if (chunk > context) return Error{"--chunk", "", "must not exceed --context", "the chunk is the last part of the prompt"};
+  step.new_tokens = chunk;
+  step.cached = context - chunk;
+  return step;
+}
+
+Result<Resolved> resolve(const Engine& e, const Args& a) {
+  Resolved r;
+  TRY(model, load_model(e, a));
+  r.model = std::move(model);
+  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  r.hw = hw;
+  r.in.hw = hw;
+  r.in.chips = static_cast<int>(a.number_or("chips", hw->domain_size));
+  r.in.precision = precision_from(a, r.model);
+  r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
+  r.in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  return r;
+}
+
+Json quantiles_json(const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; }
+
+Uncertainty uncertainty(const Args& a) {
+  // The pure roofline keeps only the catalog's spec ranges.
+  return a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{};
+}
+
+Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
+  // Per layer and operator (model.md §4), and the same summed by operator kind.
+  const StepCost detail = step_cost(m, in.step, in.precision, in.touch, true);
+  Json ops = Json::array();
+  std::vector<OpCost> by_kind(kOpKindCount);
+  for (const auto& op : detail.ops) {
+    ops.push_back({{"layer", op.layer}, {"op", std::string(name(op.kind))}, {"flops", op.flops.si()},
+                   {"bytes_weights", op.weights.si()}, {"bytes_kv_read", op.kv_read.si()},
+                   {"bytes_kv_write", op.kv_write.si()}, {"bytes_act", op.act.si()}});
+    OpCost& k = by_kind[static_cast<std::size_t>(op.kind)];
+    k.kind = op.kind;
+    k.flops += op.flops;
+    k.weights += op.weights;
+    k.kv_read += op.kv_read;
+    k.kv_write += op.kv_write;
+    k.act += op.act;
+  }
+  by_kind_out = Json::array();
+  for (std::size_t i = 0; i < kOpKindCount; ++i) {
+    const OpCost& k = by_kind[i];
+    if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
+    by_kind_out.push_back({{"op", std::string(name(static_cast<OpKind>(i)))}, {"flops", k.flops.si()},
+                           {"bytes_weights", k.weights.si()}, {"bytes_kv_read", k.kv_read.si()},
+                           {"bytes_kv_write", k.kv_write.si()}, {"bytes_act", k.act.si()}});
+  }
+  return ops;
+}
+
+}  // namespace
+
+Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
+  TRY(res, resolve(e, a));
+  TRY(step, step_at(a, a.number("batch"), a.number("context")));
+  res.in.step = step;
+  res.in.model = &res.model;
+  TRY(r, llmecon::roofline(res.in));
+  // The result must not point into `res`; detach the model pointer for callers.
+  r.in.model = nullptr;
+  return r;
+}
+
+Result<Json> roofline(const Engine& e, const Args& a, const Progress&) {
+  TRY(res, resolve(e, a));
+  TRY(step, step_at(a, a.number("batch"), a.number("context")));
+  res.in.step = step;
+  res.in.model = &res.model;
+  TRY(r, llmecon::roofline(res.in));
+  Json out = to_json(r);
+  if (a.flag("explain")) out["explain"] = explain(r);
+  if (a.flag("range")) {
+    const RooflineRange rr = roofline_range(res.in, uncertainty(a));
+    out["range"] = {{"samples", rr.samples},
+                    {"t_step_s", quantiles_json(rr.t_step_s)},
+                    {"tokens_per_s", quantiles_json(rr.tokens_per_s)},
+                    {"usd_per_mtok", quantiles_json(rr.usd_per_mtok)}};
+  }
+  if (a.flag("ops")) {
+    Json kinds;
+    Json ops = ops_json(res.model, res.in, kinds);
+    out["ops_by_kind"] = std::move(kinds);
+    out["ops"] = std::move(ops);
+  }
+  return out;
+}
+
+Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress) {
+  const std::vector<double> batches = a.numbers("batch");
+  const std::vector<double> contexts = a.numbers("context");
+  if (batches.size() * contexts.size() > 100000) {
+    return Error{"--batch", "", fmt::format("{} x {} = {} rows; at most 100000", batches.size(), contexts.size(),
+                                            batches.size() * contexts.size()),
+                 "use geometric ranges (1:16384:x2) or fewer contexts"};
+  }
+  TRY(res, resolve(e, a));
+  res.in.model = &res.model;  // parsed once
+  Json rows = Json::array();
+  const bool with_explain = a.flag("explain");
+  const double total = static_cast<double>(contexts.size() * batches.size());
+  for (const double c : contexts) {
+    for (const double b : batches) {
+      if (progress) progress(static_cast<double>(rows.size()) / total);
+      TRY(step, step_at(a, b, c));
+      RooflineInput in = res.in;
+      in.step = step;
+      TRY(r, llmecon::roofline(in));
+      Json row = to_json(r);
+      if (with_explain) row["explain"] = explain(r);
+      rows.push_back(std::move(row));
+    }
+  }
+  if (progress) progress(1.0);
+  return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+}
+
+Result<Json> report(const Engine& e, const Args& a, const Progress&) {
+  TRY(res, resolve(e, a));
+  TRY(step, step_at(a, 1, a.number("context")));
+  res.in.step = step;
+  res.in.model = &res.model;
+  const RooflineInput in0 = res.in;
+  TRY(first, llmecon::roofline(in0));  // checks the chips against the domain
+  auto at = [&](double b) {
+    RooflineInput in = in0;
+    in.step.batch = b;
+    return roofline_unchecked(in);
+  };
+  TRY(show, e.run("model", Json{{"model", a.raw("model")}, {"kv_dtype", std::string(name(in0.precision.kv))}}));
+  const Hardware& hw = *res.hw;
+  const double n = in0.chips;
+  Json hardware{{"name", hw.name},
+                {"display_name", hw.display_name},
+                {"chips", in0.chips},
+                {"flops_per_s", (hw.peak(wider(in0.precision.weights, in0.precision.act)) * n).si()},
+                {"hbm_bytes_per_s", (hw.hbm_bandwidth.value * n).si()},
+                {"hbm_bytes", (hw.hbm_capacity.value * n).si()},
+                {"drain_time_s", hw.drain_time().si()},
+                {"usd_per_hour", hw.price.value.si() * 3600.0 * n}};
+  const double max_batch = max_fitting_batch(in0);
+  const std::optional<double> balance = balance_batch(in0);
+  Json rows = Json::array();
+  double best_cost = std::numeric_limits<double>::infinity();
+  Json best = nullptr;
+  for (double b = 1; b <= 65536; b *= 2) {
+    const RooflineResult r = at(b);
+    Json row = to_json(r);
+    if (a.flag("explain")) row["explain"] = explain(r);
+    rows.push_back(row);
+    if (r.fits && r.usd_per_token.si() < best_cost) {
+      best_cost = r.usd_per_token.si();
+      best = row;
+    }
+    if (!r.fits && b > 1) break;
+  }
+  Json out{{"model", show},
+           {"hardware", hardware},
+           {"phase", std::string(name(in0.step.phase))},
+           {"context", count(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
+           {"weight_dtype", std::string(name(in0.precision.weights))},
+           {"kv_dtype", std::string(name(in0.precision.kv))},
+           {"max_batch_fits", count(max_batch)},
+           {"balance_batch", balance ? count(*balance) : Json(nullptr)},
+           {"best", best},
+           {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
+           {"rows", rows}};
+  if (a.flag("explain")) {
+    // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
+    std::vector<std::string> lines = explain(first);
+    lines.push_back(fmt::format("max batch that fits (F21) = floor((HBM - weights) / KV per sequence) = floor(({} - {}) / {}) = {}",
+                                format(first.mem_capacity), format(first.mem_weights),
+                                format(first.mem_kv), format_number(max_batch)));
+    lines.push_back(balance ? fmt::format("balance batch (F6) = smallest B with t_compute >= t_weights + t_kv = {}",
+                                          format_number(*balance))
+                            : std::string("balance batch (F6): no batch up to 1e7 is compute-bound"));
+    lines.push_back(best.is_null() ? std::string("no batch fits")
+                                   : fmt::format("unbatched penalty = cost(B = 1) / cheapest cost = {} / {} = {}",
+                                                 format_number(first.usd_per_token.si() * 1e6),
+                                                 format_number(best_cost * 1e6),
+                                                 format_number(first.usd_per_token.si() / best_cost)));
+    out["explain"] = lines;
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd

@@ -1,0 +1,117 @@
+// validate, calibrate and measure: the model against measurements, and this machine measured.
+#include <filesystem>
+
+#include "commands.hpp"
+#include "llmecon/measure.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+Result<std::vector<Measurement>> read_measurements(const Args& a, std::string& dir) {
+  const std::string file = a.text_or("file", "");
+  TRY(text, read_text_file(file, "give the path of a measurement CSV (schema: shared/validation/README.md)"));
+  dir = std::filesystem::path(file).parent_path().string();
+  return read_validation_csv(text, file);
+}
+
+}  // namespace
+
+Result<Json> validate(const Engine& e, const Args& a, const Progress&) {
+  std::string dir;
+  TRY(rows, read_measurements(a, dir));
+  ValidationContext ctx;
+  ctx.hw = &e.hardware_catalog();
+  ctx.models = &e.model_catalog();
+  ctx.csv_dir = dir;
+  const bool ideal = a.flag("ideal");
+  if (!ideal) ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
+  const ValidationReport rep = llmecon::validate(rows, ctx);
+  Json out_rows = Json::array();
+  for (const auto& r : rep.rows) {
+    out_rows.push_back({{"id", r.id},
+                        {"metric", r.metric},
+                        {"scenario", r.scenario},
+                        {"hardware", r.hardware},
+                        {"predicted", r.predicted ? Json(*r.predicted) : Json(nullptr)},
+                        {"measured", r.measured},
+                        {"error_pct", r.error_pct ? Json(*r.error_pct) : Json(nullptr)},
+                        {"envelope", r.envelope},
+                        {"skipped", !r.skip_reason.empty()},
+                        {"skip_reason", r.skip_reason}});
+  }
+  Json summary = Json::object();
+  for (const auto& [metric, s] : rep.summary) {
+    summary[metric] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
+  }
+  return Json{{"file", a.raw("file")}, {"efficiency", ideal ? "ideal" : "calibrated defaults"}, {"rows", out_rows},
+              {"summary", summary}};
+}
+
+Result<Json> calibrate(const Engine& e, const Args& a, const Progress&) {
+  std::string dir;
+  TRY(rows, read_measurements(a, dir));
+  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  ValidationContext ctx;
+  ctx.hw = &e.hardware_catalog();
+  ctx.models = &e.model_catalog();
+  ctx.csv_dir = dir;
+  ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
+  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds"))));
+  return Json{{"hardware", cal.hardware},
+              {"rows", cal.rows},
+              {"folds", cal.folds},
+              {"in_sample_median_ape", cal.in_sample_median_ape},
+              {"cv_median_ape", cal.cv_median_ape},
+              {"efficiency",
+               {{"compute", cal.eff.compute},
+                {"gemm_half_m", cal.eff.gemm_half_m},
+                {"memory", cal.eff.memory},
+                {"comm", cal.eff.comm},
+                {"step_overhead_s", cal.eff.step_overhead.si()},
+                {"layer_overhead_s", cal.eff.layer_overhead.si()}}},
+              {"toml", cal.toml}};
+}
+
+Result<Json> measure(const Engine&, const Args& a, const Progress&) {
+  const bool quick = a.flag("quick");
+  MeasureOptions mo = quick ? MeasureOptions::quick() : MeasureOptions{};
+  mo.threads = static_cast<int>(a.number("threads"));
+  const MachineProfile p = measure_machine(mo);
+  Json gemm = Json::array();
+  for (const auto& g : p.gemm_sizes) gemm.push_back({{"n", g.n}, {"flops_per_s", g.rate.si()}});
+  Json out{{"cpu", p.cpu},
+           {"threads", p.threads},
+           {"stream_bytes_per_s", p.stream.si()},
+           {"gemm_flops_per_s", p.gemm.si()},
+           {"gemm", gemm},
+           {"l1_bytes", p.l1.si()},
+           {"l2_bytes", p.l2.si()},
+           {"l3_bytes", p.l3.si()},
+           {"memory_bytes", p.memory.si()},
+           {"toml", machine_toml(p)}};
+  if (a.flag("decode")) {
+    DecodeOptions d = quick ? DecodeOptions::quick(p) : DecodeOptions{};
+    d.d_model = static_cast<int>(a.number_or("d_model", d.d_model));
+    d.layers = static_cast<int>(a.number_or("layers", d.layers));
+    const DecodeSweep s = measure_decode(p, d);
+    Json pts = Json::array();
+    for (const auto& pt : s.points) {
+      pts.push_back({{"batch", pt.batch},
+                     {"measured_s", pt.measured.si()},
+                     {"predicted_s", pt.predicted.si()},
+                     {"measured_s_per_token", pt.measured.si() / pt.batch},
+                     {"predicted_s_per_token", pt.predicted.si() / pt.batch},
+                     {"error_pct", 100 * (pt.predicted.si() - pt.measured.si()) / pt.measured.si()}});
+    }
+    out["decode"] = {{"d_model", d.d_model},
+                     {"layers", d.layers},
+                     {"params", s.params},
+                     {"weight_bytes", s.weight_bytes.si()},
+                     {"knee_predicted", s.knee_predicted},
+                     {"knee_measured", s.knee_measured},
+                     {"points", pts}};
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd

@@ -1,0 +1,133 @@
+// The facade's entry points: catalogs, dispatch through the command table, and the shared
+// argument helpers of src/io/commands.
+#include <algorithm>
+#include <cmath>
+
+#include "commands/commands.hpp"
+#include "llmecon/facade.hpp"
+
+namespace llmecon {
+namespace {
+
+// Each command of the table (args.hpp) and the function that answers it; a unit test checks
+// that every CommandSpec has one.
+struct Impl {
+  const char* name;
+  cmd::Fn run;
+};
+constexpr Impl kImpls[] = {
+    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show},
+    {"roofline", cmd::roofline},   {"sweep", cmd::sweep},       {"report", cmd::report},
+    {"batch", cmd::batch},         {"step", cmd::step},         {"context", cmd::context},
+    {"price", cmd::price},         {"layout", cmd::layout},     {"cache", cmd::cache},
+    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},
+    {"plan", cmd::plan},           {"validate", cmd::validate}, {"calibrate", cmd::calibrate},
+    {"measure", cmd::measure},
+};
+
+}  // namespace
+
+Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std::vector<std::string>& price_files) {
+  Engine e;
+  TRY(hw, HardwareCatalog::builtin());
+  e.hw_ = std::move(hw);
+  for (const auto& f : hw_files) TRY_STATUS(e.hw_.add_file(f));
+  TRY(models, ModelCatalog::builtin());
+  e.models_ = std::move(models);
+  TRY(families, builtin_efficiency());
+  e.families_ = std::move(families);
+  TRY(prices, PriceCatalog::builtin());
+  e.prices_ = std::move(prices);
+  for (const auto& f : price_files) TRY_STATUS(e.prices_.add_file(f));
+  return e;
+}
+
+Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress) const {
+  const CommandSpec* spec = find_command(command);
+  if (spec == nullptr) return unknown_command(command);
+  TRY(a, Args::parse(*spec, args));
+  for (const Impl& i : kImpls) {
+    if (command == i.name) return i.run(*this, a, progress);
+  }
+  LLMECON_ASSERT(false, "a command in the table has no implementation");
+  return unknown_command(command);
+}
+
+bool Engine::implements(const std::string& command) {
+  return std::any_of(std::begin(kImpls), std::end(kImpls), [&](const Impl& i) { return command == i.name; });
+}
+
+const std::vector<std::string>& Engine::commands() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& c : llmecon::commands()) out.push_back(c.name);
+    return out;
+  }();
+  return names;
+}
+
+Json Engine::models() const { return run("models", Json::object()).value(); }
+Json Engine::hardware() const { return run("hardware", Json::object()).value(); }
+Result<Json> Engine::model_show(const Json& args) const { return run("model", args); }
+Result<Json> Engine::roofline(const Json& args) const { return run("roofline", args); }
+Result<Json> Engine::sweep(const Json& args, const Progress& progress) const { return run("sweep", args, progress); }
+Result<Json> Engine::report(const Json& args) const { return run("report", args); }
+Result<Json> Engine::batch(const Json& args) const { return run("batch", args); }
+Result<Json> Engine::step(const Json& args) const { return run("step", args); }
+Result<Json> Engine::context(const Json& args) const { return run("context", args); }
+Result<Json> Engine::price(const Json& args) const { return run("price", args); }
+Result<Json> Engine::layout(const Json& args) const { return run("layout", args); }
+Result<Json> Engine::cache(const Json& args) const { return run("cache", args); }
+Result<Json> Engine::lifecycle(const Json& args) const { return run("lifecycle", args); }
+Result<Json> Engine::revnet(const Json& args) const { return run("revnet", args); }
+Result<Json> Engine::plan(const Json& args, const Progress& progress) const { return run("plan", args, progress); }
+Result<Json> Engine::lecture(const Json& args) const { return run("lecture", args); }
+Result<Json> Engine::validate(const Json& args) const { return run("validate", args); }
+Result<Json> Engine::calibrate(const Json& args) const { return run("calibrate", args); }
+Result<Json> Engine::measure(const Json& args) const { return run("measure", args); }
+
+Result<RooflineResult> Engine::evaluate(const Json& args) const {
+  TRY(a, Args::parse(*find_command("roofline"), args));
+  return cmd::evaluate(*this, a);
+}
+
+Efficiency Engine::efficiency(const Hardware& hw, std::string* source) const {
+  return efficiency_for(hw, families_, source);
+}
+
+namespace cmd {
+
+Json count(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+Result<ModelSpec> load_model(const Engine& e, const Args& a) {
+  const Json& m = a.raw("model");
+  if (m.is_object()) {
+    // A config.json pasted into the page or passed from Python, named after its
+    // _name_or_path (or model_type).
+    std::string name = "pasted-config";
+    const char* key = m.contains("_name_or_path") ? "_name_or_path" : "model_type";
+    if (m.contains(key) && m[key].is_string()) {
+      name = m[key].get<std::string>();
+      if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      name = name.empty() ? "pasted-config" : "pasted:" + name;
+    }
+    return parse_model_config(m.dump(), "--model", name);
+  }
+  return e.model_catalog().resolve(m.get<std::string>(), "--model");
+}
+
+Precision precision_from(const Args& a, const ModelSpec& m) {
+  Precision p = Precision::native(m);
+  if (auto w = a.dtype("weight_dtype")) p = Precision::with_weights(m, *w, *w, p.kv);
+  if (auto x = a.dtype("expert_dtype")) p.experts = *x;
+  if (auto x = a.dtype("act_dtype")) p.act = *x;
+  if (auto x = a.dtype("kv_dtype")) p.kv = *x;
+  return p;
+}
+
+}  // namespace cmd
+}  // namespace llmecon

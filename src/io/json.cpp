@@ -1,0 +1,113 @@
+// JSON and CSV of the engine's typed results (the keys documented in docs/cli.md).
+#include <cmath>
+
+#include "commands/commands.hpp"
+#include "llmecon/facade.hpp"
+
+namespace llmecon {
+
+using cmd::count;
+
+namespace {
+
+Json cell_json(const Cell& c) { return c.text ? Json(*c.text) : count(c.value); }
+
+}  // namespace
+
+Json to_json(const RooflineResult& r) {
+  const auto& in = r.in;
+  // Built key by key into reserved storage: an initializer list makes every pair a JSON array
+  // first, and this runs once per sweep row and per server request.
+  Json out = Json::object();
+  auto& o = out.get_ref<Json::object_t&>();
+  o.reserve(31);
+  auto put = [&o](const char* key, Json v) { o.emplace_back(key, std::move(v)); };
+  put("model", in.model ? Json(in.model->name) : Json());
+  put("hardware", in.hw->name);
+  put("chips", in.chips);
+  put("phase", std::string(name(in.step.phase)));
+  put("batch", count(in.step.batch));
+  put("context", count(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)));
+  put("new_tokens", count(in.step.new_tokens));
+  put("weight_dtype", std::string(name(in.precision.weights)));
+  put("expert_dtype", std::string(name(in.precision.experts)));
+  put("act_dtype", std::string(name(in.precision.act)));
+  put("kv_dtype", std::string(name(in.precision.kv)));
+  put("flops", r.cost.flops_total().si());
+  put("bytes_weights", r.cost.weights.si());
+  put("bytes_kv_read", r.cost.kv_read.si());
+  put("bytes_kv_write", r.cost.kv_write.si());
+  put("t_compute_s", r.t_compute.si());
+  put("t_weights_s", r.t_weights.si());
+  put("t_kv_s", r.t_kv.si());
+  put("t_overhead_s", r.t_overhead.si());
+  put("t_step_s", r.t_step.si());
+  put("t_upper_s", r.t_upper.si());
+  put("bound", std::string(name(r.bound)));
+  put("tokens_per_s", r.tokens_per_s.si());
+  put("usd_per_mtok", r.usd_per_token.si() * 1e6);
+  put("mfu", r.mfu);
+  put("arithmetic_intensity", r.intensity.si());
+  put("mem_weights_bytes", r.mem_weights.si());
+  put("mem_kv_bytes", r.mem_kv.si());
+  put("mem_capacity_bytes", r.mem_capacity.si());
+  put("fits", r.fits);
+  put("fit_reason", r.fit_reason);
+  return out;
+}
+
+Json to_json(const Analysis& a) {
+  Json out{{"analysis", a.title}};
+  Json figs = Json::array();
+  for (const auto& f : a.figures) {
+    out[f.key] = std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : count(f.value)) : Json(nullptr);
+    figs.push_back({{"key", f.key}, {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
+                    {"unit", f.unit}, {"label", f.label}});
+  }
+  for (const auto& t : a.tables) {
+    Json rows = Json::array();
+    for (const auto& r : t.rows) {
+      Json row = Json::object();
+      for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i].key] = cell_json(r[i]);
+      rows.push_back(row);
+    }
+    out[t.key] = rows;
+  }
+  out["figures"] = figs;
+  Json units = Json::object();
+  for (const auto& t : a.tables)
+    for (const auto& c : t.columns) units[t.key + "." + c.key] = c.unit;
+  out["table_units"] = units;
+  out["notes"] = a.notes;
+  out["explain"] = a.derivation;
+  return out;
+}
+
+std::string to_csv(const std::vector<Json>& rows) {
+  if (rows.empty()) return "";
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : rows.front().items()) {
+    if (v.is_primitive()) keys.push_back(k);
+  }
+  auto cell = [](const Json& v) -> std::string {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    }
+    if (v.is_null()) return "";
+    return v.dump();
+  };
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
+  out += "\n";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + cell(r.value(keys[i], Json()));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace llmecon

@@ -1,0 +1,54 @@
+// The measured decode knee (model.md §20) as a pure function of timings, on synthetic curves:
+// the timing test itself (measure_test.cpp) carries the `measure` label and is kept out of the
+// default suite.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "llmecon/measure.hpp"
+
+namespace llmecon {
+namespace {
+
+// A roofline curve max(B / knee, 1) x t0 sampled at powers of two.
+std::vector<DecodePoint> roofline_curve(double knee, double t0, int bmax) {
+  std::vector<DecodePoint> out;
+  for (int b = 1; b <= bmax; b *= 2) {
+    const double t = t0 * std::max(1.0, b / knee);
+    out.push_back(DecodePoint{b, units::seconds(t), units::seconds(t)});
+  }
+  return out;
+}
+
+TEST(DecodeKnee, FindsTheRooflineKneeOnAPowerOfTwo) {
+  // The step doubles at B = 2 x knee, so the knee is recovered exactly.
+  EXPECT_DOUBLE_EQ(decode_knee(roofline_curve(16, 1e-3, 256)), 16.0);
+  EXPECT_DOUBLE_EQ(decode_knee(roofline_curve(4, 2e-3, 64)), 4.0);
+}
+
+TEST(DecodeKnee, InterpolatesGeometricallyBetweenPoints) {
+  // knee 12: the time is 2 t0 at B = 24, between the points 16 (t = 4/3 t0) and 32 (8/3 t0).
+  const double k = decode_knee(roofline_curve(12, 1e-3, 256));
+  EXPECT_GT(k, 8.0);
+  EXPECT_LT(k, 16.0);
+}
+
+TEST(DecodeKnee, ZeroWhenTheStepNeverDoubles) {
+  EXPECT_EQ(decode_knee(roofline_curve(1024, 1e-3, 256)), 0.0);
+  EXPECT_EQ(decode_knee({}), 0.0);
+}
+
+TEST(DecodeKnee, NoiseBelowTheKneeDoesNotMoveItMuch) {
+  auto pts = roofline_curve(32, 1e-3, 512);
+  // +-20% jitter on the flat part must not be read as a knee.
+  for (std::size_t i = 1; i < pts.size() && pts[i].batch < 32; ++i) {
+    pts[i].measured = units::seconds(pts[i].measured.si() * (i % 2 ? 1.2 : 0.8));
+  }
+  const double k = decode_knee(pts);
+  EXPECT_GT(k, 16.0);
+  EXPECT_LT(k, 64.0);
+}
+
+}  // namespace
+}  // namespace llmecon
