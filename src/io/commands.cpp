@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "llmecon/args.hpp"
@@ -383,7 +384,9 @@ std::string schema_markdown() {
       "(dashes as underscores). Lists and ranges (`1,8,64`, `1:4096:x2`, `0:8192:+1024`) are accepted as "
       "text everywhere, and as JSON arrays in the API and Python.\n";
   for (const auto& c : commands()) {
-    out += fmt::format("\n### `llmecon {}`\n\n{}.", c.cli_name(), c.help);
+    std::string sentence = c.help;
+    sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+    out += fmt::format("\n### `llmecon {}`\n\n{}.", c.cli_name(), sentence);
     if (c.long_running) out += " Long-running: the server queues it.";
     if (!c.chart.empty()) out += c.chart == "svg" ? " `--plot FILE.svg` draws it." : " `--plot FILE.svg|FILE.html` draws it.";
     if (c.writes_toml) out += " `--out FILE` writes the TOML.";

@@ -361,14 +361,16 @@ std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoi
   out.push_back(pp > 1 ? fmt::format("TPOT = pp x (stage + hop) = {} x ({} + hop) = {}", format_number(pp),
                                      format(p.decode.stage.total), format(p.decode.latency))
                        : fmt::format("TPOT = stage = {}", format(p.decode.latency)));
-  out.push_back(fmt::format("tokens/s per chip = batch x tokens per step / TPOT / chips = {} / {} / {} x tokens per step = {}",
-                            format_number(p.batch), format(p.decode.latency), format_number(chips),
-                            format(p.decode.tokens_per_s_per_chip)));
+  // Tokens per step per sequence: 1, or the expected accepted tokens with speculative decoding.
+  const double per_step = p.decode.tokens_per_s_per_chip.si() * p.decode.latency.si() * chips / p.batch;
+  out.push_back(fmt::format("tokens/s per chip = batch x tokens per step / TPOT / chips = {} x {} / {} / {} = {}",
+                            format_number(p.batch), format_number(per_step), format(p.decode.latency),
+                            format_number(chips), format(p.decode.tokens_per_s_per_chip)));
   explain_phase(out, "prefill", p.prefill, rq.overlap);
   out.push_back(fmt::format("TTFT = pp x stage + (pp - 1) x hop{} = {}", p.prefill_map ? " + KV transfer" : "",
                             format(p.prefill.latency)));
   if (p.prefill_map) out.push_back(fmt::format("  KV transfer to the decode pool = {}", format(p.kv_transfer)));
-  out.push_back(fmt::format("cost = (isl x input $/tok + osl x output $/tok) / (isl + osl) = ({} x {} + {} x {}) / {} = ${}/Mtok",
+  out.push_back(fmt::format("cost = (isl x input cost + osl x output cost) / (isl + osl) = ({} x ${}/Mtok + {} x ${}/Mtok) / {} = ${}/Mtok",
                             format_number(rq.isl), format_number(p.input_usd_per_token.si() * 1e6),
                             format_number(rq.osl), format_number(p.decode.usd_per_token.si() * 1e6),
                             format_number(rq.isl + rq.osl), format_number(p.usd_per_token.si() * 1e6)));

@@ -159,6 +159,23 @@ bad bad-dtype "--kv-dtype: unknown dtype 'fp6'" "$bin" roofline --kv-dtype fp6
 bad bad-phase "--phase: unknown phase" "$bin" roofline --phase train
 bad unknown-flag "bogus" "$bin" roofline --bogus
 bad json-and-csv "choose one output format" "$bin" models --json --csv
+# Parse errors a person can act on: the command list, the nearest flag, the command that takes it.
+bad unknown-command "unknown command 'foo'.*the commands are models, hardware, model, roofline" "$bin" foo
+bad misspelt-command "did you mean roofline" "$bin" roofilne
+bad misspelt-flag "--modle: unknown argument of roofline (hint: did you mean --model?" "$bin" roofline --modle x
+bad other-command-flag "--provider-tokens-per-s: unknown argument of batch.*is for step" "$bin" batch --provider-tokens-per-s 5
+bad redirected-flag "--context: plan does not take it (hint: plan takes --isl" "$bin" plan --context 4096
+bad empty-number "--batch: '' is not a number" "$bin" roofline --batch ''
+bad hex-number "--batch: '0x40' is not a number" "$bin" roofline --batch 0x40
+bad explain-not-a-value "explain" "$bin" roofline --explain=maybe
+bad missing-positional "file is required" "$bin" validate
+json_ok schema-json "len(d) == 19 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
+ok commands-list "$bin" commands
+json_ok plan-explain "d['explain'][0].startswith('mapping') and len(d['explain']) >= 8" "$bin" plan --json --explain --model llama-3.1-8b --hw h100-sxm
+json_ok sweep-explain "all(len(r['explain']) >= 5 for r in d['rows'])" "$bin" sweep --json --explain --batch 1,2
+ok plan-explain-text "$bin" plan --explain --model llama-3.1-8b --hw h100-sxm
+if "$bin" plan --explain --model llama-3.1-8b --hw h100-sxm | grep -q "TPOT ="; then passes=$((passes + 1)); else echo "FAIL: plan --explain text"; fails=$((fails + 1)); fi
+if "$bin" report --explain | grep -q "balance batch (F6)"; then passes=$((passes + 1)); else echo "FAIL: report --explain text"; fails=$((fails + 1)); fi
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -2,14 +2,13 @@
 the CLI, the server and Python for the same question."""
 import json
 import os
-import socket
 import subprocess
-import time
 import urllib.request
 
 import pytest
 
 import llmecon
+from serving import serving
 
 BIN = os.environ["LLMECON_BIN"]
 ARGS = {"model": "llama-3.1-70b", "hw": "h100-sxm", "batch": 64, "context": 8192}
@@ -51,22 +50,8 @@ def test_lecture_and_plan():
     assert p["best"] is not None and p["best"]["tpot_ms"] <= 30
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_same_json_from_cli_server_and_python():
-    port = free_port()
-    server = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "2"], stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.1):
-                    break
-            except OSError:
-                time.sleep(0.05)
+    with serving("--threads", "2") as port:
         req = urllib.request.Request(f"http://127.0.0.1:{port}/api/roofline", data=json.dumps(ARGS).encode())
         with urllib.request.urlopen(req, timeout=10) as resp:
             served = json.loads(resp.read())
@@ -79,6 +64,3 @@ def test_same_json_from_cli_server_and_python():
             urllib.request.urlopen(bad, timeout=10)
         assert e.value.code == 400
         assert "--model: unknown model 'gpt-5'" in json.loads(e.value.read())["error"]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

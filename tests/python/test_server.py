@@ -10,13 +10,9 @@ import time
 
 import pytest
 
+from serving import free_port
+
 BIN = os.environ["LLMECON_BIN"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

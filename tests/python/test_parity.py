@@ -1,0 +1,143 @@
+"""The golden parity test: for every command of the table, the CLI's --json, the API and Python give
+byte-identical JSON for the same arguments, with defaults only and with given arguments
+(including a range), and the CLI's argv is built from the same schema the API publishes."""
+import inspect
+import json
+import os
+import subprocess
+import urllib.request
+
+import pytest
+
+import llmecon
+from serving import serving
+
+BIN = os.environ["LLMECON_BIN"]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CSV = os.path.join(ROOT, "data", "validation", "dev.csv")
+SCHEMA = {c["name"]: c for c in llmecon.COMMANDS}
+
+# One question per command with arguments, besides the defaults-only question. measure times the
+# machine, so two runs never agree; it is covered by its schema below and by the measure label.
+CASES = [
+    ("models", {}), ("hardware", {}),
+    ("model", {"model": "llama-3.1-70b"}), ("model", {"model": "deepseek-v3", "kv_dtype": "fp8"}),
+    ("roofline", {}),
+    ("roofline", {"model": "llama-3.1-70b", "hw": "h100-sxm", "batch": 64, "context": 8192, "explain": True}),
+    ("roofline", {"model": "gpt-oss-120b", "hw": "b200", "weight_dtype": "fp8", "phase": "prefill", "chunk": 1024}),
+    ("sweep", {}), ("sweep", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "batch": "1:256:x4",
+                              "context": [1024, 8192]}),
+    ("report", {}), ("report", {"model": "llama-3.1-70b", "hw": "h100-sxm", "context": 8192, "explain": True}),
+    ("batch", {}), ("batch", {"context": 100000, "price_multiple": 6}),
+    ("step", {}), ("step", {"batch": 512, "provider_tokens_per_s": 1e8}),
+    ("context", {}), ("context", {"knee": 200000, "topk": 1024}),
+    ("price", {}), ("price", {"sheet": "gemini-3.1-pro", "n_active": 100e9, "hw": "blackboard"}),
+    ("layout", {}), ("layout", {"stages": 8, "hop_ms": 1.5}),
+    ("cache", {}), ("cache", {"hold_s": "1:86400:x10"}),
+    ("lifecycle", {}), ("lifecycle", {"model": "llama-3.1-70b", "policy": "half"}),
+    ("revnet", {}), ("revnet", {"batch": 4, "seq_len": 8192}),
+    ("lecture", {}),
+    ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm"}),
+    ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm", "tpot_ms": 30, "batches": "1:256:x4",
+              "weight_dtypes": ["bf16", "fp8"], "range": True, "explain": True}),
+    ("validate", {"file": CSV}),
+    ("calibrate", {"file": CSV, "hw": "a100-sxm-80gb", "folds": 3}),
+]
+
+
+def cli_argv(command, args):
+    """The CLI's words for a JSON question, from the schema: positionals bare, booleans as flags,
+    lists as comma-separated text, ranges as given."""
+    spec = SCHEMA[command]
+    argv = spec["cli"].split()
+    by_key = {a["key"]: a for a in spec["args"]}
+    for key, value in args.items():
+        a = by_key[key]
+        if a["positional"]:
+            argv.append(str(value))
+        elif a["type"] == "boolean":
+            if value:
+                argv.append(a["flag"])
+        else:
+            text = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
+            argv += [a["flag"], text]
+    return argv
+
+
+@pytest.fixture(scope="module")
+def port():
+    with serving("--threads", "2", "--allow-files", "--cache-bytes", "0") as p:
+        yield p
+
+
+def api(port, command, args):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(args).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return json.loads(resp.read())
+
+
+def python_call(command, args):
+    fn = getattr(llmecon, "model_show" if command == "model" else command)
+    return fn(**args)
+
+
+def test_every_command_has_a_case():
+    assert {c for c, _ in CASES} | {"measure"} == set(SCHEMA)
+
+
+@pytest.mark.parametrize("command,args", CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CASES)])
+def test_cli_api_and_python_give_identical_json(port, command, args):
+    out = subprocess.run([BIN, *cli_argv(command, args), "--json"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    cli = json.loads(out.stdout)
+    served = api(port, command, args)
+    py = python_call(command, args)
+    assert json.dumps(cli) == json.dumps(served) == json.dumps(py)
+
+
+def test_the_api_index_is_the_schema(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/", timeout=10) as resp:
+        index = json.loads(resp.read())
+    assert index["commands"] == llmecon.COMMANDS
+    out = subprocess.run([BIN, "commands", "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == llmecon.COMMANDS
+
+
+def test_python_signatures_come_from_the_table():
+    sig = inspect.signature(llmecon.roofline)
+    assert list(sig.parameters)[:3] == ["model", "hw", "chips"]
+    assert sig.parameters["batch"].default == 1
+    assert sig.parameters["hw"].default == "gb200"
+    assert sig.parameters["explain"].default is False
+    assert list(inspect.signature(llmecon.validate).parameters) == ["file", "ideal"]
+    doc = llmecon.plan.__doc__
+    for arg in SCHEMA["plan"]["args"]:
+        assert f"    {arg['key']} (" in doc
+    assert "[ms]" in doc and "[tok]" in doc
+    for spec in llmecon.COMMANDS:
+        fn = getattr(llmecon, "model_show" if spec["name"] == "model" else spec["name"])
+        assert set(inspect.signature(fn).parameters) == {a["key"] for a in spec["args"]}
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: llmecon.roofline(explain="yes"), "--explain: expected true or false"),
+    (lambda: llmecon.roofline(batch="64"), "--batch: expected a number"),
+    (lambda: llmecon.roofline(modle="x"), "did you mean --model"),
+    (lambda: llmecon.plan(context=4096), "plan takes --isl"),
+    (lambda: llmecon.sweep(batch="8:1:x2"), "the range must grow"),
+    (lambda: llmecon.validate(), "file"),
+])
+def test_python_errors_are_value_errors(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_same_errors_from_the_cli_and_python():
+    for command, args in [("roofline", {"batch": 0}), ("plan", {"tpot_ms": 0}), ("cache", {"hold_s": 0}),
+                          ("lifecycle", {"rl_multiplier": 9}), ("roofline", {"phase": "train"})]:
+        out = subprocess.run([BIN, *cli_argv(command, args)], capture_output=True, text=True)
+        assert out.returncode == 2 and out.stdout == ""
+        with pytest.raises(ValueError) as e:
+            python_call(command, args)
+        assert out.stderr == f"llmecon: error: {e.value}\n"
