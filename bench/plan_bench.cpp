@@ -35,7 +35,8 @@ void deployment_step_eval(benchmark::State& state) {
     benchmark::DoNotOptimize(r.latency);
     ++i;
   }
-  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(deployment_step_eval);
 

@@ -31,7 +31,8 @@ void roofline_eval(benchmark::State& state, const char* model, const char* chip)
     RooflineResult r = roofline_unchecked(in);
     benchmark::DoNotOptimize(r.t_step);
   }
-  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(roofline_eval, deepseek_v3_gb200, "deepseek-v3", "gb200");
 BENCHMARK_CAPTURE(roofline_eval, llama_3_1_70b_h100, "llama-3.1-70b", "h100-sxm");

@@ -32,7 +32,9 @@ std::string run(const std::string& command, const std::string& args_json) {
   return r->dump();
 }
 
-std::string schema() { return llmecon::schema_json().dump(); }
+std::string schema() {
+  return llmecon::schema_json().dump();
+}
 
 }  // namespace
 

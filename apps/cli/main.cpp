@@ -1,9 +1,9 @@
 // llmecon: the command-line shell over the facade. The subcommands, their flags and their help
 // come from the command table (llmecon/args.hpp); this file only parses, calls Engine::run and
 // prints.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,7 +23,8 @@ using llmecon::CommandSpec;
 using llmecon::Json;
 using llmecon::cli::Format;
 
-constexpr const char* kPlotHelp = "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts";
+constexpr const char* kPlotHelp =
+    "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts";
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
@@ -219,7 +220,8 @@ int main(int argc, char** argv) {
     cmds.push_back(std::move(c));
   }
 
-  auto* list = app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
+  auto* list =
+      app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
   list->add_flag("--json", shell.json, "print the schema as JSON (GET /api/ serves the same)");
   list->add_flag("--markdown", shell.markdown, "print docs/cli.md's flag reference");
 

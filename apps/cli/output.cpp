@@ -5,14 +5,16 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <map>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace llmecon::cli {
 namespace {
 
-void out(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+void out(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
 
 int print_json(const Json& j) {
   out(j.dump(2) + "\n");
@@ -41,8 +43,12 @@ void table(const std::vector<std::string>& header, const std::vector<std::vector
   for (const auto& r : rows) line(r);
 }
 
-Seconds secs(const Json& v) { return units::seconds(v.get<double>()); }
-Bytes byt(const Json& v) { return units::bytes(v.get<double>()); }
+Seconds secs(const Json& v) {
+  return units::seconds(v.get<double>());
+}
+Bytes byt(const Json& v) {
+  return units::bytes(v.get<double>());
+}
 
 }  // namespace
 
@@ -91,11 +97,12 @@ int print_model(const Json& m, Format f) {
   }
   out(fmt::format("{} ({}), from {}\n", m["name"].get<std::string>(), m["family"].get<std::string>(),
                   m["origin"].get<std::string>()));
-  out(fmt::format("  parameters      {} total, {} active ({} in matmuls), sparsity {}\n",
-                  params(m["params_total"]), params(m["params_active"]), params(m["params_active_matmul"]),
+  out(fmt::format("  parameters      {} total, {} active ({} in matmuls), sparsity {}\n", params(m["params_total"]),
+                  params(m["params_active"]), params(m["params_active_matmul"]),
                   format_number(m["sparsity"].get<double>(), 3)));
   std::string kinds;
-  for (const auto& [k, v] : m["layer_kinds"].items()) kinds += fmt::format("{}{} x {}", kinds.empty() ? "" : ", ", v.get<int>(), k);
+  for (const auto& [k, v] : m["layer_kinds"].items())
+    kinds += fmt::format("{}{} x {}", kinds.empty() ? "" : ", ", v.get<int>(), k);
   out(fmt::format("  layers          {} ({})\n", m["layers"].get<int>(), kinds));
   out(fmt::format("  attention       {}, {} heads, {} KV heads, head dim {}\n", m["attention"].get<std::string>(),
                   m["heads"].get<int>(), m["kv_heads"].get<int>(), m["head_dim"].get<int>()));
@@ -105,9 +112,8 @@ int print_model(const Json& m, Format f) {
   }
   out(fmt::format("  KV per token    {} at {}\n", format(units::bytes_per_token(m["kv_bytes_per_token"].get<double>())),
                   m["kv_dtype"].get<std::string>()));
-  out(fmt::format("  weights         {} as released ({} dense, {} experts)\n",
-                  format(byt(m["weight_bytes_native"])), m["native_weight_dtype"].get<std::string>(),
-                  m["native_expert_dtype"].get<std::string>()));
+  out(fmt::format("  weights         {} as released ({} dense, {} experts)\n", format(byt(m["weight_bytes_native"])),
+                  m["native_weight_dtype"].get<std::string>(), m["native_expert_dtype"].get<std::string>()));
   if (m.contains("published")) {
     const Json& p = m["published"];
     out(fmt::format("  published       {} total{}  [{}]\n", params(p["total"]),
@@ -137,14 +143,15 @@ int print_roofline(const Json& r, Format f) {
   out(fmt::format("  throughput  {}   MFU {}%\n", format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
                   format_number(100 * r["mfu"].get<double>(), 3)));
   out(fmt::format("  cost        ${}/Mtok\n", format_number(r["usd_per_mtok"].get<double>())));
-  out(fmt::format("  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
-                  format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
-                  r["fits"].get<bool>() ? std::string("fits") : "DOES NOT FIT (" + r["fit_reason"].get<std::string>() + ")"));
+  out(fmt::format(
+      "  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
+      format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
+      r["fits"].get<bool>() ? std::string("fits") : "DOES NOT FIT (" + r["fit_reason"].get<std::string>() + ")"));
   if (r.contains("range")) {
     const Json& g = r["range"];
     auto line = [&](const char* label, const Json& q, const std::function<std::string(double)>& show) {
-      out(fmt::format("  {:<11} p10 {}  p50 {}  p90 {}\n", label, show(q["p10"].get<double>()), show(q["p50"].get<double>()),
-                      show(q["p90"].get<double>())));
+      out(fmt::format("  {:<11} p10 {}  p50 {}  p90 {}\n", label, show(q["p10"].get<double>()),
+                      show(q["p50"].get<double>()), show(q["p90"].get<double>())));
     };
     out(fmt::format("\nrange ({} samples over spec ranges and efficiency priors):\n", g["samples"].get<int>()));
     line("t_step", g["t_step_s"], [](double v) { return format(units::seconds(v)); });
@@ -156,8 +163,8 @@ int print_roofline(const Json& r, Format f) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& k : r["ops_by_kind"]) {
       rows.push_back({k["op"].get<std::string>(), format(units::flops(k["flops"].get<double>())),
-                      format(byt(k["bytes_weights"])), format(byt(k["bytes_kv_read"])), format(byt(k["bytes_kv_write"])),
-                      format(byt(k["bytes_act"]))});
+                      format(byt(k["bytes_weights"])), format(byt(k["bytes_kv_read"])),
+                      format(byt(k["bytes_kv_write"])), format(byt(k["bytes_act"]))});
     }
     table({"op", "FLOPs", "weights", "KV read", "KV write", "activations"}, rows);
   }
@@ -278,8 +285,9 @@ int print_analysis(const Json& a, bool explain, Format f) {
   out(head + "\n\n");
   std::vector<std::vector<std::string>> rows;
   for (const auto& fig : a["figures"]) {
-    rows.push_back({fig["label"].get<std::string>().empty() ? fig["key"].get<std::string>() : fig["label"].get<std::string>(),
-                    fig["value"].is_null() ? "infinite" : format_unit(fig["value"].get<double>(), fig["unit"])});
+    rows.push_back(
+        {fig["label"].get<std::string>().empty() ? fig["key"].get<std::string>() : fig["label"].get<std::string>(),
+         fig["value"].is_null() ? "infinite" : format_unit(fig["value"].get<double>(), fig["unit"])});
   }
   std::size_t w = 0;
   for (const auto& r : rows) w = std::max(w, r[0].size());
@@ -314,8 +322,8 @@ int print_lecture(const Json& claims, bool explain, Format f) {
     const std::string unit = c["unit"];
     passed += c["pass"].get<bool>() ? 1 : 0;
     rows.push_back({c["id"], c["pass"].get<bool>() ? "pass" : "FAIL", value(c["expected"], unit),
-                    value(c["computed"], unit), c["check"].get<std::string>() + " " + format_number(c["tolerance"].get<double>()),
-                    c["claim"]});
+                    value(c["computed"], unit),
+                    c["check"].get<std::string>() + " " + format_number(c["tolerance"].get<double>()), c["claim"]});
   }
   table({"id", "verdict", "lecture", "llmecon", "check", "claim"}, rows);
   out(fmt::format("\n{} of {} claims reproduced\n", passed, claims.size()));
@@ -352,17 +360,19 @@ int print_plan(const Json& p, Format f) {
   out(fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n\n", p["evaluated"].get<long>(),
                   p["feasible"].get<long>(), p["meeting_slo"].get<long>()));
   auto row = [](const Json& pt) {
-    return std::vector<std::string>{pt["mapping"].get<std::string>(), format_number(pt["batch"].get<double>()),
+    return std::vector<std::string>{pt["mapping"].get<std::string>(),
+                                    format_number(pt["batch"].get<double>()),
                                     pt["weight_dtype"].get<std::string>() + "/" + pt["kv_dtype"].get<std::string>(),
                                     format_number(pt["tokens_per_s_per_chip"].get<double>()),
                                     format_number(pt["tokens_per_s_per_user"].get<double>()),
                                     format(units::seconds(pt["ttft_s"].get<double>())),
                                     format_number(pt["tpot_ms"].get<double>()) + " ms",
                                     "$" + format_number(pt["usd_per_mtok"].get<double>()),
-                                    pt["bound_decode"].get<std::string>(), pt["meets_slo"].get<bool>() ? "yes" : "no"};
+                                    pt["bound_decode"].get<std::string>(),
+                                    pt["meets_slo"].get<bool>() ? "yes" : "no"};
   };
-  const std::vector<std::string> header{"mapping", "batch", "w/kv", "tok/s/chip", "tok/s/user", "TTFT", "TPOT",
-                                        "$/Mtok", "bound", "SLO"};
+  const std::vector<std::string> header{"mapping", "batch", "w/kv",   "tok/s/chip", "tok/s/user",
+                                        "TTFT",    "TPOT",  "$/Mtok", "bound",      "SLO"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& pt : fr) rows.push_back(row(pt));
   out("Pareto frontier (tokens/s per chip against tokens/s per user):\n");
@@ -419,15 +429,18 @@ int print_validation(const Json& v, Format f) {
   for (const auto& r : rows) {
     auto num = [](const Json& x) { return x.is_null() ? std::string("-") : format_number(x.get<double>()); };
     const std::string err = r["error_pct"].is_null() ? "-" : fmt::format("{:+.1f}%", r["error_pct"].get<double>());
-    t.push_back({r["id"].get<std::string>(), r["metric"].get<std::string>(), num(r["predicted"]), num(r["measured"]), err,
-                 r["skipped"].get<bool>() ? "skipped: " + r["skip_reason"].get<std::string>() : r["envelope"].get<std::string>()});
+    t.push_back({r["id"].get<std::string>(), r["metric"].get<std::string>(), num(r["predicted"]), num(r["measured"]),
+                 err,
+                 r["skipped"].get<bool>() ? "skipped: " + r["skip_reason"].get<std::string>()
+                                          : r["envelope"].get<std::string>()});
   }
   table({"id", "metric", "predicted", "measured", "error", "envelope"}, t);
   out("\nsummary (absolute percentage error):\n");
   std::vector<std::vector<std::string>> s;
   for (const auto& [metric, m] : v["summary"].items()) {
     s.push_back({metric, std::to_string(m["n"].get<int>()), fmt::format("{:.1f}%", m["median_ape"].get<double>()),
-                 fmt::format("{:.1f}%", m["p90_ape"].get<double>()), fmt::format("{:.1f}%", m["max_ape"].get<double>())});
+                 fmt::format("{:.1f}%", m["p90_ape"].get<double>()),
+                 fmt::format("{:.1f}%", m["max_ape"].get<double>())});
   }
   table({"metric", "n", "median", "p90", "max"}, s);
   return 0;
@@ -458,25 +471,27 @@ int print_measure(const Json& m, Format f) {
     return 0;
   }
   out(fmt::format("{} ({} threads)\n", m["cpu"].get<std::string>(), m["threads"].get<int>()));
-  out(fmt::format("  memory bandwidth (triad)  {}\n", format(units::bytes_per_s(m["stream_bytes_per_s"].get<double>()))));
+  out(fmt::format("  memory bandwidth (triad)  {}\n",
+                  format(units::bytes_per_s(m["stream_bytes_per_s"].get<double>()))));
   for (const auto& g : m["gemm"]) {
-    out(fmt::format("  SGEMM {:>5}^3            {}\n", g["n"].get<int>(), format(units::flop_per_s(g["flops_per_s"].get<double>()))));
+    out(fmt::format("  SGEMM {:>5}^3            {}\n", g["n"].get<int>(),
+                    format(units::flop_per_s(g["flops_per_s"].get<double>()))));
   }
-  out(fmt::format("  caches                    L1 {}  L2 {}  L3 {}\n", format(byt(m["l1_bytes"])), format(byt(m["l2_bytes"])),
-                  format(byt(m["l3_bytes"]))));
+  out(fmt::format("  caches                    L1 {}  L2 {}  L3 {}\n", format(byt(m["l1_bytes"])),
+                  format(byt(m["l2_bytes"])), format(byt(m["l3_bytes"]))));
   if (m.contains("decode")) {
     const Json& d = m["decode"];
-    out(fmt::format("\ndecode sweep: {} layers, d = {}, {} of fp32 weights\n", d["layers"].get<int>(), d["d_model"].get<int>(),
-                    format(byt(d["weight_bytes"]))));
+    out(fmt::format("\ndecode sweep: {} layers, d = {}, {} of fp32 weights\n", d["layers"].get<int>(),
+                    d["d_model"].get<int>(), format(byt(d["weight_bytes"]))));
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : d["points"]) {
-      rows.push_back({std::to_string(p["batch"].get<int>()), format(secs(p["measured_s"])), format(secs(p["predicted_s"])),
-                      format(secs(p["measured_s_per_token"])), format(secs(p["predicted_s_per_token"])),
-                      fmt::format("{:+.0f}%", p["error_pct"].get<double>())});
+      rows.push_back({std::to_string(p["batch"].get<int>()), format(secs(p["measured_s"])),
+                      format(secs(p["predicted_s"])), format(secs(p["measured_s_per_token"])),
+                      format(secs(p["predicted_s_per_token"])), fmt::format("{:+.0f}%", p["error_pct"].get<double>())});
     }
     table({"batch", "step measured", "step predicted", "per token measured", "per token predicted", "error"}, rows);
-    out(fmt::format("\nknee (balance batch): predicted {}, measured {}\n", format_number(d["knee_predicted"].get<double>()),
-                    format_number(d["knee_measured"].get<double>())));
+    out(fmt::format("\nknee (balance batch): predicted {}, measured {}\n",
+                    format_number(d["knee_predicted"].get<double>()), format_number(d["knee_measured"].get<double>())));
   }
   return 0;
 }
@@ -497,19 +512,28 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
   Chart c;
   if (command == "measure" && r.contains("decode")) {
     const Json& d = r["decode"];
-    c = Chart{"Decode step on this machine: measured vs predicted", "batch", "seconds per token", true, true, {}, {}, {}};
+    c = Chart{
+        "Decode step on this machine: measured vs predicted", "batch", "seconds per token", true, true, {}, {}, {}};
     Series m{"measured", {}, false}, p{"predicted (roofline)", {}, true};
     for (const auto& pt : d["points"]) {
       m.points.emplace_back(pt["batch"].get<double>(), pt["measured_s_per_token"].get<double>());
       p.points.emplace_back(pt["batch"].get<double>(), pt["predicted_s_per_token"].get<double>());
     }
     c.series = {m, p};
-    c.x_markers = {{d["knee_predicted"].get<double>(), "knee predicted"}, {d["knee_measured"].get<double>(), "knee measured"}};
+    c.x_markers = {{d["knee_predicted"].get<double>(), "knee predicted"},
+                   {d["knee_measured"].get<double>(), "knee measured"}};
     return c;
   }
   if (command == "sweep") {
-    c = Chart{fmt::format("{} on {} x {}", r["model"].get<std::string>(), r["chips"].get<int>(), r["hardware"].get<std::string>()),
-              "batch", "$ per million tokens", true, true, {}, {}, {}};
+    c = Chart{fmt::format("{} on {} x {}", r["model"].get<std::string>(), r["chips"].get<int>(),
+                          r["hardware"].get<std::string>()),
+              "batch",
+              "$ per million tokens",
+              true,
+              true,
+              {},
+              {},
+              {}};
     std::map<double, Series> by_ctx;
     for (const auto& row : r["rows"]) {
       const double ctx = row["context"].get<double>();
@@ -524,7 +548,8 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
   if (command == "batch") {
     c = Chart{"Cost per token against batch", "batch", "$ per million tokens", true, true, {}, {}, {}};
     Series s{"cost", {}, false};
-    for (const auto& row : r["curve"]) s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
+    for (const auto& row : r["curve"])
+      s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
     c.series = {s};
     c.x_markers = {{r["b_star"].get<double>(), "B* = R x S"}};
     c.regions = regions_of(bounds(r["curve"], "batch"), true);
@@ -533,7 +558,8 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
   if (command == "context") {
     c = Chart{"Cost per token against context", "context (tokens)", "$ per million tokens", true, true, {}, {}, {}};
     Series s{"cost", {}, false};
-    for (const auto& row : r["curve"]) s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok"].get<double>());
+    for (const auto& row : r["curve"])
+      s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok"].get<double>());
     c.series = {s};
     if (!r["crossover_context"].is_null()) c.x_markers = {{r["crossover_context"].get<double>(), "KV = compute"}};
     c.regions = regions_of(bounds(r["curve"], "context"), true);
@@ -596,11 +622,12 @@ std::optional<std::string> chart_html(const std::string& command, const Json& re
   if (command != "sweep" && command != "batch" && command != "context" && command != "plan") return std::nullopt;
   std::string title = "llmecon " + command;
   if (result.contains("model") && result["model"].is_string()) title += ": " + result["model"].get<std::string>();
-  if (result.contains("hardware") && result["hardware"].is_string()) title += " on " + result["hardware"].get<std::string>();
+  if (result.contains("hardware") && result["hardware"].is_string())
+    title += " on " + result["hardware"].get<std::string>();
   title = xml_escape(title);
   std::string page = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
-                     "</title>\n<style>\n" + std::string(web_asset("style.css")) +
-                     "</style>\n</head>\n<body>\n<h1>" + title + "</h1>\n<section id=\"charts\"></section>\n";
+                     "</title>\n<style>\n" + std::string(web_asset("style.css")) + "</style>\n</head>\n<body>\n<h1>" +
+                     title + "</h1>\n<section id=\"charts\"></section>\n";
   page += "<script>\n" + script_safe(web_asset("node_modules/chart.js/dist/chart.umd.min.js")) + "\n</script>\n";
   page += "<script>\n" + script_safe(web_asset("charts.js")) + "\n</script>\n";
   page += "<script>\nconst result = " + json_in_script(result) + ";\nllmeconCharts.renderCommand(\"" + command +

@@ -16,7 +16,9 @@ ProgressBar::ProgressBar(std::string label, bool text_output)
   if (const char* d = std::getenv("LLMECON_PROGRESS_DELAY_MS")) delay_ = std::chrono::milliseconds(std::atol(d));
 }
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::update(double fraction) {
   if (!enabled_) return;

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -41,7 +41,9 @@ extern "C" void on_stop_signal(int) {
   (void)n;
 }
 
-Error request_error(const std::string& what, const std::string& hint) { return Error{"request", "", what, hint}; }
+Error request_error(const std::string& what, const std::string& hint) {
+  return Error{"request", "", what, hint};
+}
 
 // Deepest nesting of [ and { outside strings: the parser copes with any depth, but copying and
 // printing recurse, so a megabyte of brackets must not reach them.
@@ -71,7 +73,8 @@ int nesting_depth(std::string_view text) {
 // A request body as an argument object, or the error the server answers with HTTP 400.
 Result<Json> parse_args(const std::string& body) {
   if (body.empty()) return Json::object();
-  if (nesting_depth(body) > 32) return request_error("JSON nested deeper than 32 levels", "send one flat JSON object of arguments");
+  if (nesting_depth(body) > 32)
+    return request_error("JSON nested deeper than 32 levels", "send one flat JSON object of arguments");
   Json args;
   try {
     args = Json::parse(body);
@@ -98,15 +101,20 @@ bool reads_files(const Engine& engine, const std::string& command, const Json& a
     const std::string& m = args[a.key].get_ref<const std::string&>();
     if (engine.model_catalog().entry(m) != nullptr) continue;
     std::error_code ec;
-    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec)) return true;
+    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec))
+      return true;
   }
   return false;
 }
 
 // JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
-std::string error_json(const Error& e) { return dump(Json{{"error", e.message()}}); }
+std::string error_json(const Error& e) {
+  return dump(Json{{"error", e.message()}});
+}
 
 Error internal_error(const std::exception& e) {
   return request_error(std::string("internal error: ") + e.what(), "please report it");
@@ -359,13 +367,13 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     return MHD_YES;
   }
   auto* req = static_cast<Request*>(*req_cls);
-  if (*upload_size != 0) {  // a chunk of the body
+  if (*upload_size != 0) {                                            // a chunk of the body
     if (req->body.size() + *upload_size > o.max_body) return MHD_NO;  // a chunked body past the limit: close
     req->body.append(upload_data, *upload_size);
     *upload_size = 0;
     return MHD_YES;
   }
-  if (req->too_large) return MHD_YES;  // answered on the first call
+  if (req->too_large) return MHD_YES;               // answered on the first call
   if (req->queued) return answer(ctx, conn, *req);  // resumed: the pool has computed it
   if (!post && !get) {
     return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, request_error("method not allowed", "use GET or POST"),
@@ -380,8 +388,9 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   // Browsers name the page that sent a request; only this server's own page may call the API.
   const char* origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
   if (origin != nullptr && host != nullptr && std::string(origin) != std::string("http://") + host) {
-    return error_reply(conn, MHD_HTTP_FORBIDDEN,
-                       request_error(std::string("requests from ") + origin + " are not served", "use the page this server serves"));
+    return error_reply(
+        conn, MHD_HTTP_FORBIDDEN,
+        request_error(std::string("requests from ") + origin + " are not served", "use the page this server serves"));
   }
   const std::string_view path(url);
   constexpr std::string_view kApi = "/api/";
@@ -405,10 +414,13 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     const Json& args = *parsed;
     const bool files = reads_files(*ctx.engine, command, args);
     if (files && !o.allow_files) {
-      return error_reply(conn, MHD_HTTP_FORBIDDEN,
-                         Error{find_command(command)->reads_files ? "--file" : find_command(command)->measures ? "measure" : "--model", "",
-                               "the server does not read files or measure its machine",
-                               "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
+      return error_reply(
+          conn, MHD_HTTP_FORBIDDEN,
+          Error{find_command(command)->reads_files ? "--file"
+                : find_command(command)->measures  ? "measure"
+                                                   : "--model",
+                "", "the server does not read files or measure its machine",
+                "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
     }
     // Files and the machine can change between requests; everything else is a pure answer.
     if (ctx.cache != nullptr && !files) {
@@ -427,7 +439,8 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   // The page and its assets come from the binary, never the file system: no path traversal.
   std::string_view asset = path.substr(path.empty() ? 0 : 1);
   if (asset.empty()) asset = "index.html";
-  if (auto content = find_embedded(embedded_web(), asset)) return reply(conn, MHD_HTTP_OK, *content, content_type(asset), false);
+  if (auto content = find_embedded(embedded_web(), asset))
+    return reply(conn, MHD_HTTP_OK, *content, content_type(asset), false);
   return reply(conn, MHD_HTTP_NOT_FOUND, "not found", "text/plain");
 }
 
@@ -454,12 +467,14 @@ int serve(const Engine& engine, const Options& o) {
   if (auto* v4 = reinterpret_cast<sockaddr_in*>(&addr); inet_pton(AF_INET, o.host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
     v4->sin_port = htons(static_cast<uint16_t>(o.port));
-  } else if (auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr); inet_pton(AF_INET6, o.host.c_str(), &v6->sin6_addr) == 1) {
+  } else if (auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr);
+             inet_pton(AF_INET6, o.host.c_str(), &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
     v6->sin6_port = htons(static_cast<uint16_t>(o.port));
     flags |= static_cast<unsigned>(o.host == "::" ? MHD_USE_DUAL_STACK : MHD_USE_IPv6);
   } else {
-    std::fprintf(stderr, "llmecon: error: --host: '%s' is not an IP address (hint: 127.0.0.1, ::1 or 0.0.0.0)\n", o.host.c_str());
+    std::fprintf(stderr, "llmecon: error: --host: '%s' is not an IP address (hint: 127.0.0.1, ::1 or 0.0.0.0)\n",
+                 o.host.c_str());
     return 2;
   }
   // SIGINT or SIGTERM may reach any thread (libraries start their own before main), so the
@@ -481,16 +496,13 @@ int serve(const Engine& engine, const Options& o) {
   MHD_OptionItem pool_size[] = {{o.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, o.threads, nullptr},
                                 {MHD_OPTION_END, 0, nullptr}};
   MHD_Daemon* d = MHD_start_daemon(
-      flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx,
-      MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&addr),
-      MHD_OPTION_ARRAY, pool_size,
-      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(o.timeout_s),
-      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
-      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr,
-      MHD_OPTION_END);
+      flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx, MHD_OPTION_SOCK_ADDR,
+      reinterpret_cast<sockaddr*>(&addr), MHD_OPTION_ARRAY, pool_size, MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned>(o.timeout_s), MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
   if (d == nullptr) {
-    std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(), o.port);
+    std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(),
+                 o.port);
     return 2;
   }
   std::fprintf(stderr, "llmecon: serving on http://%s:%d (%d threads)\n", o.host.c_str(), o.port, o.threads);

@@ -10,12 +10,12 @@ namespace llmecon::server {
 struct Options {
   std::string host = "127.0.0.1";  ///< loopback by default
   int port = 8080;
-  int threads = 8;                  ///< bounded pool; each thread serves many connections
-  std::size_t max_body = 1 << 20;   ///< request body limit (bytes)
-  int timeout_s = 10;               ///< an idle connection is closed after this many seconds
-  int max_connections = 1024;       ///< connections beyond this are refused
+  int threads = 8;                      ///< bounded pool; each thread serves many connections
+  std::size_t max_body = 1 << 20;       ///< request body limit (bytes)
+  int timeout_s = 10;                   ///< an idle connection is closed after this many seconds
+  int max_connections = 1024;           ///< connections beyond this are refused
   std::size_t cache_bytes = 64u << 20;  ///< answers kept for repeated questions (0: off)
-  bool allow_files = false;         ///< let requests read files and measure the machine
+  bool allow_files = false;             ///< let requests read files and measure the machine
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

@@ -29,9 +29,9 @@ struct Figure {
 struct Cell {
   double value = 0.0;
   std::optional<std::string> text;
-  Cell(double v) : value(v) {}                          // NOLINT(google-explicit-constructor)
-  Cell(std::string t) : text(std::move(t)) {}           // NOLINT(google-explicit-constructor)
-  Cell(const char* t) : text(std::string(t)) {}         // NOLINT(google-explicit-constructor)
+  Cell(double v) : value(v) {}                   // NOLINT(google-explicit-constructor)
+  Cell(std::string t) : text(std::move(t)) {}    // NOLINT(google-explicit-constructor)
+  Cell(const char* t) : text(std::string(t)) {}  // NOLINT(google-explicit-constructor)
 };
 
 struct Column {

@@ -27,34 +27,34 @@ namespace llmecon {
 using Json = nlohmann::ordered_json;
 
 enum class ArgType {
-  kString,      ///< free text (a price-sheet name, a file path)
-  kChoice,      ///< one of `choices`
-  kNumber,      ///< a real number
-  kInteger,     ///< a whole number
-  kBool,        ///< true or false (a CLI flag without a value)
-  kDType,       ///< a number format name: bf16, fp8, ...
-  kNumberList,  ///< numbers: a JSON array, one number, or text "1,2,4", "1:4096:x2", "0:8192:+1024"
+  kString,       ///< free text (a price-sheet name, a file path)
+  kChoice,       ///< one of `choices`
+  kNumber,       ///< a real number
+  kInteger,      ///< a whole number
+  kBool,         ///< true or false (a CLI flag without a value)
+  kDType,        ///< a number format name: bf16, fp8, ...
+  kNumberList,   ///< numbers: a JSON array, one number, or text "1,2,4", "1:4096:x2", "0:8192:+1024"
   kIntegerList,  ///< as kNumberList, each a whole number
-  kDTypeList,   ///< formats: a JSON array of names, or text "bf16,fp8"
-  kModel,       ///< a built-in model name, a config.json path, or the config object itself
-  kHardware,    ///< a chip name from the catalog
+  kDTypeList,    ///< formats: a JSON array of names, or text "bf16,fp8"
+  kModel,        ///< a built-in model name, a config.json path, or the config object itself
+  kHardware,     ///< a chip name from the catalog
 };
 
 /// The JSON name of an ArgType ("number", "number_list", ...).
 std::string_view name(ArgType t);
 
 struct ArgSpec {
-  std::string key;   ///< JSON key and Python keyword; the flag is --key with dashes
+  std::string key;  ///< JSON key and Python keyword; the flag is --key with dashes
   ArgType type = ArgType::kString;
-  std::string help;  ///< one line
-  std::string unit;  ///< of the value as given ("tok", "s", "ms", "$/Mtok", ""), shown in help
-  Json def;          ///< the default applied when absent; null when the default depends on others
-  std::string def_text;  ///< the default in words when `def` is null ("the whole scale-up domain")
-  std::optional<double> min, max;   ///< bounds of a number (each element of a list), inclusive
+  std::string help;                  ///< one line
+  std::string unit;                  ///< of the value as given ("tok", "s", "ms", "$/Mtok", ""), shown in help
+  Json def;                          ///< the default applied when absent; null when the default depends on others
+  std::string def_text;              ///< the default in words when `def` is null ("the whole scale-up domain")
+  std::optional<double> min, max;    ///< bounds of a number (each element of a list), inclusive
   bool exclusive_min = false;        ///< the value must exceed `min`
   std::vector<std::string> choices;  ///< kChoice
-  std::string short_flag;  ///< "-m", or empty
-  bool positional = false;  ///< the CLI takes it without a flag (a file, a model name)
+  std::string short_flag;            ///< "-m", or empty
+  bool positional = false;           ///< the CLI takes it without a flag (a file, a model name)
   bool required = false;
 
   [[nodiscard]] std::string flag() const;  ///< "--weight-dtype" (or the key for a positional)
@@ -63,9 +63,9 @@ struct ArgSpec {
 };
 
 struct CommandSpec {
-  std::string name;      ///< facade, API and Python name
-  std::string cli;       ///< the CLI's words ("model show"); the name when empty
-  std::string help;      ///< one line
+  std::string name;  ///< facade, API and Python name
+  std::string cli;   ///< the CLI's words ("model show"); the name when empty
+  std::string help;  ///< one line
   std::vector<ArgSpec> args;
   bool long_running = false;  ///< may take more than a few milliseconds (the server queues it)
   bool reads_files = false;   ///< reads a path it is given (validate, calibrate)

@@ -16,21 +16,26 @@ namespace llmecon {
 enum class DType { kFp32, kBf16, kFp8, kInt8, kFp4, kInt4 };
 inline constexpr std::size_t kDTypeCount = 6;
 
-inline constexpr std::array<std::string_view, kDTypeCount> kDTypeNames{"fp32", "bf16", "fp8",
-                                                                      "int8", "fp4", "int4"};
+inline constexpr std::array<std::string_view, kDTypeCount> kDTypeNames{"fp32", "bf16", "fp8", "int8", "fp4", "int4"};
 static_assert(kDTypeNames.size() == kDTypeCount);
 
-constexpr std::string_view name(DType d) { return kDTypeNames[static_cast<std::size_t>(d)]; }
+constexpr std::string_view name(DType d) {
+  return kDTypeNames[static_cast<std::size_t>(d)];
+}
 
 /// Storage bytes per element: fp32 4, bf16 2, fp8/int8 1, fp4/int4 0.5 (block scales ignored).
 constexpr double bytes_per_element(DType d) {
   switch (d) {
-    case DType::kFp32: return 4.0;
-    case DType::kBf16: return 2.0;
+    case DType::kFp32:
+      return 4.0;
+    case DType::kBf16:
+      return 2.0;
     case DType::kFp8:
-    case DType::kInt8: return 1.0;
+    case DType::kInt8:
+      return 1.0;
     case DType::kFp4:
-    case DType::kInt4: return 0.5;
+    case DType::kInt4:
+      return 0.5;
   }
   return 0.0;
 }

@@ -32,15 +32,15 @@ struct Board {
   double experts = 0;          ///< routed experts (0 = dense)
   double top_k = 0;
   int layers = 0;
-  int chips = 1;               ///< chips pooled in the domain
-  FlopsPerSecond flops{};      ///< pooled
-  BytesPerSecond mem_bw{};     ///< pooled
-  Bytes hbm{};                 ///< pooled
-  DollarsPerSecond price{};    ///< pooled
-  BytesPerSecond scale_up_bw{};   ///< per chip, one direction
-  BytesPerSecond scale_out_bw{};  ///< per chip, one direction
+  int chips = 1;                       ///< chips pooled in the domain
+  FlopsPerSecond flops{};              ///< pooled
+  BytesPerSecond mem_bw{};             ///< pooled
+  Bytes hbm{};                         ///< pooled
+  DollarsPerSecond price{};            ///< pooled
+  BytesPerSecond scale_up_bw{};        ///< per chip, one direction
+  BytesPerSecond scale_out_bw{};       ///< per chip, one direction
   Seconds hop_latency = units::ms(2);  ///< rack-to-rack pipeline hop (F22: "a few ms")
-  std::vector<HostTier> tiers;    ///< per chip
+  std::vector<HostTier> tiers;         ///< per chip
 
   /// R = FLOPS / (2 · params fetched per second): multiply-accumulates per parameter read (F7).
   [[nodiscard]] double R() const { return flops.si() * bytes_per_param / (2.0 * mem_bw.si()); }
@@ -87,8 +87,8 @@ struct LifecycleInputs {
   double traffic_tokens_per_s = 5e8;
   double lifetime_s = 60 * 86400.0;
   double models_sharing_traffic = 10;
-  double rl_multiplier = 3;       ///< 2 (rollouts only) .. 6 (train on all)
-  double rl_inefficiency = 3;     ///< 1 / decode MFU
+  double rl_multiplier = 3;    ///< 2 (rollouts only) .. 6 (train on all)
+  double rl_inefficiency = 3;  ///< 1 / decode MFU
   double inference_inefficiency = 3;
   double chinchilla_tokens_per_param = 20;
   std::string policy = "thirds";  ///< "thirds" or "half"

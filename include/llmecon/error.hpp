@@ -38,8 +38,8 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}       // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -109,8 +109,8 @@ Result<std::string> read_text_file(const std::string& path, const std::string& h
   auto var = std::move(var##_r).value()
 
 /// Returns the error of `expr` (a Status or any Result) from the enclosing function, if any.
-#define TRY_STATUS(expr)                              \
-  do {                                                \
+#define TRY_STATUS(expr)                                         \
+  do {                                                           \
     if (auto status_ = (expr); !status_) return status_.error(); \
   } while (false)
 

@@ -9,19 +9,19 @@
 //   double t = (*r)["t_step_s"];
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "llmecon/analysis.hpp"
 #include "llmecon/args.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
-#include "llmecon/analysis.hpp"
 #include "llmecon/model.hpp"
 #include "llmecon/pricing.hpp"
-#include "llmecon/validate.hpp"
 #include "llmecon/roofline.hpp"
+#include "llmecon/validate.hpp"
 
 namespace llmecon {
 

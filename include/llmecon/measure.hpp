@@ -17,10 +17,10 @@
 namespace llmecon {
 
 struct MeasureOptions {
-  int threads = 0;               ///< 0 = all hardware threads
-  double stream_bytes = 512e6;   ///< per array; well above the last-level cache
+  int threads = 0;              ///< 0 = all hardware threads
+  double stream_bytes = 512e6;  ///< per array; well above the last-level cache
   std::vector<int> gemm_sizes = {256, 512, 1024, 2048};
-  int repeats = 3;               ///< best of
+  int repeats = 3;  ///< best of
   /// A small, fast profile (`measure --quick`, the tests).
   static MeasureOptions quick() { return MeasureOptions{0, 64e6, {256, 512}, 2}; }
 };
@@ -33,8 +33,8 @@ struct GemmPoint {
 struct MachineProfile {
   std::string cpu;
   int threads = 0;
-  BytesPerSecond stream{};   ///< triad a = a + s c (OpenBLAS daxpy), counting 3 arrays of traffic
-  FlopsPerSecond gemm{};     ///< best SGEMM rate
+  BytesPerSecond stream{};  ///< triad a = a + s c (OpenBLAS daxpy), counting 3 arrays of traffic
+  FlopsPerSecond gemm{};    ///< best SGEMM rate
   std::vector<GemmPoint> gemm_sizes;
   Bytes l1{}, l2{}, l3{};
   Bytes memory{};
@@ -62,7 +62,7 @@ struct DecodePoint {
 };
 
 struct DecodeSweep {
-  double params = 0;        ///< weights in the synthetic stack
+  double params = 0;  ///< weights in the synthetic stack
   Bytes weight_bytes{};
   std::vector<DecodePoint> points;
   double knee_predicted = 0;  ///< F x 4 B / (2 BW): the balance batch (F6 with S = 1)

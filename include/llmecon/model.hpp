@@ -50,16 +50,16 @@ struct Attention {
   AttentionKind kind = AttentionKind::kGqa;
   int heads = 0;
   int kv_heads = 0;
-  int head_dim = 0;       ///< q/k head dim for GQA
-  int v_head_dim = 0;     ///< equals head_dim for GQA
+  int head_dim = 0;    ///< q/k head dim for GQA
+  int v_head_dim = 0;  ///< equals head_dim for GQA
   bool qkv_bias = false;
   bool o_bias = false;
   bool qk_norm = false;
-  bool sinks = false;     ///< learned per-head softmax sinks (gpt-oss)
-  bool gated_q = false;   ///< q_proj also produces an output gate (Qwen3-Next)
+  bool sinks = false;         ///< learned per-head softmax sinks (gpt-oss)
+  bool gated_q = false;       ///< q_proj also produces an output gate (Qwen3-Next)
   bool rel_pos_proj = false;  ///< an extra d x d relative-position projection (Transformer-XL)
   // MLA
-  int q_lora_rank = 0;    ///< 0 = plain q projection
+  int q_lora_rank = 0;  ///< 0 = plain q projection
   int kv_lora_rank = 0;
   int qk_nope_head_dim = 0;
   int qk_rope_head_dim = 0;
@@ -81,30 +81,30 @@ struct LinearAttention {
 };
 
 struct Moe {
-  int experts = 0;         ///< routed experts
+  int experts = 0;  ///< routed experts
   int top_k = 0;
-  int expert_ffn = 0;      ///< intermediate size of one routed expert
-  int shared_ffn = 0;      ///< total intermediate size of always-on shared experts (0 = none)
+  int expert_ffn = 0;        ///< intermediate size of one routed expert
+  int shared_ffn = 0;        ///< total intermediate size of always-on shared experts (0 = none)
   bool shared_gate = false;  ///< a scalar sigmoid gate on the shared expert (Qwen3-Next)
   bool expert_bias = false;  ///< biases in expert projections (gpt-oss)
   bool router_bias = false;
-  int group_limit = 0;     ///< node-limited routing: a token's experts lie in at most this many groups (0 = none)
+  int group_limit = 0;  ///< node-limited routing: a token's experts lie in at most this many groups (0 = none)
 };
 
 struct Layer {
   Mixer mixer = Mixer::kFull;
-  int window = 0;          ///< tokens, for kSliding / kChunked
-  bool moe = false;        ///< routed experts instead of a dense MLP
-  int dense_ffn = 0;       ///< intermediate size of the dense MLP when !moe
-  int kv_source = -1;      ///< >= 0: this layer reuses the KV cache of that layer (cross-layer sharing)
+  int window = 0;      ///< tokens, for kSliding / kChunked
+  bool moe = false;    ///< routed experts instead of a dense MLP
+  int dense_ffn = 0;   ///< intermediate size of the dense MLP when !moe
+  int kv_source = -1;  ///< >= 0: this layer reuses the KV cache of that layer (cross-layer sharing)
 };
 
 enum class MlpKind { kGated, kPlain };  ///< SwiGLU/GeGLU (3 matrices) vs GELU (2 matrices)
 
 struct ModelSpec {
   std::string name;
-  std::string family;    ///< model_type from the config
-  std::string origin;    ///< file it came from
+  std::string family;  ///< model_type from the config
+  std::string origin;  ///< file it came from
   int d_model = 0;
   int vocab = 0;
   bool tied_embeddings = false;
@@ -114,11 +114,11 @@ struct ModelSpec {
   LinearAttention linear;
   Moe moe;
   std::vector<Layer> layers;
-  int norms_per_layer = 2;      ///< RMSNorm/LayerNorm vectors per layer (Gemma 3: 4)
-  bool norm_bias = false;       ///< LayerNorm with bias (GPT-3)
-  int learned_positions = 0;    ///< rows of a learned position embedding (GPT-3)
-  DType native_weight_dtype = DType::kBf16;   ///< dense weights as released
-  DType native_expert_dtype = DType::kBf16;   ///< routed-expert weights as released
+  int norms_per_layer = 2;                   ///< RMSNorm/LayerNorm vectors per layer (Gemma 3: 4)
+  bool norm_bias = false;                    ///< LayerNorm with bias (GPT-3)
+  int learned_positions = 0;                 ///< rows of a learned position embedding (GPT-3)
+  DType native_weight_dtype = DType::kBf16;  ///< dense weights as released
+  DType native_expert_dtype = DType::kBf16;  ///< routed-expert weights as released
   int max_context = 0;
 
   [[nodiscard]] int n_layers() const { return static_cast<int>(layers.size()); }
@@ -127,14 +127,12 @@ struct ModelSpec {
   // ---- parameter counts (model.md §2) ----
   [[nodiscard]] double params_attention(const Layer& l) const;
   [[nodiscard]] double params_mlp_dense(const Layer& l) const;
-  [[nodiscard]] double params_expert() const;          ///< one routed expert
+  [[nodiscard]] double params_expert() const;  ///< one routed expert
   [[nodiscard]] double params_shared_experts() const;
   [[nodiscard]] double params_router() const;
   [[nodiscard]] double params_layer_norms(const Layer& l) const;
   /// Lookup tables: the token embedding plus learned positions.
-  [[nodiscard]] double params_embedding() const {
-    return (static_cast<double>(vocab) + learned_positions) * d_model;
-  }
+  [[nodiscard]] double params_embedding() const { return (static_cast<double>(vocab) + learned_positions) * d_model; }
   /// The output projection's weights (shared with the embedding when tied).
   [[nodiscard]] double params_head() const { return static_cast<double>(vocab) * d_model; }
   [[nodiscard]] double params_total() const;
@@ -164,18 +162,17 @@ struct ModelSpec {
 
 /// Reads a HuggingFace config.json (or DeepSeek inference config) from text. `origin` names the
 /// file in errors; `name` becomes the model's name.
-Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin,
-                                     const std::string& name);
+Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin, const std::string& name);
 /// Reads a config file from disk; the model is named after the file stem.
 Result<ModelSpec> load_model_file(const std::string& path);
 
 /// A published parameter count to check the computed one against.
 struct PublishedParams {
   double total = 0.0;
-  double total_rounding = 0.0;      ///< half a unit of the last published digit ("70.6B" -> 0.05e9)
-  double active = 0.0;              ///< 0 when not published (dense models)
+  double total_rounding = 0.0;  ///< half a unit of the last published digit ("70.6B" -> 0.05e9)
+  double active = 0.0;          ///< 0 when not published (dense models)
   double active_rounding = 0.0;
-  double active_tolerance = 0.01;   ///< relative; an entry may widen it and say why
+  double active_tolerance = 0.01;  ///< relative; an entry may widen it and say why
   bool active_includes_embedding = true;
   std::string source;
 };

@@ -19,7 +19,9 @@
 namespace llmecon {
 
 /// 2*m*n*k: the one FLOP formula for every matrix multiply (model.md §4.1).
-constexpr Flops matmul_flops(double m, double n, double k) { return units::flops(2.0 * m * n * k); }
+constexpr Flops matmul_flops(double m, double n, double k) {
+  return units::flops(2.0 * m * n * k);
+}
 
 enum class Phase { kPrefill, kDecode };
 std::string_view name(Phase p);
@@ -103,8 +105,8 @@ struct StepCost {
 };
 
 /// Costs of one forward pass. With `detail`, ops holds one record per layer and operator.
-StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p,
-                   ExpertTouch touch = ExpertTouch::kExpected, bool detail = false);
+StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, ExpertTouch touch = ExpertTouch::kExpected,
+                   bool detail = false);
 
 /// Query-key pairs one sequence evaluates in a layer when `n` new tokens follow `cached`
 /// tokens, for each mixer (model.md §4.2). Exposed for tests.

@@ -66,12 +66,12 @@ struct DeploymentInput {
   const Hardware* hw = nullptr;
   Mapping map;
   Precision precision;
-  int domain = 0;           ///< chips per scale-up domain (0 = the hardware's)
-  double overlap = 0.0;     ///< fraction of communication hidden under compute/memory, 0..1
+  int domain = 0;        ///< chips per scale-up domain (0 = the hardware's)
+  double overlap = 0.0;  ///< fraction of communication hidden under compute/memory, 0..1
   Efficiency eff;
   Seconds hop_latency = units::us(10);  ///< pipeline stage-to-stage latency beyond the transfer
-  double usable_hbm = 0.9;  ///< fraction of HBM for weights, KV and buffers
-  StepCostCache* cache = nullptr;  ///< optional, for searches
+  double usable_hbm = 0.9;              ///< fraction of HBM for weights, KV and buffers
+  StepCostCache* cache = nullptr;       ///< optional, for searches
 };
 
 /// Per-chip memory of a replica at a batch and context (model.md §16.2).
@@ -97,14 +97,14 @@ struct StageTime {
 
 struct PhaseResult {
   bool feasible = false;
-  std::string reason;       ///< why not, when infeasible
+  std::string reason;  ///< why not, when infeasible
   ChipMemory memory;
   StageTime stage;
-  Seconds latency{};        ///< TTFT for prefill, TPOT for decode
+  Seconds latency{};  ///< TTFT for prefill, TPOT for decode
   TokensPerSecond tokens_per_s_per_chip{};
   TokensPerSecond tokens_per_s_per_user{};
   DollarsPerToken usd_per_token{};
-  std::string_view bound;   ///< "compute", "weights", "kv" or "comm"
+  std::string_view bound;  ///< "compute", "weights", "kv" or "comm"
 };
 
 /// Decode: `batch` sequences per replica (split into pp micro-batches), at `context` tokens.

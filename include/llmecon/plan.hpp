@@ -50,23 +50,23 @@ struct PlanPoint {
   DType weights = DType::kBf16;
   DType kv = DType::kBf16;
   PhaseResult decode;
-  PhaseResult prefill;   ///< one prompt: TTFT (with the KV transfer when disaggregated)
+  PhaseResult prefill;                 ///< one prompt: TTFT (with the KV transfer when disaggregated)
   std::optional<Mapping> prefill_map;  ///< the prefill pool's mapping when disaggregated
   Seconds kv_transfer{};
-  DollarsPerToken usd_per_token{};  ///< blended over isl input and osl output tokens
+  DollarsPerToken usd_per_token{};        ///< blended over isl input and osl output tokens
   DollarsPerToken input_usd_per_token{};  ///< prefill cost per input token
   bool meets_slo = false;
 };
 
 struct PlanResult {
-  std::vector<PlanPoint> frontier;   ///< non-dominated in (tokens/s/chip, tokens/s/user)
-  std::optional<PlanPoint> best;     ///< most tokens/s/chip among points meeting the SLO
-  std::vector<PlanPoint> ranked;     ///< every point meeting the SLO, most tokens/s/chip first
+  std::vector<PlanPoint> frontier;       ///< non-dominated in (tokens/s/chip, tokens/s/user)
+  std::optional<PlanPoint> best;         ///< most tokens/s/chip among points meeting the SLO
+  std::vector<PlanPoint> ranked;         ///< every point meeting the SLO, most tokens/s/chip first
   std::map<std::string, long> rejected;  ///< reason -> count
   long evaluated = 0;
   long feasible = 0;
   long meeting_slo = 0;
-  std::string empty_reason;          ///< set when nothing meets the SLO
+  std::string empty_reason;  ///< set when nothing meets the SLO
 };
 
 /// Every mapping of `chips` chips this planner considers (model.md §17.1).

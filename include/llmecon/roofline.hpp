@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
+#include "llmecon/efficiency.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
-#include "llmecon/efficiency.hpp"
 #include "llmecon/ops.hpp"
 
 namespace llmecon {
@@ -44,10 +44,10 @@ struct RooflineInput {
 struct RooflineResult {
   RooflineInput in;
   StepCost cost;
-  FlopsPerSecond flops_per_s_dense{};    ///< pooled rate for dense-weight GEMMs
-  FlopsPerSecond flops_per_s_expert{};   ///< pooled rate for expert GEMMs
+  FlopsPerSecond flops_per_s_dense{};   ///< pooled rate for dense-weight GEMMs
+  FlopsPerSecond flops_per_s_expert{};  ///< pooled rate for expert GEMMs
   FlopsPerSecond flops_per_s_attention{};
-  BytesPerSecond mem_bw{};               ///< pooled HBM bandwidth
+  BytesPerSecond mem_bw{};  ///< pooled HBM bandwidth
   Seconds t_compute{};
   Seconds t_weights{};
   Seconds t_kv{};
@@ -62,7 +62,7 @@ struct RooflineResult {
   Bytes mem_kv{};
   Bytes mem_capacity{};
   bool fits = true;
-  std::string fit_reason;   ///< why it does not fit, empty when it fits
+  std::string fit_reason;  ///< why it does not fit, empty when it fits
   /// Useful FLOPs over what the domain could do in t_step.
   double mfu = 0.0;
   /// FLOPs per byte moved from HBM.
@@ -118,7 +118,8 @@ Quantiles quantiles(std::vector<double> v);
 /// compute, price) and the efficiency priors; triangular distributions peak at the defaults.
 /// Monte Carlo samples behind every p10/p50/p90 (model.md §21).
 inline constexpr int kRangeSamples = 400;
-RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = kRangeSamples, unsigned seed = 1);
+RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = kRangeSamples,
+                             unsigned seed = 1);
 
 /// The derivation as the lecture would write it, one line per formula with values substituted.
 std::vector<std::string> explain(const RooflineResult& r);

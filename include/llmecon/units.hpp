@@ -33,12 +33,10 @@ struct Dim {
 
   constexpr bool operator==(const Dim&) const = default;
   constexpr Dim operator+(const Dim& o) const {
-    return {byte + o.byte, flop + o.flop, second + o.second, usd + o.usd, token + o.token,
-            joule + o.joule};
+    return {byte + o.byte, flop + o.flop, second + o.second, usd + o.usd, token + o.token, joule + o.joule};
   }
   constexpr Dim operator-(const Dim& o) const {
-    return {byte - o.byte, flop - o.flop, second - o.second, usd - o.usd, token - o.token,
-            joule - o.joule};
+    return {byte - o.byte, flop - o.flop, second - o.second, usd - o.usd, token - o.token, joule - o.joule};
   }
   constexpr bool dimensionless() const { return *this == Dim{}; }
 };
@@ -162,52 +160,124 @@ constexpr Q make(double v, double scale) {
 }  // namespace detail_
 
 // Bytes: decimal (kB = 1e3) and binary (KiB = 2^10) prefixes are distinct functions.
-constexpr Bytes bytes(double v) { return detail_::make<Bytes>(v, 1.0); }
-constexpr Bytes kb(double v) { return detail_::make<Bytes>(v, 1e3); }
-constexpr Bytes mb(double v) { return detail_::make<Bytes>(v, 1e6); }
-constexpr Bytes gb(double v) { return detail_::make<Bytes>(v, 1e9); }
-constexpr Bytes tb(double v) { return detail_::make<Bytes>(v, 1e12); }
-constexpr Bytes kib(double v) { return detail_::make<Bytes>(v, 1024.0); }
-constexpr Bytes mib(double v) { return detail_::make<Bytes>(v, 1048576.0); }
-constexpr Bytes gib(double v) { return detail_::make<Bytes>(v, 1073741824.0); }
-constexpr Bytes tib(double v) { return detail_::make<Bytes>(v, 1099511627776.0); }
+constexpr Bytes bytes(double v) {
+  return detail_::make<Bytes>(v, 1.0);
+}
+constexpr Bytes kb(double v) {
+  return detail_::make<Bytes>(v, 1e3);
+}
+constexpr Bytes mb(double v) {
+  return detail_::make<Bytes>(v, 1e6);
+}
+constexpr Bytes gb(double v) {
+  return detail_::make<Bytes>(v, 1e9);
+}
+constexpr Bytes tb(double v) {
+  return detail_::make<Bytes>(v, 1e12);
+}
+constexpr Bytes kib(double v) {
+  return detail_::make<Bytes>(v, 1024.0);
+}
+constexpr Bytes mib(double v) {
+  return detail_::make<Bytes>(v, 1048576.0);
+}
+constexpr Bytes gib(double v) {
+  return detail_::make<Bytes>(v, 1073741824.0);
+}
+constexpr Bytes tib(double v) {
+  return detail_::make<Bytes>(v, 1099511627776.0);
+}
 
-constexpr Flops flops(double v) { return detail_::make<Flops>(v, 1.0); }
-constexpr Flops gflops(double v) { return detail_::make<Flops>(v, 1e9); }
-constexpr Flops tflops(double v) { return detail_::make<Flops>(v, 1e12); }
-constexpr Flops pflops(double v) { return detail_::make<Flops>(v, 1e15); }
+constexpr Flops flops(double v) {
+  return detail_::make<Flops>(v, 1.0);
+}
+constexpr Flops gflops(double v) {
+  return detail_::make<Flops>(v, 1e9);
+}
+constexpr Flops tflops(double v) {
+  return detail_::make<Flops>(v, 1e12);
+}
+constexpr Flops pflops(double v) {
+  return detail_::make<Flops>(v, 1e15);
+}
 
-constexpr Seconds seconds(double v) { return detail_::make<Seconds>(v, 1.0); }
-constexpr Seconds ms(double v) { return detail_::make<Seconds>(v, 1e-3); }
-constexpr Seconds us(double v) { return detail_::make<Seconds>(v, 1e-6); }
-constexpr Seconds ns(double v) { return detail_::make<Seconds>(v, 1e-9); }
-constexpr Seconds minutes(double v) { return detail_::make<Seconds>(v, 60.0); }
-constexpr Seconds hours(double v) { return detail_::make<Seconds>(v, 3600.0); }
+constexpr Seconds seconds(double v) {
+  return detail_::make<Seconds>(v, 1.0);
+}
+constexpr Seconds ms(double v) {
+  return detail_::make<Seconds>(v, 1e-3);
+}
+constexpr Seconds us(double v) {
+  return detail_::make<Seconds>(v, 1e-6);
+}
+constexpr Seconds ns(double v) {
+  return detail_::make<Seconds>(v, 1e-9);
+}
+constexpr Seconds minutes(double v) {
+  return detail_::make<Seconds>(v, 60.0);
+}
+constexpr Seconds hours(double v) {
+  return detail_::make<Seconds>(v, 3600.0);
+}
 
-constexpr Dollars usd(double v) { return detail_::make<Dollars>(v, 1.0); }
-constexpr Tokens tokens(double v) { return detail_::make<Tokens>(v, 1.0); }
-constexpr Joules joules(double v) { return detail_::make<Joules>(v, 1.0); }
-constexpr Watts watts(double v) { return detail_::make<Watts>(v, 1.0); }
+constexpr Dollars usd(double v) {
+  return detail_::make<Dollars>(v, 1.0);
+}
+constexpr Tokens tokens(double v) {
+  return detail_::make<Tokens>(v, 1.0);
+}
+constexpr Joules joules(double v) {
+  return detail_::make<Joules>(v, 1.0);
+}
+constexpr Watts watts(double v) {
+  return detail_::make<Watts>(v, 1.0);
+}
 
-constexpr BytesPerSecond bytes_per_s(double v) { return detail_::make<BytesPerSecond>(v, 1.0); }
-constexpr BytesPerSecond gb_per_s(double v) { return detail_::make<BytesPerSecond>(v, 1e9); }
-constexpr BytesPerSecond tb_per_s(double v) { return detail_::make<BytesPerSecond>(v, 1e12); }
-constexpr BytesPerSecond gib_per_s(double v) { return detail_::make<BytesPerSecond>(v, 1073741824.0); }
+constexpr BytesPerSecond bytes_per_s(double v) {
+  return detail_::make<BytesPerSecond>(v, 1.0);
+}
+constexpr BytesPerSecond gb_per_s(double v) {
+  return detail_::make<BytesPerSecond>(v, 1e9);
+}
+constexpr BytesPerSecond tb_per_s(double v) {
+  return detail_::make<BytesPerSecond>(v, 1e12);
+}
+constexpr BytesPerSecond gib_per_s(double v) {
+  return detail_::make<BytesPerSecond>(v, 1073741824.0);
+}
 /// Gigabits per second (network links): 1 Gb/s = 1.25e8 bytes/s.
-constexpr BytesPerSecond gbit_per_s(double v) { return detail_::make<BytesPerSecond>(v, 1.25e8); }
+constexpr BytesPerSecond gbit_per_s(double v) {
+  return detail_::make<BytesPerSecond>(v, 1.25e8);
+}
 
-constexpr FlopsPerSecond flop_per_s(double v) { return detail_::make<FlopsPerSecond>(v, 1.0); }
-constexpr FlopsPerSecond tflop_per_s(double v) { return detail_::make<FlopsPerSecond>(v, 1e12); }
-constexpr FlopsPerSecond pflop_per_s(double v) { return detail_::make<FlopsPerSecond>(v, 1e15); }
+constexpr FlopsPerSecond flop_per_s(double v) {
+  return detail_::make<FlopsPerSecond>(v, 1.0);
+}
+constexpr FlopsPerSecond tflop_per_s(double v) {
+  return detail_::make<FlopsPerSecond>(v, 1e12);
+}
+constexpr FlopsPerSecond pflop_per_s(double v) {
+  return detail_::make<FlopsPerSecond>(v, 1e15);
+}
 
-constexpr DollarsPerSecond usd_per_s(double v) { return detail_::make<DollarsPerSecond>(v, 1.0); }
+constexpr DollarsPerSecond usd_per_s(double v) {
+  return detail_::make<DollarsPerSecond>(v, 1.0);
+}
 constexpr DollarsPerSecond usd_per_hour(double v) {
   return detail_::make<DollarsPerSecond>(v, 1.0 / 3600.0);
 }
-constexpr BytesPerToken bytes_per_token(double v) { return detail_::make<BytesPerToken>(v, 1.0); }
-constexpr TokensPerSecond tokens_per_s(double v) { return detail_::make<TokensPerSecond>(v, 1.0); }
-constexpr DollarsPerToken usd_per_token(double v) { return detail_::make<DollarsPerToken>(v, 1.0); }
-constexpr DollarsPerToken usd_per_mtok(double v) { return detail_::make<DollarsPerToken>(v, 1e-6); }
+constexpr BytesPerToken bytes_per_token(double v) {
+  return detail_::make<BytesPerToken>(v, 1.0);
+}
+constexpr TokensPerSecond tokens_per_s(double v) {
+  return detail_::make<TokensPerSecond>(v, 1.0);
+}
+constexpr DollarsPerToken usd_per_token(double v) {
+  return detail_::make<DollarsPerToken>(v, 1.0);
+}
+constexpr DollarsPerToken usd_per_mtok(double v) {
+  return detail_::make<DollarsPerToken>(v, 1e-6);
+}
 }  // namespace units
 
 /// Human-readable text with a unit and an SI prefix chosen for the magnitude, e.g. "41.79 ms",

@@ -34,8 +34,7 @@ Result<Q> parse_quantity(std::string_view text) {
   auto r = parse_quantity_any(text);
   if (!r) return r.error();
   if (!(r->dim == Q::kDim)) {
-    return Error{"", "", "'" + std::string(text) + "' has the wrong unit",
-                 "use one of: " + example_units(Q::kDim)};
+    return Error{"", "", "'" + std::string(text) + "' has the wrong unit", "use one of: " + example_units(Q::kDim)};
   }
   return Q(detail::RawTag{}, r->si);
 }

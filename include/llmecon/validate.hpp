@@ -50,7 +50,8 @@ struct FamilyEfficiency {
 };
 Result<std::vector<FamilyEfficiency>> builtin_efficiency();
 /// The efficiency for a chip: its own [efficiency] table, else its family's, else ideal.
-Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source = nullptr);
+Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families,
+                          std::string* source = nullptr);
 
 struct ValidationContext {
   const HardwareCatalog* hw = nullptr;

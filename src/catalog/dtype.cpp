@@ -11,8 +11,7 @@ Result<DType> parse_dtype(std::string_view s) {
   if (s == "int8") return DType::kInt8;
   if (s == "fp4" || s == "mxfp4" || s == "nvfp4") return DType::kFp4;
   if (s == "int4") return DType::kInt4;
-  return Error{"", "", "unknown dtype '" + std::string(s) + "'",
-               "use one of fp32, bf16, fp8, int8, fp4, int4"};
+  return Error{"", "", "unknown dtype '" + std::string(s) + "'", "use one of fp32, bf16, fp8, int8, fp4, int4"};
 }
 
 }  // namespace llmecon

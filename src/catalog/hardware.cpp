@@ -16,15 +16,21 @@ namespace llmecon {
 
 std::string_view name(Topology t) {
   switch (t) {
-    case Topology::kSwitch: return "switch";
-    case Topology::kTorus: return "torus";
-    case Topology::kMesh: return "mesh";
-    case Topology::kNone: return "none";
+    case Topology::kSwitch:
+      return "switch";
+    case Topology::kTorus:
+      return "torus";
+    case Topology::kMesh:
+      return "mesh";
+    case Topology::kNone:
+      return "none";
   }
   return "?";
 }
 
-FlopsPerSecond Hardware::peak(DType d) const { return compute[static_cast<std::size_t>(effective_compute_dtype(d))]->value; }
+FlopsPerSecond Hardware::peak(DType d) const {
+  return compute[static_cast<std::size_t>(effective_compute_dtype(d))]->value;
+}
 
 DType Hardware::effective_compute_dtype(DType d) const {
   // Walk from d towards wider formats until a rate exists. int formats fall back to the float
@@ -64,7 +70,7 @@ class Reader {
 
   // Rejects keys of `t` (at path `path`) not in `allowed`.
   Status only_keys(const toml::table& t, const std::string& path,
-                         std::initializer_list<std::string_view> allowed) const {
+                   std::initializer_list<std::string_view> allowed) const {
     for (const auto& [k, v] : t) {
       const std::string_view key = k.str();
       bool ok = std::find(allowed.begin(), allowed.end(), key) != allowed.end();
@@ -81,8 +87,7 @@ class Reader {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
   }
 
-  Result<std::string> str(const toml::table& t, const std::string& path, std::string_view key,
-                          bool required) const {
+  Result<std::string> str(const toml::table& t, const std::string& path, std::string_view key, bool required) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) {
       if (!required) return std::string();
@@ -100,8 +105,8 @@ class Reader {
   }
 
   template <class Q>
-  Result<std::optional<Q>> quantity(const toml::table& t, const std::string& path,
-                                    std::string_view key, bool required) const {
+  Result<std::optional<Q>> quantity(const toml::table& t, const std::string& path, std::string_view key,
+                                    bool required) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) {
       if (!required) return std::optional<Q>{};
@@ -128,8 +133,8 @@ class Reader {
 
   // key and key_range = ["lo", "hi"].
   template <class Q>
-  Result<std::optional<Ranged<Q>>> ranged(const toml::table& t, const std::string& path,
-                                          std::string_view key, bool required) const {
+  Result<std::optional<Ranged<Q>>> ranged(const toml::table& t, const std::string& path, std::string_view key,
+                                          bool required) const {
     auto v = quantity<Q>(t, path, key, required);
     if (!v) return v.error();
     if (!v->has_value()) return std::optional<Ranged<Q>>{};
@@ -176,11 +181,13 @@ class Reader {
 
 // [efficiency]: fractions in (0, 1], gemm_half_m >= 0 rows, overheads as times.
 Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, const toml::table& t) {
-  TRY_STATUS(rd.only_keys(t, "efficiency", {"compute", "gemm_half_m", "memory", "comm", "step_overhead",
-                                                 "layer_overhead", "source"}));
+  TRY_STATUS(rd.only_keys(t, "efficiency",
+                          {"compute", "gemm_half_m", "memory", "comm", "step_overhead", "layer_overhead", "source"}));
   Efficiency e;
-  for (const auto& [key, field] : {std::pair<const char*, double*>{"compute", &e.compute}, {"memory", &e.memory},
-                                   {"comm", &e.comm}, {"gemm_half_m", &e.gemm_half_m}}) {
+  for (const auto& [key, field] : {std::pair<const char*, double*>{"compute", &e.compute},
+                                   {"memory", &e.memory},
+                                   {"comm", &e.comm},
+                                   {"gemm_half_m", &e.gemm_half_m}}) {
     if (const toml::node* n = t.get(key)) {
       auto v = n->value<double>();
       const bool fraction = std::string(key) != "gemm_half_m";
@@ -203,9 +210,9 @@ Result<Hardware> build(const Reader& rd) {
   const toml::table& root = rd.root();
   Hardware h;
   h.origin = rd.origin();
-  TRY_STATUS(rd.only_keys(root, "", {"name", "display_name", "vendor", "year", "status", "sources",
-                                          "notes", "compute", "memory", "scale_up", "scale_out",
-                                          "host_tiers", "power", "price", "efficiency"}));
+  TRY_STATUS(rd.only_keys(root, "",
+                          {"name", "display_name", "vendor", "year", "status", "sources", "notes", "compute", "memory",
+                           "scale_up", "scale_out", "host_tiers", "power", "price", "efficiency"}));
   TRY(nm, rd.str(root, "", "name", true));
   if (nm.empty()) return Error{rd.origin(), "name", "must not be empty", ""};
   h.name = nm;
@@ -236,12 +243,13 @@ Result<Hardware> build(const Reader& rd) {
 
   // [compute]
   const toml::table* compute = rd.table(root, "compute");
-  if (compute == nullptr) return Error{rd.origin(), "compute", "missing table", "add [compute] with bf16 = \"... TFLOP/s\""};
+  if (compute == nullptr)
+    return Error{rd.origin(), "compute", "missing table", "add [compute] with bf16 = \"... TFLOP/s\""};
   {
     std::vector<std::string_view> allowed;
     TRY_STATUS(rd.only_keys(*compute, "compute",
-                                 {"fp32", "bf16", "fp8", "int8", "fp4", "int4", "fp32_range",
-                                  "bf16_range", "fp8_range", "int8_range", "fp4_range", "int4_range"}));
+                            {"fp32", "bf16", "fp8", "int8", "fp4", "int4", "fp32_range", "bf16_range", "fp8_range",
+                             "int8_range", "fp4_range", "int4_range"}));
     for (std::size_t i = 0; i < kDTypeCount; ++i) {
       TRY(r, rd.ranged<FlopsPerSecond>(*compute, "compute", kDTypeNames[i], false));
       h.compute[i] = r;
@@ -253,10 +261,11 @@ Result<Hardware> build(const Reader& rd) {
 
   // [memory]
   const toml::table* mem = rd.table(root, "memory");
-  if (mem == nullptr) return Error{rd.origin(), "memory", "missing table", "add [memory] with hbm_capacity and hbm_bandwidth"};
+  if (mem == nullptr)
+    return Error{rd.origin(), "memory", "missing table", "add [memory] with hbm_capacity and hbm_bandwidth"};
   {
-    TRY_STATUS(rd.only_keys(*mem, "memory", {"hbm_capacity", "hbm_bandwidth", "hbm_capacity_range",
-                                                  "hbm_bandwidth_range", "sram"}));
+    TRY_STATUS(rd.only_keys(*mem, "memory",
+                            {"hbm_capacity", "hbm_bandwidth", "hbm_capacity_range", "hbm_bandwidth_range", "sram"}));
     TRY(cap, rd.ranged<Bytes>(*mem, "memory", "hbm_capacity", true));
     TRY(bw, rd.ranged<BytesPerSecond>(*mem, "memory", "hbm_bandwidth", true));
     h.hbm_capacity = *cap;
@@ -270,18 +279,25 @@ Result<Hardware> build(const Reader& rd) {
 
   // [scale_up], [scale_out]
   const toml::table* up = rd.table(root, "scale_up");
-  if (up == nullptr) return Error{rd.origin(), "scale_up", "missing table", "add [scale_up] with domain_size, topology, bandwidth"};
+  if (up == nullptr)
+    return Error{rd.origin(), "scale_up", "missing table", "add [scale_up] with domain_size, topology, bandwidth"};
   {
     TRY_STATUS(rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency"}));
     TRY(n, rd.integer(*up, "scale_up", "domain_size"));
     if (n < 1) return Error{rd.origin(), "scale_up.domain_size", "must be at least 1", ""};
     h.domain_size = static_cast<int>(n);
     TRY(topo, rd.str(*up, "scale_up", "topology", true));
-    if (topo == "switch") h.topology = Topology::kSwitch;
-    else if (topo == "torus") h.topology = Topology::kTorus;
-    else if (topo == "mesh") h.topology = Topology::kMesh;
-    else if (topo == "none") h.topology = Topology::kNone;
-    else return Error{rd.origin(), "scale_up.topology", "unknown topology '" + topo + "'", "use switch, torus, mesh or none"};
+    if (topo == "switch")
+      h.topology = Topology::kSwitch;
+    else if (topo == "torus")
+      h.topology = Topology::kTorus;
+    else if (topo == "mesh")
+      h.topology = Topology::kMesh;
+    else if (topo == "none")
+      h.topology = Topology::kNone;
+    else
+      return Error{rd.origin(), "scale_up.topology", "unknown topology '" + topo + "'",
+                   "use switch, torus, mesh or none"};
     TRY(bw, rd.quantity<BytesPerSecond>(*up, "scale_up", "bandwidth", true));
     h.scale_up.bandwidth = *bw;
     TRY(lat, rd.quantity<Seconds>(*up, "scale_up", "latency", false));
@@ -370,8 +386,7 @@ Result<HardwareCatalog> HardwareCatalog::builtin() {
     if (!h) return h.error();
     cat.put(std::move(h).value());
   }
-  std::sort(cat.chips_.begin(), cat.chips_.end(),
-            [](const Hardware& a, const Hardware& b) { return a.name < b.name; });
+  std::sort(cat.chips_.begin(), cat.chips_.end(), [](const Hardware& a, const Hardware& b) { return a.name < b.name; });
   return cat;
 }
 
@@ -392,7 +407,8 @@ Status HardwareCatalog::add_file(const std::string& path) {
       }
       for (const auto& [k, v] : root) {
         if (k.str() != "name" && k.str() != "efficiency") {
-          return Error{path, std::string(k.str()), "unknown key in an efficiency overlay", "an overlay holds name and [efficiency]"};
+          return Error{path, std::string(k.str()), "unknown key in an efficiency overlay",
+                       "an overlay holds name and [efficiency]"};
         }
       }
       Reader rd(root, path);

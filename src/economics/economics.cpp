@@ -13,9 +13,15 @@ namespace {
 using units::bytes;
 using units::seconds;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-std::string num(double v) { return format_number(v); }
-std::string secs(double s) { return format(seconds(s)); }
-std::string usd_mtok(DollarsPerToken c) { return "$" + format_number(c.si() * 1e6) + "/Mtok"; }
+std::string num(double v) {
+  return format_number(v);
+}
+std::string secs(double s) {
+  return format(seconds(s));
+}
+std::string usd_mtok(DollarsPerToken c) {
+  return "$" + format_number(c.si() * 1e6) + "/Mtok";
+}
 }  // namespace
 
 double Analysis::get(const std::string& key) const {
@@ -36,8 +42,12 @@ const Table* Analysis::table(const std::string& key) const {
 Seconds Board::t_compute(double batch, double new_tokens) const {
   return units::flops(2.0 * batch * new_tokens * n_active) / flops;
 }
-Seconds Board::t_weights() const { return weight_bytes() / mem_bw; }
-Seconds Board::t_kv(double batch, double context) const { return bytes(batch * context * kv.si()) / mem_bw; }
+Seconds Board::t_weights() const {
+  return weight_bytes() / mem_bw;
+}
+Seconds Board::t_kv(double batch, double context) const {
+  return bytes(batch * context * kv.si()) / mem_bw;
+}
 Seconds Board::t_step(double batch, double context, double new_tokens) const {
   return max(t_compute(batch, new_tokens), t_weights() + t_kv(batch, context));
 }
@@ -135,8 +145,9 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
   if (p > 1 && s > 1) {
     const double share = p * (s - 1) / (p - 1);
     a.figure("kv_share_of_weights", share, "x", "KV fetch time at B_std over weight fetch time, if memory-bound");
-    a.explain(fmt::format("memory-bound: t_w + (B/{}) t_kv1 = (t_w + B t_kv1) / {} => B t_kv1 = t_w x {} ({}-1)/({}-1) = {} t_w",
-                          num(ratio), num(s), num(p), num(s), num(p), num(share)));
+    a.explain(fmt::format(
+        "memory-bound: t_w + (B/{}) t_kv1 = (t_w + B t_kv1) / {} => B t_kv1 = t_w x {} ({}-1)/({}-1) = {} t_w",
+        num(ratio), num(s), num(p), num(s), num(p), num(share)));
   }
   // Solve the full roofline: s * t(B/ps) = t(B) for B_std by bisection.
   auto f = [&](double B) { return s * b.t_step(B / ratio, context).si() - b.t_step(B, context).si(); };
@@ -217,15 +228,15 @@ Analysis step_analysis(const Board& b, double batch, double context, double prov
 // ---------------------------------------------------------------------------------------------
 // §8 context
 
-Analysis context_analysis(const Board& b, double batch, double knee, double topk, double index_bytes,
-                          double block) {
+Analysis context_analysis(const Board& b, double batch, double knee, double topk, double index_bytes, double block) {
   Analysis a("context");
   const double compute_per_tok = (units::flops(2.0 * b.n_active) / b.flops).si();  // s per token
   const double kv_time_per_ctx = b.kv.si() / b.mem_bw.si();                        // s per cached token
-  const double crossover = compute_per_tok / kv_time_per_ctx;                       // F10
+  const double crossover = compute_per_tok / kv_time_per_ctx;                      // F10
   a.figure("crossover_context", crossover, "tok", "context where KV fetch equals compute, N_active / (R kv) (F10)");
-  a.explain(fmt::format("len* = 2 N_active BW / (FLOPS kv) = N_active x bytes/param / (R x kv) (F10) = {} x {} / ({} x {}) = {}",
-                        num(b.n_active), num(b.bytes_per_param), num(b.R()), format(b.kv), num(crossover)));
+  a.explain(fmt::format(
+      "len* = 2 N_active BW / (FLOPS kv) = N_active x bytes/param / (R x kv) (F10) = {} x {} / ({} x {}) = {}",
+      num(b.n_active), num(b.bytes_per_param), num(b.R()), format(b.kv), num(crossover)));
   if (knee > 0) {
     const double kv_implied = compute_per_tok * b.mem_bw.si() / knee;  // F11
     a.figure("kv_bytes_per_token_from_knee", kv_implied, "B/tok", "KV bytes per token implied by a pricing knee (F11)");
@@ -233,9 +244,7 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
                           num(b.n_active), num(b.bytes_per_param), num(b.R()), num(knee),
                           format(units::bytes_per_token(kv_implied))));
   }
-  Table t{"curve",
-          {{"context", "tok"}, {"usd_per_mtok", "$/Mtok"}, {"mfu", "x"}, {"bound", ""}},
-          {}};
+  Table t{"curve", {{"context", "tok"}, {"usd_per_mtok", "$/Mtok"}, {"mfu", "x"}, {"bound", ""}}, {}};
   for (double c = 1024; c <= 4.2e6; c *= 2) {
     const Seconds tc = b.t_compute(batch), tm = b.t_weights() + b.t_kv(batch, c);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(batch, c) ? "weights" : "kv");
@@ -316,9 +325,10 @@ Analysis layout_analysis(const Board& b, double context, double micro_batch, int
   const double w1 = b.weight_bytes().si() / n, kv1 = micro_batch * context * b.kv.si() / n;
   a.figure("weights_per_chip_bytes", b.weight_bytes().si() / (n * stages), "B", "N_total bytes / (E x P) (F21)");
   a.figure("kv_per_chip_bytes", kv1, "B", "b x c x kv / E, independent of P (F21)");
-  a.explain(fmt::format("per chip: weights N/(E P) = {} / ({} x {}) = {}; KV b c kv / E = {} x {} x {} / {} = {} for any P (F21)",
-                        format(b.weight_bytes()), n, stages, format(bytes(w1 / stages)), num(micro_batch),
-                        num(context), format(b.kv), n, format(bytes(kv1))));
+  a.explain(fmt::format(
+      "per chip: weights N/(E P) = {} / ({} x {}) = {}; KV b c kv / E = {} x {} x {} / {} = {} for any P (F21)",
+      format(b.weight_bytes()), n, stages, format(bytes(w1 / stages)), num(micro_batch), num(context), format(b.kv), n,
+      format(bytes(kv1))));
   // F22: pipeline latency in inference adds a hop per stage to each token's loop.
   const Seconds t1 = b.t_step(micro_batch, context);
   const Seconds tp = t1 + b.hop_latency * (stages > 1 ? stages : 0);
@@ -393,17 +403,18 @@ Analysis cache_analysis(const Board& b, const std::vector<double>& holds) {
           {}};
   for (const auto& c : tiers) {
     t.rows.push_back({c.name, c.hold_rate.si() * 3600 * 1e6, c.retrieve.si() * 1e6, c.drain.si()});
-    a.explain(fmt::format("{}: hold = kv / capacity x $/s (F32) = {}/Mtok/h; retrieve = kv / bandwidth x $/s = {}/Mtok; drain {}",
-                          c.name, "$" + num(c.hold_rate.si() * 3600 * 1e6), "$" + num(c.retrieve.si() * 1e6),
-                          format(c.drain)));
+    a.explain(fmt::format(
+        "{}: hold = kv / capacity x $/s (F32) = {}/Mtok/h; retrieve = kv / bandwidth x $/s = {}/Mtok; drain {}", c.name,
+        "$" + num(c.hold_rate.si() * 3600 * 1e6), "$" + num(c.retrieve.si() * 1e6), format(c.drain)));
   }
   a.tables.push_back(std::move(t));
-  Table h{"by_hold_time", {{"hold_s", "s"}, {"best_tier", ""}, {"usd_per_mtok", "$/Mtok"}, {"drain_rule_tier", ""}}, {}};
+  Table h{
+      "by_hold_time", {{"hold_s", "s"}, {"best_tier", ""}, {"usd_per_mtok", "$/Mtok"}, {"drain_rule_tier", ""}}, {}};
   for (double hold : holds) {
     const std::size_t i = best_tier(tiers, seconds(hold));
     const std::size_t rule = drain_rule_tier(tiers, seconds(hold));
-    h.rows.push_back({hold, tiers[i].name, (tiers[i].hold_rate * seconds(hold) + tiers[i].retrieve).si() * 1e6,
-                      tiers[rule].name});
+    h.rows.push_back(
+        {hold, tiers[i].name, (tiers[i].hold_rate * seconds(hold) + tiers[i].retrieve).si() * 1e6, tiers[rule].name});
   }
   a.tables.push_back(std::move(h));
   for (double ttl : {300.0, 3600.0}) {

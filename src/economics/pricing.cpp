@@ -18,7 +18,8 @@ template <class Q>
 Result<Q> quantity(const toml::table& t, const char* key, const std::string& origin, const std::string& path) {
   const toml::node* n = t.get(key);
   const std::string field = path.empty() ? key : path + "." + key;
-  if (n == nullptr) return Error{origin, field, "missing required field", "e.g. " + std::string(key) + " = \"$5/Mtok\""};
+  if (n == nullptr)
+    return Error{origin, field, "missing required field", "e.g. " + std::string(key) + " = \"$5/Mtok\""};
   auto s = n->value<std::string>();
   if (!s) return Error{origin, field, "expected a quoted value with a unit", "e.g. \"$5/Mtok\""};
   auto q = parse_quantity<Q>(*s);
@@ -26,7 +27,9 @@ Result<Q> quantity(const toml::table& t, const char* key, const std::string& ori
   return *q;
 }
 
-std::string money(DollarsPerToken p) { return "$" + format_number(p.si() * 1e6) + "/Mtok"; }
+std::string money(DollarsPerToken p) {
+  return "$" + format_number(p.si() * 1e6) + "/Mtok";
+}
 
 }  // namespace
 
@@ -39,7 +42,8 @@ Result<PriceSheet> parse_price_sheet(std::string_view text, const std::string& o
     s.date = root["date"].value_or(std::string());
     s.notes = root["notes"].value_or(std::string());
     if (s.model.empty()) return Error{origin, "model", "missing required field", ""};
-    if (s.date.empty()) return Error{origin, "date", "missing required field", "price sheets carry the date they were read"};
+    if (s.date.empty())
+      return Error{origin, "date", "missing required field", "price sheets carry the date they were read"};
     if (const toml::array* src = root["sources"].as_array()) {
       for (const auto& e : *src) s.sources.push_back(e.value_or(std::string()));
     }
@@ -86,7 +90,8 @@ Result<PriceSheet> parse_price_sheet(std::string_view text, const std::string& o
       s.fast_speed_multiple = (*fast)["speed_multiple"].value<double>();
     }
   } catch (const toml::parse_error& e) {
-    return Error{origin + ":" + std::to_string(e.source().begin.line), "", "malformed TOML: " + std::string(e.description()), ""};
+    return Error{origin + ":" + std::to_string(e.source().begin.line), "",
+                 "malformed TOML: " + std::string(e.description()), ""};
   }
   return s;
 }
@@ -149,8 +154,9 @@ Analysis price_forward(const Board& b, double context, double batch) {
     const std::string tag = ttl < 1000 ? "5m" : "1h";
     a.figure("cache_write_" + tag + "_over_input", write, "x", "(prefill + hold for the TTL) / prefill");
     a.figure("cache_hit_" + tag + "_over_input", hit, "x", "retrieve from " + tiers[i].name + " / prefill");
-    a.explain(fmt::format("{} TTL: {} holds for {}, retrieve {} of base input; write {}x base (F32)", tag, tiers[i].name,
-                          "$" + format_number(hold.si() * 1e6) + "/Mtok", format_number(hit), format_number(write)));
+    a.explain(fmt::format("{} TTL: {} holds for {}, retrieve {} of base input; write {}x base (F32)", tag,
+                          tiers[i].name, "$" + format_number(hold.si() * 1e6) + "/Mtok", format_number(hit),
+                          format_number(write)));
   }
   return a;
 }

@@ -20,7 +20,9 @@ std::string dashed(std::string_view key) {
   return f;
 }
 
-bool is_integer(ArgType t) { return t == ArgType::kInteger || t == ArgType::kIntegerList; }
+bool is_integer(ArgType t) {
+  return t == ArgType::kInteger || t == ArgType::kIntegerList;
+}
 
 // Whole numbers as JSON integers, others as numbers.
 Json number_json(double v) {
@@ -55,7 +57,8 @@ Result<Json> check_number(const ArgSpec& arg, const Json& v) {
                  arg.help};
   }
   if (arg.max && x > *arg.max) {
-    return Error{arg.flag(), "", fmt::format("must be at most {}, got {}", format_number(*arg.max), v.dump()), arg.help};
+    return Error{arg.flag(), "", fmt::format("must be at most {}, got {}", format_number(*arg.max), v.dump()),
+                 arg.help};
   }
   return is_integer(arg.type) ? number_json(x) : v;
 }
@@ -86,7 +89,8 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
     }
     case ArgType::kModel:
       if (!v.is_string() && !v.is_object()) {
-        return Error{arg.flag(), "", "expected a model name, a config.json path or a config object, got " + v.dump(), ""};
+        return Error{arg.flag(), "", "expected a model name, a config.json path or a config object, got " + v.dump(),
+                     ""};
       }
       return v;
     case ArgType::kBool:
@@ -130,22 +134,35 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
 
 std::string_view name(ArgType t) {
   switch (t) {
-    case ArgType::kString: return "string";
-    case ArgType::kChoice: return "choice";
-    case ArgType::kNumber: return "number";
-    case ArgType::kInteger: return "integer";
-    case ArgType::kBool: return "boolean";
-    case ArgType::kDType: return "dtype";
-    case ArgType::kNumberList: return "number_list";
-    case ArgType::kIntegerList: return "integer_list";
-    case ArgType::kDTypeList: return "dtype_list";
-    case ArgType::kModel: return "model";
-    case ArgType::kHardware: return "hardware";
+    case ArgType::kString:
+      return "string";
+    case ArgType::kChoice:
+      return "choice";
+    case ArgType::kNumber:
+      return "number";
+    case ArgType::kInteger:
+      return "integer";
+    case ArgType::kBool:
+      return "boolean";
+    case ArgType::kDType:
+      return "dtype";
+    case ArgType::kNumberList:
+      return "number_list";
+    case ArgType::kIntegerList:
+      return "integer_list";
+    case ArgType::kDTypeList:
+      return "dtype_list";
+    case ArgType::kModel:
+      return "model";
+    case ArgType::kHardware:
+      return "hardware";
   }
   return "?";
 }
 
-std::string ArgSpec::flag() const { return positional ? dashed(key) : "--" + dashed(key); }
+std::string ArgSpec::flag() const {
+  return positional ? dashed(key) : "--" + dashed(key);
+}
 
 std::string ArgSpec::default_str() const {
   if (def.is_null()) return def_text;
@@ -153,7 +170,8 @@ std::string ArgSpec::default_str() const {
   if (def.is_boolean()) return def.get<bool>() ? "true" : "false";
   if (def.is_number()) return format_number(def.get<double>());
   std::string out;
-  for (const auto& e : def) out += (out.empty() ? "" : ",") + (e.is_string() ? e.get<std::string>() : format_number(e.get<double>()));
+  for (const auto& e : def)
+    out += (out.empty() ? "" : ",") + (e.is_string() ? e.get<std::string>() : format_number(e.get<double>()));
   return out;
 }
 
@@ -242,7 +260,9 @@ const Json& Args::value(std::string_view key) const {
   return a->def;
 }
 
-bool Args::has(std::string_view key) const { return given_.contains(key); }
+bool Args::has(std::string_view key) const {
+  return given_.contains(key);
+}
 
 double Args::number(std::string_view key) const {
   const Json& v = value(key);
@@ -289,7 +309,9 @@ std::optional<DType> Args::dtype(std::string_view key) const {
   return *parse_dtype(v.get<std::string>());
 }
 
-const Json& Args::raw(std::string_view key) const { return value(key); }
+const Json& Args::raw(std::string_view key) const {
+  return value(key);
+}
 
 Json Args::with_defaults() const {
   Json out = Json::object();

@@ -47,7 +47,9 @@ ArgSpec short_flag(ArgSpec a, std::string s) {
 constexpr double kMaxCount = 2e9;
 
 ArgSpec model(const char* fallback = "deepseek-v3") {
-  ArgSpec a = short_flag(arg("model", T::kModel, "built-in model name or path to a config.json (API, Python: or the config object)"), "-m");
+  ArgSpec a = short_flag(
+      arg("model", T::kModel, "built-in model name or path to a config.json (API, Python: or the config object)"),
+      "-m");
   if (fallback != nullptr) a.def = fallback;
   return a;
 }
@@ -60,22 +62,32 @@ ArgSpec chips(const char* text = "the whole scale-up domain", const char* help =
   return unit(with_text(bounded(arg("chips", T::kInteger, help), 1, kMaxCount), text), "chip");
 }
 ArgSpec dtype(std::string key, std::string help, std::string text) {
-  return with_text(arg(std::move(key), T::kDType, std::move(help) + ": fp32, bf16, fp8, int8, fp4, int4"), std::move(text));
+  return with_text(arg(std::move(key), T::kDType, std::move(help) + ": fp32, bf16, fp8, int8, fp4, int4"),
+                   std::move(text));
 }
-ArgSpec flag(std::string key, std::string help) { return with_default(arg(std::move(key), T::kBool, std::move(help)), false); }
-ArgSpec number(std::string key, std::string help, std::string u, Json def, double lo, std::optional<double> hi = std::nullopt) {
-  return unit(with_default(bounded(arg(std::move(key), T::kNumber, std::move(help)), lo, hi), std::move(def)), std::move(u));
+ArgSpec flag(std::string key, std::string help) {
+  return with_default(arg(std::move(key), T::kBool, std::move(help)), false);
+}
+ArgSpec number(std::string key, std::string help, std::string u, Json def, double lo,
+               std::optional<double> hi = std::nullopt) {
+  return unit(with_default(bounded(arg(std::move(key), T::kNumber, std::move(help)), lo, hi), std::move(def)),
+              std::move(u));
 }
 ArgSpec integer(std::string key, std::string help, std::string u, Json def, double lo, double hi = kMaxCount) {
-  return unit(with_default(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(def)), std::move(u));
+  return unit(with_default(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(def)),
+              std::move(u));
 }
 ArgSpec choice(std::string key, std::string help, std::vector<std::string> choices) {
   ArgSpec a = with_default(arg(std::move(key), T::kChoice, std::move(help)), choices.front());
   a.choices = std::move(choices);
   return a;
 }
-ArgSpec explain() { return flag("explain", "add the derivation: each formula with its values substituted"); }
-ArgSpec ideal() { return flag("ideal", "the pure roofline: no efficiency factors or fixed costs"); }
+ArgSpec explain() {
+  return flag("explain", "add the derivation: each formula with its values substituted");
+}
+ArgSpec ideal() {
+  return flag("ideal", "the pure roofline: no efficiency factors or fixed costs");
+}
 ArgSpec file() {
   ArgSpec a = arg("file", T::kString, "measurement CSV (schema: shared/validation/README.md)");
   a.positional = true;
@@ -94,16 +106,24 @@ std::vector<ArgSpec> formats() {
 std::vector<ArgSpec> step_args(bool lists) {
   std::vector<ArgSpec> a{model(), hw(), chips(), choice("phase", "decode or prefill", {"decode", "prefill"})};
   if (lists) {
-    a.push_back(short_flag(unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxCount),
-                                             Json::array({1})), "seq"), "-b"));
-    a.push_back(short_flag(unit(with_default(bounded(arg("context", T::kIntegerList, "context lengths: 1024,8192 or 1024:131072:x2"), 0, kMaxCount),
-                                             Json::array({4096})), "tok"), "-c"));
+    a.push_back(short_flag(
+        unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxCount),
+                          Json::array({1})),
+             "seq"),
+        "-b"));
+    a.push_back(short_flag(
+        unit(with_default(
+                 bounded(arg("context", T::kIntegerList, "context lengths: 1024,8192 or 1024:131072:x2"), 0, kMaxCount),
+                 Json::array({4096})),
+             "tok"),
+        "-c"));
   } else {
     a.push_back(short_flag(integer("batch", "sequences per step", "seq", 1, 1), "-b"));
     a.push_back(short_flag(integer("context", "tokens of context", "tok", 4096, 0), "-c"));
   }
-  a.push_back(with_text(unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxCount), "tok"),
-                        "the whole context"));
+  a.push_back(
+      with_text(unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxCount), "tok"),
+                "the whole context"));
   for (auto& f : formats()) a.push_back(std::move(f));
   a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
   a.push_back(ideal());
@@ -182,81 +202,114 @@ std::vector<CommandSpec> build() {
     c.redirects = {{"batch", "report sweeps batch sizes itself; roofline takes --batch"}};
     add(std::move(c));
   }
-  add(charted(command("batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-       board({short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0), "-c"),
-              number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x", 6, 1),
-              number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1)}))));
+  add(charted(command(
+      "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
+      board({short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0), "-c"),
+             number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x",
+                    6, 1),
+             number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1)}))));
   add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
-       board({short_flag(practical_batch("sequences per step"), "-b"),
-              short_flag(number("context", "tokens of context", "tok", 0, 0), "-c"),
-              number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 0)})));
+              board({short_flag(practical_batch("sequences per step"), "-b"),
+                     short_flag(number("context", "tokens of context", "tok", 0, 0), "-c"),
+                     number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 0)})));
   add(charted(command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
-       board({short_flag(practical_batch("sequences per step"), "-b"),
-              number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
-              integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
-              number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
-              integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1)}))));
-  add(command("price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
-       board({short_flag(number("context", "prompt length", "tok", 8192, 1), "-c"),
-              short_flag(practical_batch("decode batch"), "-b"),
-              with_text(arg("sheet", T::kString, "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
-                        "none"),
-              with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1), "param"),
-                        "the model's")})));
-  add(command("layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
-       board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
-              with_text(unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1), "seq"), "B*"),
-              integer("racks", "racks one MoE layer spans", "rack", 2, 1),
-              integer("stages", "pipeline stages", "stage", 4, 1),
-              integer("layers_per_stage", "layers per stage", "layer", 1, 1),
-              number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
+                      board({short_flag(practical_batch("sequences per step"), "-b"),
+                             number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
+                             integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
+                             number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
+                             integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1)}))));
+  add(command(
+      "price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
+      board({short_flag(number("context", "prompt length", "tok", 8192, 1), "-c"),
+             short_flag(practical_batch("decode batch"), "-b"),
+             with_text(arg("sheet", T::kString,
+                           "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
+                       "none"),
+             with_text(
+                 unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1), "param"),
+                 "the model's")})));
+  add(command(
+      "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
+      board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
+             with_text(unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1), "seq"), "B*"),
+             integer("racks", "racks one MoE layer spans", "rack", 2, 1),
+             integer("stages", "pipeline stages", "stage", 4, 1),
+             integer("layers_per_stage", "layers per stage", "layer", 1, 1),
+             number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
   {
-    ArgSpec hold = with_default(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"),
-                                Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
+    ArgSpec hold =
+        with_default(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"),
+                     Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
     hold.exclusive_min = true;
-    add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs", board({hold})));
+    add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
+                board({hold})));
   }
   {
     ArgSpec m = model(nullptr);
     m.help = "take the active parameters from this model";
     m.def_text = "none: --n-active";
-    add(command("lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
-         {m, with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1), "param"), "the model's, else 1e11"),
-          number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 0),
-          number("lifetime_days", "deployment lifetime", "day", 60, 0),
-          number("models", "models sharing the traffic", "", 10, 1),
-          number("rl_multiplier", "FLOPs per parameter per RL token: 2 (rollouts only) to 6 (train on all) (F25)", "FLOP/param", 3, 2, 6),
-          number("rl_inefficiency", "1 / RL MFU", "x", 3, 1),
-          number("inference_inefficiency", "1 / inference MFU", "x", 3, 1),
-          choice("policy", "the compute split: thirds or half", {"thirds", "half"}), explain()}));
+    add(command(
+        "lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
+        {m,
+         with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1), "param"),
+                   "the model's, else 1e11"),
+         number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 0),
+         number("lifetime_days", "deployment lifetime", "day", 60, 0),
+         number("models", "models sharing the traffic", "", 10, 1),
+         number("rl_multiplier", "FLOPs per parameter per RL token: 2 (rollouts only) to 6 (train on all) (F25)",
+                "FLOP/param", 3, 2, 6),
+         number("rl_inefficiency", "1 / RL MFU", "x", 3, 1),
+         number("inference_inefficiency", "1 / inference MFU", "x", 3, 1),
+         choice("policy", "the compute split: thirds or half", {"thirds", "half"}), explain()}));
   }
   add(command("revnet", "training activation memory with and without reversible layers",
-       {model(), short_flag(integer("batch", "sequences", "seq", 8, 1), "-b"),
-        integer("seq_len", "tokens per sequence", "tok", 4096, 1),
-        with_default(dtype("act_dtype", "activation format", ""), "bf16"), explain()}));
-  add(command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()}, true));
+              {model(), short_flag(integer("batch", "sequences", "seq", 8, 1), "-b"),
+               integer("seq_len", "tokens per sequence", "tok", 4096, 1),
+               with_default(dtype("act_dtype", "activation format", ""), "bf16"), explain()}));
+  add(command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
+              true));
   {
-    CommandSpec c = command("plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier",
-                  {model(), hw(), chips("one scale-up domain, or --racks domains", "chips to deploy on"),
-                   with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains to deploy on (instead of --chips)"), 1, 1e6), "domain"), "none"),
-                   integer("isl", "input tokens per request", "tok", 2048, 1),
-                   integer("osl", "output tokens per request", "tok", 256, 1),
-                   with_text(unit(bounded(arg("ttft_ms", T::kNumber, "time-to-first-token target"), 0), "ms"), "none"),
-                   with_text(unit(bounded(arg("tpot_ms", T::kNumber, "time-per-output-token target"), 0), "ms"), "none"),
-                   with_text(unit(bounded(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), 0), "$/Mtok"), "none"),
-                   with_text(unit(bounded(arg("scaleup", T::kIntegerList, "also plan on these scale-up domain sizes: 8,72,576"), 1, 1e6), "chip"), "none"),
-                   with_text(arg("weight_dtypes", T::kDTypeList, "weight formats to search: bf16,fp8,fp4"), "the model's format and narrower ones"),
-                   with_text(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), "bf16 and fp8"),
-                   with_text(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"), 1, kMaxCount), "seq"), "powers of two"),
-                   number("overlap", "fraction of communication hidden under compute", "", 0, 0, 1),
-                   integer("threads", "search threads", "", 1, 1, 64),
-                   number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0),
-                   integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
-                   integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0),
-                   prefill_hw(),
-                   with_text(unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6), "chip"), "one prefill domain"),
-                   ideal(), flag("range", "p10/p50/p90 of the best deployment over spec ranges and priors"), explain()},
-                  true);
+    CommandSpec c = command(
+        "plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier",
+        {model(),
+         hw(),
+         chips("one scale-up domain, or --racks domains", "chips to deploy on"),
+         with_text(
+             unit(bounded(arg("racks", T::kInteger, "scale-up domains to deploy on (instead of --chips)"), 1, 1e6),
+                  "domain"),
+             "none"),
+         integer("isl", "input tokens per request", "tok", 2048, 1),
+         integer("osl", "output tokens per request", "tok", 256, 1),
+         with_text(unit(bounded(arg("ttft_ms", T::kNumber, "time-to-first-token target"), 0), "ms"), "none"),
+         with_text(unit(bounded(arg("tpot_ms", T::kNumber, "time-per-output-token target"), 0), "ms"), "none"),
+         with_text(
+             unit(bounded(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), 0), "$/Mtok"),
+             "none"),
+         with_text(unit(bounded(arg("scaleup", T::kIntegerList, "also plan on these scale-up domain sizes: 8,72,576"),
+                                1, 1e6),
+                        "chip"),
+                   "none"),
+         with_text(arg("weight_dtypes", T::kDTypeList, "weight formats to search: bf16,fp8,fp4"),
+                   "the model's format and narrower ones"),
+         with_text(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), "bf16 and fp8"),
+         with_text(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"), 1,
+                                kMaxCount),
+                        "seq"),
+                   "powers of two"),
+         number("overlap", "fraction of communication hidden under compute", "", 0, 0, 1),
+         integer("threads", "search threads", "", 1, 1, 64),
+         number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0),
+         integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
+         integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0),
+         prefill_hw(),
+         with_text(
+             unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6),
+                  "chip"),
+             "one prefill domain"),
+         ideal(),
+         flag("range", "p10/p50/p90 of the best deployment over spec ranges and priors"),
+         explain()},
+        true);
     c.chart = "svg+html";
     c.redirects = {{"context", "plan takes --isl (prompt tokens) and --osl (output tokens)"},
                    {"batch", "plan searches batch sizes itself; --batches limits them"},
@@ -266,7 +319,8 @@ std::vector<CommandSpec> build() {
     add(std::move(c));
   }
   {
-    CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric", {file(), ideal()}, true);
+    CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric",
+                            {file(), ideal()}, true);
     c.reads_files = true;
     add(std::move(c));
   }
@@ -281,12 +335,15 @@ std::vector<CommandSpec> build() {
     add(std::move(c));
   }
   {
-    CommandSpec c = command("measure", "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep",
-                  {flag("decode", "also run the synthetic decode sweep"), flag("quick", "a small, fast version (used by the tests)"),
-                   with_text(bounded(arg("d_model", T::kInteger, "decode: model width"), 64, 65536), "2048 (1024 with --quick)"),
-                   with_text(bounded(arg("layers", T::kInteger, "decode: layers"), 1, 1024), "4 (2 to 8 with --quick)"),
-                   integer("threads", "threads (0: all)", "", 0, 0, 1024)},
-                  true);
+    CommandSpec c = command(
+        "measure",
+        "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep",
+        {flag("decode", "also run the synthetic decode sweep"),
+         flag("quick", "a small, fast version (used by the tests)"),
+         with_text(bounded(arg("d_model", T::kInteger, "decode: model width"), 64, 65536), "2048 (1024 with --quick)"),
+         with_text(bounded(arg("layers", T::kInteger, "decode: layers"), 1, 1024), "4 (2 to 8 with --quick)"),
+         integer("threads", "threads (0: all)", "", 0, 0, 1024)},
+        true);
     c.measures = true;
     c.chart = "svg";
     c.writes_toml = true;
@@ -353,9 +410,15 @@ Json schema_json() {
   for (const auto& c : commands()) {
     Json args = Json::array();
     for (const auto& a : c.args) {
-      Json j{{"key", a.key},         {"flag", a.flag()},     {"type", std::string(name(a.type))},
-             {"help", a.help},       {"unit", a.unit},       {"default", a.def},
-             {"default_text", a.default_str()}, {"required", a.required}, {"positional", a.positional}};
+      Json j{{"key", a.key},
+             {"flag", a.flag()},
+             {"type", std::string(name(a.type))},
+             {"help", a.help},
+             {"unit", a.unit},
+             {"default", a.def},
+             {"default_text", a.default_str()},
+             {"required", a.required},
+             {"positional", a.positional}};
       j["min"] = a.min ? Json(*a.min) : Json(nullptr);
       j["max"] = a.max ? Json(*a.max) : Json(nullptr);
       if (a.exclusive_min) j["exclusive_min"] = true;
@@ -388,7 +451,8 @@ std::string schema_markdown() {
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
     out += fmt::format("\n### `llmecon {}`\n\n{}.", c.cli_name(), sentence);
     if (c.long_running) out += " Long-running: the server queues it.";
-    if (!c.chart.empty()) out += c.chart == "svg" ? " `--plot FILE.svg` draws it." : " `--plot FILE.svg|FILE.html` draws it.";
+    if (!c.chart.empty())
+      out += c.chart == "svg" ? " `--plot FILE.svg` draws it." : " `--plot FILE.svg|FILE.html` draws it.";
     if (c.writes_toml) out += " `--out FILE` writes the TOML.";
     out += "\n\n";
     if (c.args.empty()) {

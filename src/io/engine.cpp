@@ -66,25 +66,63 @@ const std::vector<std::string>& Engine::commands() {
   return names;
 }
 
-Json Engine::models() const { return run("models", Json::object()).value(); }
-Json Engine::hardware() const { return run("hardware", Json::object()).value(); }
-Result<Json> Engine::model_show(const Json& args) const { return run("model", args); }
-Result<Json> Engine::roofline(const Json& args) const { return run("roofline", args); }
-Result<Json> Engine::sweep(const Json& args, const Progress& progress) const { return run("sweep", args, progress); }
-Result<Json> Engine::report(const Json& args) const { return run("report", args); }
-Result<Json> Engine::batch(const Json& args) const { return run("batch", args); }
-Result<Json> Engine::step(const Json& args) const { return run("step", args); }
-Result<Json> Engine::context(const Json& args) const { return run("context", args); }
-Result<Json> Engine::price(const Json& args) const { return run("price", args); }
-Result<Json> Engine::layout(const Json& args) const { return run("layout", args); }
-Result<Json> Engine::cache(const Json& args) const { return run("cache", args); }
-Result<Json> Engine::lifecycle(const Json& args) const { return run("lifecycle", args); }
-Result<Json> Engine::revnet(const Json& args) const { return run("revnet", args); }
-Result<Json> Engine::plan(const Json& args, const Progress& progress) const { return run("plan", args, progress); }
-Result<Json> Engine::lecture(const Json& args) const { return run("lecture", args); }
-Result<Json> Engine::validate(const Json& args) const { return run("validate", args); }
-Result<Json> Engine::calibrate(const Json& args) const { return run("calibrate", args); }
-Result<Json> Engine::measure(const Json& args) const { return run("measure", args); }
+Json Engine::models() const {
+  return run("models", Json::object()).value();
+}
+Json Engine::hardware() const {
+  return run("hardware", Json::object()).value();
+}
+Result<Json> Engine::model_show(const Json& args) const {
+  return run("model", args);
+}
+Result<Json> Engine::roofline(const Json& args) const {
+  return run("roofline", args);
+}
+Result<Json> Engine::sweep(const Json& args, const Progress& progress) const {
+  return run("sweep", args, progress);
+}
+Result<Json> Engine::report(const Json& args) const {
+  return run("report", args);
+}
+Result<Json> Engine::batch(const Json& args) const {
+  return run("batch", args);
+}
+Result<Json> Engine::step(const Json& args) const {
+  return run("step", args);
+}
+Result<Json> Engine::context(const Json& args) const {
+  return run("context", args);
+}
+Result<Json> Engine::price(const Json& args) const {
+  return run("price", args);
+}
+Result<Json> Engine::layout(const Json& args) const {
+  return run("layout", args);
+}
+Result<Json> Engine::cache(const Json& args) const {
+  return run("cache", args);
+}
+Result<Json> Engine::lifecycle(const Json& args) const {
+  return run("lifecycle", args);
+}
+Result<Json> Engine::revnet(const Json& args) const {
+  return run("revnet", args);
+}
+Result<Json> Engine::plan(const Json& args, const Progress& progress) const {
+  return run("plan", args, progress);
+}
+Result<Json> Engine::lecture(const Json& args) const {
+  return run("lecture", args);
+}
+Result<Json> Engine::validate(const Json& args) const {
+  return run("validate", args);
+}
+Result<Json> Engine::calibrate(const Json& args) const {
+  return run("calibrate", args);
+}
+Result<Json> Engine::measure(const Json& args) const {
+  return run("measure", args);
+}
 
 Result<RooflineResult> Engine::evaluate(const Json& args) const {
   TRY(a, Args::parse(*find_command("roofline"), args));
@@ -112,7 +150,8 @@ Result<ModelSpec> load_model(const Engine& e, const Args& a) {
     if (m.contains(key) && m[key].is_string()) {
       name = m[key].get<std::string>();
       if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       name = name.empty() ? "pasted-config" : "pasted:" + name;
     }
     return parse_model_config(m.dump(), "--model", name);

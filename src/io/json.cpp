@@ -10,7 +10,9 @@ using cmd::count;
 
 namespace {
 
-Json cell_json(const Cell& c) { return c.text ? Json(*c.text) : count(c.value); }
+Json cell_json(const Cell& c) {
+  return c.text ? Json(*c.text) : count(c.value);
+}
 
 }  // namespace
 
@@ -61,8 +63,10 @@ Json to_json(const Analysis& a) {
   Json figs = Json::array();
   for (const auto& f : a.figures) {
     out[f.key] = std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : count(f.value)) : Json(nullptr);
-    figs.push_back({{"key", f.key}, {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
-                    {"unit", f.unit}, {"label", f.label}});
+    figs.push_back({{"key", f.key},
+                    {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
+                    {"unit", f.unit},
+                    {"label", f.label}});
   }
   for (const auto& t : a.tables) {
     Json rows = Json::array();

@@ -28,11 +28,20 @@ std::string xml_escape(std::string_view text) {
   std::string o;
   for (char ch : text) {
     switch (ch) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += ch;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += ch;
     }
   }
   return o;
@@ -81,9 +90,11 @@ std::string render_svg(const Chart& c) {
     if (c.log_x && (r.from <= 0 || r.to <= 0)) continue;
     const double a = std::max(L, px(r.from)), b = std::min(W - R, px(r.to));
     if (!(b > a)) continue;
-    o += fmt::format("<rect class=\"region\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>", a, T, b - a,
-                     H - T - B, region_fill(r.label));
-    if (b - a > 60) o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#777\" font-size=\"11\">{}-bound</text>", a + 4, T + 12, xml_escape(r.label));
+    o += fmt::format("<rect class=\"region\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>", a, T,
+                     b - a, H - T - B, region_fill(r.label));
+    if (b - a > 60)
+      o += fmt::format("<text x=\"{:.2f}\" y=\"{}\" fill=\"#777\" font-size=\"11\">{}-bound</text>", a + 4, T + 12,
+                       xml_escape(r.label));
     o += "\n";
   }
   o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
@@ -109,24 +120,28 @@ std::string render_svg(const Chart& c) {
     return t;
   };
   for (double v : ticks(ax0, ax1, c.log_x)) {
-    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" "
-                     "text-anchor=\"middle\">{4}</text>\n",
-                     px(v), T, H - B, H - B + 16, format_number(v, 3));
+    o += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#ddd\"/><text x=\"{0}\" y=\"{3}\" "
+        "text-anchor=\"middle\">{4}</text>\n",
+        px(v), T, H - B, H - B + 16, format_number(v, 3));
   }
   for (double v : ticks(ay0, ay1, c.log_y)) {
-    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" "
-                     "text-anchor=\"end\">{5}</text>\n",
-                     L, py(v), W - R, L - 6, py(v) + 4, format_number(v, 3));
+    o += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4}\" "
+        "text-anchor=\"end\">{5}</text>\n",
+        L, py(v), W - R, L - 6, py(v) + 4, format_number(v, 3));
   }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18, xml_escape(c.x_label));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (W - R + L) / 2, H - 18,
+                   xml_escape(c.x_label));
   o += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">{1}</text>\n",
                    (H - B + T) / 2, xml_escape(c.y_label));
   double marker_y = T + 28;  // below the region labels; labels step down so neighbouring markers stay readable
   for (const auto& [x, label] : c.x_markers) {
     if (c.log_x && x <= 0) continue;
-    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>"
-                     "<text x=\"{3}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
-                     px(x), T, H - B, px(x) + 4, marker_y, xml_escape(label));
+    o += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>"
+        "<text x=\"{3}\" y=\"{4}\" fill=\"#555\">{5}</text>\n",
+        px(x), T, H - B, px(x) + 4, marker_y, xml_escape(label));
     marker_y += 14;
   }
   for (std::size_t i = 0; i < c.series.size(); ++i) {
@@ -144,9 +159,10 @@ std::string render_svg(const Chart& c) {
       o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"3\" fill=\"{}\"/>\n", px(x), py(y), color);
     }
     const double ly = T + 20 + 20.0 * static_cast<double>(i);
-    o += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>"
-                     "<text x=\"{}\" y=\"{}\">{}</text>\n",
-                     W - R + 10, ly, W - R + 34, ly, color, W - R + 40, ly + 4, xml_escape(s.name));
+    o += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"/>"
+        "<text x=\"{}\" y=\"{}\">{}</text>\n",
+        W - R + 10, ly, W - R + 34, ly, color, W - R + 40, ly + 4, xml_escape(s.name));
   }
   o += "</svg>\n";
   return o;

@@ -14,11 +14,16 @@ namespace llmecon {
 
 std::string_view name(Check c) {
   switch (c) {
-    case Check::kRelative: return "relative";
-    case Check::kLog10: return "log10";
-    case Check::kAtMost: return "at_most";
-    case Check::kAtLeast: return "at_least";
-    case Check::kEqual: return "equal";
+    case Check::kRelative:
+      return "relative";
+    case Check::kLog10:
+      return "log10";
+    case Check::kAtMost:
+      return "at_most";
+    case Check::kAtLeast:
+      return "at_least";
+    case Check::kEqual:
+      return "equal";
   }
   return "?";
 }
@@ -55,11 +60,16 @@ using units::seconds;
 
 bool judge(Check c, double expected, double computed, double tol) {
   switch (c) {
-    case Check::kRelative: return std::fabs(computed - expected) <= tol * std::fabs(expected) + 1e-12;
-    case Check::kLog10: return computed > 0 && std::fabs(std::log10(computed / expected)) <= tol;
-    case Check::kAtMost: return computed <= expected;
-    case Check::kAtLeast: return computed >= expected;
-    case Check::kEqual: return false;  // categorical claims compare text
+    case Check::kRelative:
+      return std::fabs(computed - expected) <= tol * std::fabs(expected) + 1e-12;
+    case Check::kLog10:
+      return computed > 0 && std::fabs(std::log10(computed / expected)) <= tol;
+    case Check::kAtMost:
+      return computed <= expected;
+    case Check::kAtLeast:
+      return computed >= expected;
+    case Check::kEqual:
+      return false;  // categorical claims compare text
   }
   return false;
 }
@@ -82,8 +92,8 @@ class Claims {
     out.push_back(std::move(c));
     return out.back();
   }
-  Claim& categorical(std::string id, std::string claim, std::string inputs, std::string expected,
-                     std::string computed, std::string source) {
+  Claim& categorical(std::string id, std::string claim, std::string inputs, std::string expected, std::string computed,
+                     std::string source) {
     Claim c;
     c.id = std::move(id);
     c.claim = std::move(claim);
@@ -120,7 +130,9 @@ Board abstract_board(const Hardware& hw, int chips, double n_total, double n_act
   return b;
 }
 
-std::string n(double v) { return format_number(v); }
+std::string n(double v) {
+  return format_number(v);
+}
 
 }  // namespace
 
@@ -153,8 +165,8 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
   {
     const Analysis a = batch_analysis(lec, 0);
     Claim& c = cl.numeric("C1", "Optimal batch = 300 x sparsity, independent of model scale",
-                          "R = 300 (blackboard), S = 256/32 = 8", 2400, a.get("b_star"), "sequences",
-                          Check::kRelative, 1e-9, "T 00:17; FC");
+                          "R = 300 (blackboard), S = 256/32 = 8", 2400, a.get("b_star"), "sequences", Check::kRelative,
+                          1e-9, "T 00:17; FC");
     c.derivation = a.derivation;
     c.corrected = 300.0 * 700.0 / 37.0;
     c.corrected_note = "the lecture's own 700B total / 37B active gives S = 18.9 and B* = 5,676 (lecture.md §5)";
@@ -163,8 +175,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                       fmt::format("R = {} from 5 PFLOP/s fp8 / 8 TB/s, and S = {} (8 of 256 routed experts plus "
                                   "attention and a shared expert, not 32 of 256)",
                                   n(r1.get("r")), n(r1.get("sparsity")))});
-    c.real.push_back({"llama-3.1-70b bf16 on h100-sxm x8", r2.get("b_star"), "",
-                      fmt::format("dense (S = {}); R = {} with 2-byte weights", n(r2.get("sparsity")), n(r2.get("r")))});
+    c.real.push_back(
+        {"llama-3.1-70b bf16 on h100-sxm x8", r2.get("b_star"), "",
+         fmt::format("dense (S = {}); R = {} with 2-byte weights", n(r2.get("sparsity")), n(r2.get("r")))});
     // Scale independence: a 10x larger model at the same sparsity has the same B*.
     const Board big = abstract_board(bb, 64, 7000e9, 7000e9 / 8, 1.0, 2048);
     c.derivation.push_back(fmt::format("a 10x larger model at S = 8: B* = {} (scale does not enter)",
@@ -177,17 +190,17 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     rubin_like.hbm_bandwidth.value = units::tb_per_s(20);
     const Board rb = abstract_board(rubin_like, 72, 700e9, 87.5e9, 1.0, 2048);
     const Analysis a = step_analysis(rb, 2000, 0, 0);
-    Claim& c = cl.numeric("C2", "The step ('the train') is the HBM drain time: Rubin ~15 ms",
-                          "Rubin: 288 GB HBM, 20 TB/s", 15e-3, a.get("drain_time_s"), "s", Check::kRelative, 0.05,
-                          "T; FC");
+    Claim& c =
+        cl.numeric("C2", "The step ('the train') is the HBM drain time: Rubin ~15 ms", "Rubin: 288 GB HBM, 20 TB/s",
+                   15e-3, a.get("drain_time_s"), "s", Check::kRelative, 0.05, "T; FC");
     c.derivation = a.derivation;
     c.corrected = 14.4e-3;
     c.corrected_note = "exact: 288 GB / 20 TB/s = 14.4 ms (the lecture rounds to 15)";
     for (const char* h : {"rubin", "gb200", "h100-sxm"}) {
       const Hardware* hw = hwc.find(h);
-      c.real.push_back({h, hw->drain_time().si(), "",
-                        fmt::format("{} / {} from the catalog", format(hw->hbm_capacity.value),
-                                    format(hw->hbm_bandwidth.value))});
+      c.real.push_back(
+          {h, hw->drain_time().si(), "",
+           fmt::format("{} / {} from the catalog", format(hw->hbm_capacity.value), format(hw->hbm_bandwidth.value))});
     }
     const Analysis w = step_analysis(lec, 2000, 0, 0);
     Claim& c2 = cl.numeric("C2b", "Worst-case queueing latency is twice the step: 40 ms", "20 ms drain (blackboard)",
@@ -201,8 +214,8 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     const Board b64 = abstract_board(h64, 64, 700e9, 87.5e9, 1.0, 2048);
     const Analysis a = step_analysis(b64, 2000, 0, 500e6);
     Claim& c = cl.numeric("C3", "Tokens per second per serving unit = B x steps/s = 2000 x 64",
-                          "B = 2,000 sequences, 64 steps/s", 128000, a.get("tokens_per_s"), "tok/s",
-                          Check::kRelative, 1e-9, "T; PD; CCM");
+                          "B = 2,000 sequences, 64 steps/s", 128000, a.get("tokens_per_s"), "tok/s", Check::kRelative,
+                          1e-9, "T; PD; CCM");
     c.derivation = a.derivation;
     c.corrected = 100000;
     c.corrected_note = "with the 20 ms train the same batch gives 100,000 tok/s; 2,400 x 64 gives 153,600";
@@ -221,10 +234,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                           "deepseek-v3 at fp8, 64 blackboard chips", 1.3e-3, on_bb.t_weights().si(), "s",
                           Check::kRelative, 0.05, "T; FC; PD");
     c.derivation = batch_analysis(on_bb, 0).derivation;
-    Claim& c2 = cl.numeric("C4b", "... and over 8 x H100 (26.8 TB/s) ~ 25 ms", "deepseek-v3 at fp8, h100-sxm x8",
-                           25e-3, on_h.t_weights().si(), "s", Check::kRelative, 0.05, "T; FC");
-    c2.real.push_back({"deepseek-v3 on gb200 x72", ds_gb.t_weights().si(), "",
-                       "576 TB/s pooled over the NVL72 rack"});
+    Claim& c2 = cl.numeric("C4b", "... and over 8 x H100 (26.8 TB/s) ~ 25 ms", "deepseek-v3 at fp8, h100-sxm x8", 25e-3,
+                           on_h.t_weights().si(), "s", Check::kRelative, 0.05, "T; FC");
+    c2.real.push_back({"deepseek-v3 on gb200 x72", ds_gb.t_weights().si(), "", "576 TB/s pooled over the NVL72 rack"});
   }
   // C5 ---------------------------------------------------------------------------------------
   {
@@ -243,11 +255,12 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                           1000, a.get("unbatched_penalty"), "x", Check::kLog10, 0.5, "T 00:00 (~4:00)");
     c.derivation = a.derivation;
     const Board dense = abstract_board(bb, 64, 70e9, 70e9, 1.0, 2048);
-    c.derivation.push_back(fmt::format("a dense model (S = 1): penalty = {}x", n(batch_analysis(dense, 0).get("unbatched_penalty"))));
+    c.derivation.push_back(
+        fmt::format("a dense model (S = 1): penalty = {}x", n(batch_analysis(dense, 0).get("unbatched_penalty"))));
     c.real.push_back({"deepseek-v3 on gb200 x72", batch_analysis(ds_gb, 0).get("unbatched_penalty"), "",
                       "closed form with every expert read each step: the penalty is B*"});
-    c.real.push_back({"llama-3.1-70b on h100-sxm x8", batch_analysis(ll_h, 0).get("unbatched_penalty"), "",
-                      "dense: R x S ~ 300"});
+    c.real.push_back(
+        {"llama-3.1-70b on h100-sxm x8", batch_analysis(ll_h, 0).get("unbatched_penalty"), "", "dense: R x S ~ 300"});
   }
   // C7 ---------------------------------------------------------------------------------------
   {
@@ -265,11 +278,13 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     const Board s8 = abstract_board(bb, 64, 700e9, 87.5e9, 1.0, 0);
     const Board s16 = abstract_board(bb, 64, 1400e9, 87.5e9, 1.0, 0);
     const double b8 = batch_analysis(s8, 0).get("b_star"), b16 = batch_analysis(s16, 0).get("b_star");
-    Claim& c = cl.numeric("C8", "Sparsity is a pure win for bandwidth: doubling total parameters at fixed active "
-                                "leaves the cost at B* unchanged",
+    Claim& c = cl.numeric("C8",
+                          "Sparsity is a pure win for bandwidth: doubling total parameters at fixed active "
+                          "leaves the cost at B* unchanged",
                           "700B vs 1.4T total, 87.5B active", 1.0, s16.cost(b16, 0) / s8.cost(b8, 0), "x",
                           Check::kRelative, 1e-9, "T 00:20s");
-    c.derivation.push_back(fmt::format("B* grows {} -> {}: it needs twice the users and twice the memory", n(b8), n(b16)));
+    c.derivation.push_back(
+        fmt::format("B* grows {} -> {}: it needs twice the users and twice the memory", n(b8), n(b16)));
   }
   // C9 ---------------------------------------------------------------------------------------
   {
@@ -284,18 +299,20 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     const Board ds64 = board_from(ds, gb, 72, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kBf16});
     const Analysis r = layout_analysis(ds64, 0, 1, 2, 1, 1);
     c.real.push_back({"deepseek-v3 on gb200 x72: experts per chip", r.get("experts_per_chip"), "",
-                      fmt::format("256 experts on {} of 72 chips ({} idle), as the lecture says", n(r.get("chips_used")),
-                                  n(r.get("chips_idle")))});
+                      fmt::format("256 experts on {} of 72 chips ({} idle), as the lecture says",
+                                  n(r.get("chips_used")), n(r.get("chips_idle")))});
   }
   // C10 --------------------------------------------------------------------------------------
   {
     const double ratio = ll_h.t_weights() / board_from(ll, gb, 72, Precision{}).t_weights();
-    Claim& c = cl.numeric("C10", "Scale-up size is worth bandwidth: Hopper (8) -> Blackwell (72) cuts the weight "
-                                 "fetch ~8x from the domain and 1.5-2x from per-chip bandwidth",
+    Claim& c = cl.numeric("C10",
+                          "Scale-up size is worth bandwidth: Hopper (8) -> Blackwell (72) cuts the weight "
+                          "fetch ~8x from the domain and 1.5-2x from per-chip bandwidth",
                           "llama-3.1-70b weight fetch, h100-sxm x8 vs gb200 x72", 14, ratio, "x", Check::kLog10, 0.2,
                           "T ~01:15");
     c.derivation.push_back(fmt::format("(72 x 8 TB/s) / (8 x 3.35 TB/s) = 9 x {} = {}", n(8.0 / 3.35), n(ratio)));
-    c.corrected_note = "the domain grew 9x (8 -> 72) and per-chip bandwidth 2.4x (3.35 -> 8 TB/s): 21.5x, above the lecture's 12-16x";
+    c.corrected_note =
+        "the domain grew 9x (8 -> 72) and per-chip bandwidth 2.4x (3.35 -> 8 TB/s): 21.5x, above the lecture's 12-16x";
   }
   // C11 --------------------------------------------------------------------------------------
   {
@@ -331,8 +348,8 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                            "b = 2,400, c = 100K, kv = 2 KB, E = 64; P = 1 and 16", 7.7e9, at(16, 2), "B",
                            Check::kRelative, 0.01, "T 01:11; SK");
     c3.pass = c3.pass && at(1, 2) == at(16, 2);
-    c3.derivation.push_back(fmt::format("KV per chip at P = 1: {}; at P = 16: {}", format(bytes(at(1, 2))),
-                                        format(bytes(at(16, 2)))));
+    c3.derivation.push_back(
+        fmt::format("KV per chip at P = 1: {}; at P = 16: {}", format(bytes(at(1, 2))), format(bytes(at(16, 2)))));
   }
   // C13 --------------------------------------------------------------------------------------
   {
@@ -340,8 +357,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     b.hop_latency = units::ms(2.5);  // "a few milliseconds"
     const Seconds train = bb.drain_time();
     const Seconds piped = train + b.hop_latency * 4.0;
-    Claim& c = cl.numeric("C13", "Pipelining is latency- and batch-neutral in inference except for hops: 4 stages "
-                                 "take the ~20 ms step to ~30 ms",
+    Claim& c = cl.numeric("C13",
+                          "Pipelining is latency- and batch-neutral in inference except for hops: 4 stages "
+                          "take the ~20 ms step to ~30 ms",
                           "20 ms train, 4 stages, 2.5 ms per rack hop", 30e-3, piped.si(), "s", Check::kRelative, 0.05,
                           "T 01:03");
     c.derivation.push_back(fmt::format("step = t_drain + P x hop (F22) = {} + 4 x {} = {}", format(train),
@@ -357,9 +375,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     c.derivation = a.derivation;
     c.corrected = a.get("overtraining");
     c.corrected_note = "exact arithmetic: 2.592e14 / 2e12 = 129.6x (the lecture rounds 2.59e14 to '~200T')";
-    Claim& c2 = cl.numeric("C15", "RL gets fewer tokens than pre-training: D_pre = 1.5 D_RL",
-                           "RL multiplier 3, inefficiency 3", 1.5, a.get("pretrain_over_rl"), "x", Check::kRelative,
-                           1e-9, "FC; T");
+    Claim& c2 =
+        cl.numeric("C15", "RL gets fewer tokens than pre-training: D_pre = 1.5 D_RL", "RL multiplier 3, inefficiency 3",
+                   1.5, a.get("pretrain_over_rl"), "x", Check::kRelative, 1e-9, "FC; T");
     c2.derivation = a.derivation;
   }
   // C16 --------------------------------------------------------------------------------------
@@ -373,8 +391,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     c.derivation = a.derivation;
     const Board two_kb = abstract_board(bb, 64, 700e9, 100e9, 1.0, 2048);
     const Analysis k = context_analysis(two_kb, 2400, 0, 2048, 0, 64);
-    Claim& c2 = cl.numeric("C16b", "... and 2 KB per token puts the knee at ~163K", "N_active = 100B, kv = 2,048 B",
-                           163000, k.get("crossover_context"), "tok", Check::kRelative, 0.01, "lecture.md C16 [derived]");
+    Claim& c2 =
+        cl.numeric("C16b", "... and 2 KB per token puts the knee at ~163K", "N_active = 100B, kv = 2,048 B", 163000,
+                   k.get("crossover_context"), "tok", Check::kRelative, 0.01, "lecture.md C16 [derived]");
     c2.derivation = k.derivation;
     c2.real.push_back({"deepseek-v3 (MLA, 70 KB/token at bf16) on gb200 x72",
                        context_analysis(ds_gb, 1, 0, 2048, 128, 64).get("crossover_context"), "",
@@ -385,9 +404,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
   {
     PriceCatalog prices = PriceCatalog::builtin().value();
     const Analysis a = price_inverse(*prices.find("claude-opus-4.6"), lec, 100e9);
-    Claim& c = cl.numeric("C17", "Output costs ~5x input because decode is memory-bound: decode MFU ~ 1/5",
-                          "Claude Opus 4.6: $5 in, $25 out", 0.2, a.get("decode_mfu"), "x", Check::kRelative, 1e-9,
-                          "T; FC");
+    Claim& c =
+        cl.numeric("C17", "Output costs ~5x input because decode is memory-bound: decode MFU ~ 1/5",
+                   "Claude Opus 4.6: $5 in, $25 out", 0.2, a.get("decode_mfu"), "x", Check::kRelative, 1e-9, "T; FC");
     c.derivation = a.derivation;
     const Analysis f = price_forward(ds_gb, 8192, 2.5 * batch_analysis(ds_gb, 0).get("b_star"));
     c.real.push_back({"deepseek-v3 on gb200 x72, c = 8K, B = 2.5 B*: output/input cost", f.get("output_over_input"), "",
@@ -398,8 +417,8 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     const Board frontier = abstract_board(bb, 64, 700e9, 100e9, 1.0, 2048);
     const Analysis a = context_analysis(frontier, 2400, 0, 2048, 0, 64);
     Claim& c = cl.numeric("C18", "Context lengths stay around 100-200K: the memory wall",
-                          "crossover for N_active = 100B, kv = 2 KB, R = 300", 150000, a.get("crossover_context"), "tok",
-                          Check::kRelative, 1.0 / 3.0, "T 01:33");
+                          "crossover for N_active = 100B, kv = 2 KB, R = 300", 150000, a.get("crossover_context"),
+                          "tok", Check::kRelative, 1.0 / 3.0, "T 01:33");
     c.derivation = a.derivation;
   }
   // C19 --------------------------------------------------------------------------------------
@@ -421,11 +440,11 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     const auto tiers = tier_costs(b);
     const std::string five = tiers[drain_rule_tier(tiers, units::minutes(5))].name;
     const std::string hour = tiers[drain_rule_tier(tiers, units::hours(1))].name;
-    Claim& c = cl.categorical("C20", "The 5-minute cache TTL lands on flash (drain ~1 min)",
-                              "blackboard tiers: DDR 5 s, flash 60 s, disk 1 h drain times", "flash", five,
-                              "T 01:47-02:04");
-    Claim& c2 = cl.categorical("C20b", "... and the 1-hour TTL on spinning disk (drain ~1 h)",
-                               "blackboard tiers", "disk", hour, "T 01:47-02:04");
+    Claim& c =
+        cl.categorical("C20", "The 5-minute cache TTL lands on flash (drain ~1 min)",
+                       "blackboard tiers: DDR 5 s, flash 60 s, disk 1 h drain times", "flash", five, "T 01:47-02:04");
+    Claim& c2 = cl.categorical("C20b", "... and the 1-hour TTL on spinning disk (drain ~1 h)", "blackboard tiers",
+                               "disk", hour, "T 01:47-02:04");
     const Board g = board_from(ds, gb, 72, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kBf16});
     const auto gt = tier_costs(g);
     c.real.push_back({"gb200 host tiers", 0, gt[drain_rule_tier(gt, units::minutes(5))].name,
@@ -436,8 +455,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
   // C21 --------------------------------------------------------------------------------------
   {
     const double surplus = (gb.hbm_capacity.value * 72.0).si() / 1e12;
-    Claim& c = cl.numeric("C21", "Memory capacity is in surplus: a 1T-parameter model needs ~1 TB of a rack's many "
-                                 "TB, so pipelining lets hardware trade HBM for bandwidth",
+    Claim& c = cl.numeric("C21",
+                          "Memory capacity is in surplus: a 1T-parameter model needs ~1 TB of a rack's many "
+                          "TB, so pipelining lets hardware trade HBM for bandwidth",
                           "gb200 x72 HBM / 1 TB", 1.0, surplus, "x", Check::kAtLeast, 0, "T 00:47; CU");
     c.corrected_note = fmt::format("the rack holds {} of HBM, not 'many tens of TB' (lecture.md §5)",
                                    format(gb.hbm_capacity.value * 72.0));

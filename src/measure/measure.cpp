@@ -100,11 +100,13 @@ std::string machine_toml(const MachineProfile& p, const std::string& name) {
       "# This machine, measured by `llmecon measure`: {} ({} threads)\n"
       "name = \"{}\"\ndisplay_name = \"{}\"\nvendor = \"local\"\nyear = 2026\nstatus = \"shipping\"\n"
       "sources = [\"measured by llmecon measure: STREAM-style triad, OpenBLAS SGEMM\"]\n"
-      "notes = \"fp32 SGEMM best of sizes {}; every format runs at the fp32 rate; L1 {} L2 {} L3 {}. Price is a placeholder.\"\n\n"
+      "notes = \"fp32 SGEMM best of sizes {}; every format runs at the fp32 rate; L1 {} L2 {} L3 {}. Price is a "
+      "placeholder.\"\n\n"
       "[compute]\nfp32 = \"{:.6g} TFLOP/s\"\nbf16 = \"{:.6g} TFLOP/s\"\n\n"
       "[memory]\nhbm_capacity = \"{:.6g} GB\"\nhbm_bandwidth = \"{:.6g} GB/s\"\n\n"
       "[scale_up]\ndomain_size = 1\ntopology = \"none\"\nbandwidth = \"1 GB/s\"\n\n"
-      "[scale_out]\nbandwidth = \"10 Gb/s\"\n\n[price]\nrental = \"$0.10/h\"\nsource = \"placeholder: edit to your cost\"\n",
+      "[scale_out]\nbandwidth = \"10 Gb/s\"\n\n[price]\nrental = \"$0.10/h\"\nsource = \"placeholder: edit to your "
+      "cost\"\n",
       p.cpu, p.threads, name, p.cpu, p.gemm_sizes.empty() ? 0 : p.gemm_sizes.back().n, format(p.l1), format(p.l2),
       format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9);
 }
@@ -162,7 +164,8 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
       sgemm(B, 4 * d, d, y.data(), L.up.data(), h.data());
       sgemm(B, d, 4 * d, h.data(), L.down.data(), x.data());
       // Keep activations bounded.
-      for (std::size_t i = 0; i < static_cast<std::size_t>(B) * static_cast<std::size_t>(d); ++i) x[i] = std::tanh(x[i]);
+      for (std::size_t i = 0; i < static_cast<std::size_t>(B) * static_cast<std::size_t>(d); ++i)
+        x[i] = std::tanh(x[i]);
     }
   };
   step(1);  // warm up

@@ -26,10 +26,20 @@ Result<std::pair<double, double>> parse_count(const std::string& s, const std::s
   double scale = 1.0;
   std::string num = s;
   switch (s.back()) {
-    case 'M': scale = 1e6; num.pop_back(); break;
-    case 'B': scale = 1e9; num.pop_back(); break;
-    case 'T': scale = 1e12; num.pop_back(); break;
-    default: break;
+    case 'M':
+      scale = 1e6;
+      num.pop_back();
+      break;
+    case 'B':
+      scale = 1e9;
+      num.pop_back();
+      break;
+    case 'T':
+      scale = 1e12;
+      num.pop_back();
+      break;
+    default:
+      break;
   }
   char* end = nullptr;
   const double v = std::strtod(num.c_str(), &end);
@@ -114,12 +124,12 @@ Result<ModelSpec> ModelCatalog::resolve(std::string_view name_or_path, const std
   if (entry(name_or_path) != nullptr) return load(name_or_path);
   const std::string s(name_or_path);
   std::error_code ec;
-  if (s.find('/') != std::string::npos || s.find(".json") != std::string::npos ||
-      std::filesystem::exists(s, ec)) {
+  if (s.find('/') != std::string::npos || s.find(".json") != std::string::npos || std::filesystem::exists(s, ec)) {
     return load_model_file(s);
   }
-  return Error{flag, "", "unknown model '" + s + "'",
-               "did you mean " + closest_names(s, names()) + "? `llmecon models` lists all, or pass a path to a config.json"};
+  return Error{
+      flag, "", "unknown model '" + s + "'",
+      "did you mean " + closest_names(s, names()) + "? `llmecon models` lists all, or pass a path to a config.json"};
 }
 
 }  // namespace llmecon

@@ -370,8 +370,10 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
       bool slide = i % 2 == 0;
       if (types.is_array()) {
         if (types.size() != m.layers.size()) {
-          return Error{origin, c.field("layer_types"), "has " + std::to_string(types.size()) +
-                       " entries for " + std::to_string(m.layers.size()) + " layers", "one entry per layer"};
+          return Error{
+              origin, c.field("layer_types"),
+              "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers.size()) + " layers",
+              "one entry per layer"};
         }
         slide = types[i] == "sliding_attention";
       }
@@ -455,8 +457,7 @@ Status apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& 
 
 }  // namespace
 
-Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin,
-                                     const std::string& name) {
+Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin, const std::string& name) {
   json root;
   try {
     root = json::parse(json_text);

@@ -8,16 +8,22 @@ namespace llmecon {
 
 std::string_view name(Mixer m) {
   switch (m) {
-    case Mixer::kFull: return "full";
-    case Mixer::kSliding: return "sliding";
-    case Mixer::kChunked: return "chunked";
-    case Mixer::kLinear: return "linear";
+    case Mixer::kFull:
+      return "full";
+    case Mixer::kSliding:
+      return "sliding";
+    case Mixer::kChunked:
+      return "chunked";
+    case Mixer::kLinear:
+      return "linear";
   }
   return "?";
 }
 
 namespace {
-double d(int v) { return static_cast<double>(v); }
+double d(int v) {
+  return static_cast<double>(v);
+}
 }  // namespace
 
 double ModelSpec::params_attention(const Layer& l) const {
@@ -27,8 +33,8 @@ double ModelSpec::params_attention(const Layer& l) const {
     // q,k,v, per-head decay parameters, a gated norm and the output projection.
     const double nk = d(linear.key_heads), nv = d(linear.value_heads);
     const double dk = d(linear.key_head_dim), dv = d(linear.value_head_dim);
-    return dm * (2 * nk * dk + 2 * nv * dv) + dm * 2 * nv + (2 * nk * dk + nv * dv) * d(linear.conv_kernel) +
-           2 * nv + dv + nv * dv * dm;
+    return dm * (2 * nk * dk + 2 * nv * dv) + dm * 2 * nv + (2 * nk * dk + nv * dv) * d(linear.conv_kernel) + 2 * nv +
+           dv + nv * dv * dm;
   }
   const double h = d(attn.heads);
   double p = 0.0;
@@ -36,9 +42,9 @@ double ModelSpec::params_attention(const Layer& l) const {
     const double qk = d(attn.qk_nope_head_dim + attn.qk_rope_head_dim);
     const double ql = d(attn.q_lora_rank), kl = d(attn.kv_lora_rank);
     p += attn.q_lora_rank > 0 ? dm * ql + ql * h * qk : dm * h * qk;
-    p += dm * (kl + d(attn.qk_rope_head_dim));                           // kv_a_proj_with_mqa
-    p += kl * h * d(attn.qk_nope_head_dim + attn.v_head_dim);            // kv_b_proj
-    p += h * d(attn.v_head_dim) * dm;                                    // o_proj
+    p += dm * (kl + d(attn.qk_rope_head_dim));                 // kv_a_proj_with_mqa
+    p += kl * h * d(attn.qk_nope_head_dim + attn.v_head_dim);  // kv_b_proj
+    p += h * d(attn.v_head_dim) * dm;                          // o_proj
     if (attn.sparse == SparseAttention::kTopK) {
       // DSA lightning indexer: wq_b (from the q latent), wk, its LayerNorm, per-head weights.
       const double ih = d(attn.index_heads), id = d(attn.index_head_dim);
@@ -48,8 +54,8 @@ double ModelSpec::params_attention(const Layer& l) const {
   }
   const double hd = d(attn.head_dim), vd = d(attn.v_head_dim), kv = d(attn.kv_heads);
   p += dm * h * hd * (attn.gated_q ? 2.0 : 1.0);  // q_proj (and its output gate)
-  p += dm * kv * (hd + vd);                        // k_proj, v_proj
-  p += h * vd * dm;                                // o_proj
+  p += dm * kv * (hd + vd);                       // k_proj, v_proj
+  p += h * vd * dm;                               // o_proj
   if (attn.qkv_bias) p += h * hd + kv * (hd + vd);
   if (attn.o_bias) p += dm;
   if (attn.sinks) p += h;
@@ -104,12 +110,13 @@ double body(const ModelSpec& m, double experts_counted) {
   }
   return p;
 }
-double final_norm(const ModelSpec& m) { return d(m.d_model) * (m.norm_bias ? 2.0 : 1.0); }
+double final_norm(const ModelSpec& m) {
+  return d(m.d_model) * (m.norm_bias ? 2.0 : 1.0);
+}
 }  // namespace
 
 double ModelSpec::params_total() const {
-  return params_embedding() + (tied_embeddings ? 0.0 : params_head()) + body(*this, d(moe.experts)) +
-         final_norm(*this);
+  return params_embedding() + (tied_embeddings ? 0.0 : params_head()) + body(*this, d(moe.experts)) + final_norm(*this);
 }
 
 double ModelSpec::params_active_matmul() const {
@@ -156,10 +163,16 @@ Bytes ModelSpec::kv_bytes_sequence(double context, DType kv) const {
   double sum = 0.0;
   for (const auto& l : layers) {
     switch (l.mixer) {
-      case Mixer::kFull: sum += kv_bytes_per_token_layer(l, kv) * context; break;
+      case Mixer::kFull:
+        sum += kv_bytes_per_token_layer(l, kv) * context;
+        break;
       case Mixer::kSliding:
-      case Mixer::kChunked: sum += kv_bytes_per_token_layer(l, kv) * std::min(context, d(l.window)); break;
-      case Mixer::kLinear: sum += linear_state_bytes(kv); break;
+      case Mixer::kChunked:
+        sum += kv_bytes_per_token_layer(l, kv) * std::min(context, d(l.window));
+        break;
+      case Mixer::kLinear:
+        sum += linear_state_bytes(kv);
+        break;
     }
   }
   return units::bytes(sum);

@@ -6,17 +6,23 @@
 
 namespace llmecon {
 
-std::string_view name(Phase p) { return p == Phase::kPrefill ? "prefill" : "decode"; }
+std::string_view name(Phase p) {
+  return p == Phase::kPrefill ? "prefill" : "decode";
+}
 
 namespace {
-constexpr std::array<std::string_view, kOpKindCount> kOpNames{
-    "embedding", "qkv_proj", "attn_core", "indexer", "linear_mixer", "o_proj",
-    "router",    "mlp",      "experts",   "shared_experts", "lm_head"};
+constexpr std::array<std::string_view, kOpKindCount> kOpNames{"embedding",    "qkv_proj",       "attn_core", "indexer",
+                                                              "linear_mixer", "o_proj",         "router",    "mlp",
+                                                              "experts",      "shared_experts", "lm_head"};
 static_assert(kOpNames.size() == kOpKindCount);
-double d(int v) { return static_cast<double>(v); }
+double d(int v) {
+  return static_cast<double>(v);
+}
 }  // namespace
 
-std::string_view name(OpKind k) { return kOpNames[static_cast<std::size_t>(k)]; }
+std::string_view name(OpKind k) {
+  return kOpNames[static_cast<std::size_t>(k)];
+}
 
 Precision Precision::native(const ModelSpec& m) {
   return Precision{m.native_weight_dtype, m.native_expert_dtype, m.native_weight_dtype, DType::kBf16};
@@ -82,9 +88,15 @@ class Accumulator {
     kv_w *= k_;
     act *= k_;
     switch (cls) {
-      case ComputeClass::kDense: c_.flops_dense += f; break;
-      case ComputeClass::kExpert: c_.flops_expert += f; break;
-      case ComputeClass::kAttention: c_.flops_attention += f; break;
+      case ComputeClass::kDense:
+        c_.flops_dense += f;
+        break;
+      case ComputeClass::kExpert:
+        c_.flops_expert += f;
+        break;
+      case ComputeClass::kAttention:
+        c_.flops_attention += f;
+        break;
     }
     c_.weights += w;
     c_.kv_read += kv_r;
@@ -96,8 +108,8 @@ class Accumulator {
   // A GEMM of an (m x k) activation by a (k x n) weight: FLOPs, weight bytes, activation bytes.
   void gemm(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe,
             double weight_fraction = 1.0) {
-    add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe * weight_fraction), Bytes{},
-        Bytes{}, units::bytes((m * k + m * n) * ba_));
+    add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe * weight_fraction), Bytes{}, Bytes{},
+        units::bytes((m * k + m * n) * ba_));
   }
 
  private:
@@ -127,13 +139,13 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
   if (detail) c.ops.reserve(m.layers.size() * 6 + 2);
 
   // Embedding lookup: T rows of the table.
-  acc.add(OpKind::kEmbedding, -1, ComputeClass::kDense, Flops{},
-          units::bytes(std::min(T, d(m.vocab)) * dm * bw), Bytes{}, Bytes{}, units::bytes(T * dm * ba));
+  acc.add(OpKind::kEmbedding, -1, ComputeClass::kDense, Flops{}, units::bytes(std::min(T, d(m.vocab)) * dm * bw),
+          Bytes{}, Bytes{}, units::bytes(T * dm * ba));
 
-  const double touched = m.is_moe() ? (touch == ExpertTouch::kAll
-                                           ? d(m.moe.experts)
-                                           : expected_experts_touched(d(m.moe.experts), d(m.moe.top_k), T))
-                                    : 0.0;
+  const double touched =
+      m.is_moe() ? (touch == ExpertTouch::kAll ? d(m.moe.experts)
+                                               : expected_experts_touched(d(m.moe.experts), d(m.moe.top_k), T))
+                 : 0.0;
   c.experts_read_per_layer = touched;
 
   // Without detail, runs of identical consecutive layers are costed once (model.md §4.5).
@@ -155,8 +167,8 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       // Recurrent update per token: decay, outer-product write, delta correction, readout.
       const double state = d(la.value_heads) * d(la.key_head_dim) * d(la.value_head_dim);
       const Bytes sb = units::bytes(B * m.linear_state_bytes(p.kv));
-      acc.add(OpKind::kLinearMixer, li, ComputeClass::kAttention, matmul_flops(T, 3.0 * state, 1.0), Bytes{}, sb,
-              sb, Bytes{});
+      acc.add(OpKind::kLinearMixer, li, ComputeClass::kAttention, matmul_flops(T, 3.0 * state, 1.0), Bytes{}, sb, sb,
+              Bytes{});
     } else if (a.kind == AttentionKind::kMla) {
       const double ql = d(a.q_lora_rank), kl = d(a.kv_lora_rank);
       const double nope = d(a.qk_nope_head_dim), rope = d(a.qk_rope_head_dim), vd = d(a.v_head_dim);
@@ -181,16 +193,17 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       if (absorbed) {
         // q_nope absorbs W_UK and the output absorbs W_UV: kv_b_proj weights, per token.
         acc.add(OpKind::kAttnCore, li, ComputeClass::kDense,
-                matmul_flops(T * H, kl, nope) + matmul_flops(T * H, vd, kl),
-                units::bytes(kl * H * (nope + vd) * bw), Bytes{}, Bytes{}, Bytes{});
+                matmul_flops(T * H, kl, nope) + matmul_flops(T * H, vd, kl), units::bytes(kl * H * (nope + vd) * bw),
+                Bytes{}, Bytes{}, Bytes{});
         acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (2 * kl + rope)),
-                Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat), units::bytes(T * H * (kl + rope + kl) * ba));
+                Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat),
+                units::bytes(T * H * (kl + rope + kl) * ba));
       } else {
         // Decompress K and V for every attended token, then plain attention.
         acc.gemm(OpKind::kAttnCore, li, ComputeClass::kDense, B * (read + n), H * (nope + vd), kl, bw);
-        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention,
-                matmul_flops(B * pairs, 1.0, H * (nope + rope + vd)), Bytes{}, units::bytes(B * read * lat),
-                units::bytes(T * lat), units::bytes(T * H * (nope + rope + vd) * ba));
+        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (nope + rope + vd)),
+                Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat),
+                units::bytes(T * H * (nope + rope + vd) * ba));
       }
       if (a.sparse == SparseAttention::kTopK) {
         const double ih = d(a.index_heads), id = d(a.index_head_dim);
@@ -210,10 +223,17 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       if (a.rel_pos_proj) acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, dm, dm, bw);
       double read = 0.0, pairs = attention_pairs(l.mixer, d(l.window), c0, n);
       switch (l.mixer) {
-        case Mixer::kFull: read = c0; break;
-        case Mixer::kSliding: read = std::min(c0, d(l.window)); break;
-        case Mixer::kChunked: read = std::fmod(c0, d(l.window)); break;
-        case Mixer::kLinear: break;
+        case Mixer::kFull:
+          read = c0;
+          break;
+        case Mixer::kSliding:
+          read = std::min(c0, d(l.window));
+          break;
+        case Mixer::kChunked:
+          read = std::fmod(c0, d(l.window));
+          break;
+        case Mixer::kLinear:
+          break;
       }
       if (l.mixer == Mixer::kFull && a.sparse == SparseAttention::kSqrt) {
         const double mid = c0 + (n + 1) / 2;
@@ -233,7 +253,8 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       // T*k token-expert pairs; only the experts actually selected are read from memory.
       const double pairs = T * k;
       c.weights_expert += units::bytes(touched * m.params_expert() * be * run);
-      acc.add(OpKind::kExperts, li, ComputeClass::kExpert, matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
+      acc.add(OpKind::kExperts, li, ComputeClass::kExpert,
+              matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
               units::bytes(touched * m.params_expert() * be), Bytes{}, Bytes{},
               units::bytes(pairs * (3 * dm + 3 * fe) * ba));
       if (m.moe.shared_ffn > 0) {

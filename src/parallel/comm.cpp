@@ -8,20 +8,28 @@ namespace llmecon {
 
 std::string_view name(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
+    case Collective::kAllReduce:
+      return "all_reduce";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllToAll:
+      return "all_to_all";
+    case Collective::kSendRecv:
+      return "send_recv";
   }
   return "?";
 }
 
 std::string_view name(Algorithm a) {
   switch (a) {
-    case Algorithm::kRing: return "ring";
-    case Algorithm::kTree: return "tree";
-    case Algorithm::kDirect: return "direct";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kTree:
+      return "tree";
+    case Algorithm::kDirect:
+      return "direct";
   }
   return "?";
 }
@@ -50,11 +58,15 @@ double latency_steps(Collective c, Algorithm a, int n) {
   if (c == Collective::kSendRecv || a == Algorithm::kDirect) return 1.0;
   const double log_n = std::ceil(std::log2(static_cast<double>(n)));
   switch (c) {
-    case Collective::kAllReduce: return a == Algorithm::kTree ? 2.0 * log_n : 2.0 * (n - 1.0);
+    case Collective::kAllReduce:
+      return a == Algorithm::kTree ? 2.0 * log_n : 2.0 * (n - 1.0);
     case Collective::kAllGather:
-    case Collective::kReduceScatter: return a == Algorithm::kTree ? log_n : n - 1.0;
-    case Collective::kAllToAll: return a == Algorithm::kRing ? n - 1.0 : 1.0;
-    case Collective::kSendRecv: return 1.0;
+    case Collective::kReduceScatter:
+      return a == Algorithm::kTree ? log_n : n - 1.0;
+    case Collective::kAllToAll:
+      return a == Algorithm::kRing ? n - 1.0 : 1.0;
+    case Collective::kSendRecv:
+      return 1.0;
   }
   return 0.0;
 }

@@ -47,8 +47,14 @@ std::optional<std::string> validate(const Mapping& m, const ModelSpec& model, in
 }
 
 const StepCost& StepCostCache::get(const ModelSpec& m, const Step& s, const Precision& p) {
-  const Key key{static_cast<int>(s.phase), s.batch, s.new_tokens, s.cached, static_cast<int>(p.weights),
-                static_cast<int>(p.experts), static_cast<int>(p.act), static_cast<int>(p.kv)};
+  const Key key{static_cast<int>(s.phase),
+                s.batch,
+                s.new_tokens,
+                s.cached,
+                static_cast<int>(p.weights),
+                static_cast<int>(p.experts),
+                static_cast<int>(p.act),
+                static_cast<int>(p.kv)};
   auto it = entries_.find(key);
   if (it != entries_.end()) return it->second;
   return entries_.emplace(key, step_cost(m, s, p, ExpertTouch::kExpected, false)).first->second;
@@ -81,7 +87,9 @@ Seconds kv_transfer_time(const ModelSpec& m, double isl, DType kv, const Hardwar
 
 namespace {
 
-double d(int v) { return static_cast<double>(v); }
+double d(int v) {
+  return static_cast<double>(v);
+}
 
 // The cheapest all-reduce algorithm for this size on this group.
 Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
@@ -171,7 +179,8 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
         // the domains at the model's group limit (model.md §16.4).
         const double k = d(m.moe.top_k);
         double remote = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
-        if (m.moe.group_limit > 0) remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
+        if (m.moe.group_limit > 0)
+          remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
         const double token_bytes = T / g * dm * ba;
         const Seconds out = hw.scale_out.latency + units::bytes(token_bytes * remote) / hw.scale_out.bandwidth;
         const Seconds up = hw.scale_up.latency + units::bytes(token_bytes * k) / hw.scale_up.bandwidth;
@@ -198,8 +207,8 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   e.time.comm = comm;
   const Seconds mem = e.time.weights + e.time.kv;
   const Seconds roof = max(e.time.compute, mem);
-  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) +
-                 in.eff.layer_overhead * layers + in.eff.step_overhead / pp;
+  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + in.eff.layer_overhead * layers +
+                 in.eff.step_overhead / pp;
   e.time.bound = e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
   e.time.comm_bound = comm > roof;
 
@@ -225,12 +234,15 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
   const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
   e.mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
-  e.mem.comm_buffers = units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
+  e.mem.comm_buffers =
+      units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
   e.mem.capacity = hw.hbm_capacity.value * in.usable_hbm;
   return e;
 }
 
-std::string_view bound_name(const StageTime& t) { return t.comm_bound ? "comm" : name(t.bound); }
+std::string_view bound_name(const StageTime& t) {
+  return t.comm_bound ? "comm" : name(t.bound);
+}
 
 std::string memory_reason(const ChipMemory& mem, const std::string& what) {
   return fmt::format("{} needs {} per chip (weights {} + KV {} + buffers {}) > {}", what, format(mem.total()),
@@ -277,7 +289,8 @@ PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double i
   r.usd_per_token = in.hw->price.value * chips * e.time.total / units::tokens(prompts * isl);
   r.feasible = e.mem.total() <= e.mem.capacity;
   if (!r.feasible) {
-    r.reason = memory_reason(e.mem, fmt::format("prefill of {} x {} tokens", format_number(prompts), format_number(isl)));
+    r.reason =
+        memory_reason(e.mem, fmt::format("prefill of {} x {} tokens", format_number(prompts), format_number(isl)));
   }
   return r;
 }

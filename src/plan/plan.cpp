@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <random>
 #include <atomic>
 #include <cmath>
 #include <iterator>
+#include <random>
 #include <thread>
 
 namespace llmecon {
@@ -236,7 +236,8 @@ PlanResult plan(const PlanRequest& rq) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back(search, std::cref(rq), std::cref(maps), std::cref(prefill), static_cast<std::size_t>(t),
-                        static_cast<std::size_t>(threads), std::ref(done), std::ref(parts[static_cast<std::size_t>(t)]));
+                        static_cast<std::size_t>(threads), std::ref(done),
+                        std::ref(parts[static_cast<std::size_t>(t)]));
     }
     for (auto& th : pool) th.join();
   }
@@ -302,7 +303,8 @@ PlanRange plan_range(const PlanRequest& rq, const PlanPoint& b, const Uncertaint
   out.samples = std::max(1, samples);
   std::mt19937_64 rng(seed);
   std::vector<double> tpc, tpot, ttft, usd;
-  const double tokens_per_step = rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
+  const double tokens_per_step =
+      rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
   const double verified = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
   for (int i = 0; i < out.samples; ++i) {
     const Hardware h = sample_hardware(*rq.hw, u, rng);
@@ -335,17 +337,18 @@ void explain_phase(std::vector<std::string>& out, const char* phase, const Phase
   const Seconds roof = max(t.compute, mem);
   const Seconds exposed = t.comm - min(t.comm, roof) * overlap;
   const Seconds fixed = t.total - roof - exposed;
-  out.push_back(fmt::format("{} stage = max(t_compute, t_weights + t_kv) + exposed comm + fixed = max({}, {} + {}) + {} + {} = {} ({}-bound)",
-                            phase, format(t.compute), format(t.weights), format(t.kv), format(exposed), format(fixed),
-                            format(t.total), r.bound));
+  out.push_back(fmt::format(
+      "{} stage = max(t_compute, t_weights + t_kv) + exposed comm + fixed = max({}, {} + {}) + {} + {} = {} ({}-bound)",
+      phase, format(t.compute), format(t.weights), format(t.kv), format(exposed), format(fixed), format(t.total),
+      r.bound));
   if (overlap > 0) {
-    out.push_back(fmt::format("  exposed comm = comm - min(comm, roof) x overlap = {} - min({}, {}) x {} = {}", format(t.comm),
-                              format(t.comm), format(roof), format_number(overlap), format(exposed)));
+    out.push_back(fmt::format("  exposed comm = comm - min(comm, roof) x overlap = {} - min({}, {}) x {} = {}",
+                              format(t.comm), format(t.comm), format(roof), format_number(overlap), format(exposed)));
   }
   const ChipMemory& m = r.memory;
-  out.push_back(fmt::format("  memory per chip = weights + KV + activations + comm buffers = {} + {} + {} + {} = {} of {}",
-                            format(m.weights), format(m.kv), format(m.activations), format(m.comm_buffers),
-                            format(m.total()), format(m.capacity)));
+  out.push_back(fmt::format(
+      "  memory per chip = weights + KV + activations + comm buffers = {} + {} + {} + {} = {} of {}", format(m.weights),
+      format(m.kv), format(m.activations), format(m.comm_buffers), format(m.total()), format(m.capacity)));
 }
 
 }  // namespace
@@ -353,9 +356,9 @@ void explain_phase(std::vector<std::string>& out, const char* phase, const Phase
 std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoint& p) {
   std::vector<std::string> out;
   const double chips = p.map.replica_chips();
-  out.push_back(fmt::format("mapping {} = {} chips per replica, {} replicas on {} chips; batch {} per replica, weights {}, KV {}",
-                            p.map.str(), format_number(chips), p.map.dp, rq.chips, format_number(p.batch),
-                            name(p.weights), name(p.kv)));
+  out.push_back(fmt::format(
+      "mapping {} = {} chips per replica, {} replicas on {} chips; batch {} per replica, weights {}, KV {}",
+      p.map.str(), format_number(chips), p.map.dp, rq.chips, format_number(p.batch), name(p.weights), name(p.kv)));
   const double pp = p.map.pp;
   explain_phase(out, "decode", p.decode, rq.overlap);
   out.push_back(pp > 1 ? fmt::format("TPOT = pp x (stage + hop) = {} x ({} + hop) = {}", format_number(pp),
@@ -370,10 +373,11 @@ std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoi
   out.push_back(fmt::format("TTFT = pp x stage + (pp - 1) x hop{} = {}", p.prefill_map ? " + KV transfer" : "",
                             format(p.prefill.latency)));
   if (p.prefill_map) out.push_back(fmt::format("  KV transfer to the decode pool = {}", format(p.kv_transfer)));
-  out.push_back(fmt::format("cost = (isl x input cost + osl x output cost) / (isl + osl) = ({} x ${}/Mtok + {} x ${}/Mtok) / {} = ${}/Mtok",
-                            format_number(rq.isl), format_number(p.input_usd_per_token.si() * 1e6),
-                            format_number(rq.osl), format_number(p.decode.usd_per_token.si() * 1e6),
-                            format_number(rq.isl + rq.osl), format_number(p.usd_per_token.si() * 1e6)));
+  out.push_back(fmt::format(
+      "cost = (isl x input cost + osl x output cost) / (isl + osl) = ({} x ${}/Mtok + {} x ${}/Mtok) / {} = ${}/Mtok",
+      format_number(rq.isl), format_number(p.input_usd_per_token.si() * 1e6), format_number(rq.osl),
+      format_number(p.decode.usd_per_token.si() * 1e6), format_number(rq.isl + rq.osl),
+      format_number(p.usd_per_token.si() * 1e6)));
   return out;
 }
 

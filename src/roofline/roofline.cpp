@@ -11,9 +11,12 @@ namespace llmecon {
 
 std::string_view name(Bound b) {
   switch (b) {
-    case Bound::kCompute: return "compute";
-    case Bound::kWeights: return "weights";
-    case Bound::kKv: return "kv";
+    case Bound::kCompute:
+      return "compute";
+    case Bound::kWeights:
+      return "weights";
+    case Bound::kKv:
+      return "kv";
   }
   return "?";
 }
@@ -52,8 +55,9 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
   // model.md §18: GEMM efficiency depends on the rows per GEMM (tensor parallelism splits
   // columns, not rows); expert GEMMs see the tokens routed to each expert read.
   const double rows = std::max(1.0, in.step.tokens());
-  const double expert_rows =
-      r.cost.experts_read_per_layer > 0 ? std::max(1.0, in.step.tokens() * in.model->moe.top_k / r.cost.experts_read_per_layer) : rows;
+  const double expert_rows = r.cost.experts_read_per_layer > 0
+                                 ? std::max(1.0, in.step.tokens() * in.model->moe.top_k / r.cost.experts_read_per_layer)
+                                 : rows;
   r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute_at(rows));
   r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute_at(expert_rows));
   r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute_at(rows));
@@ -83,9 +87,8 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
   r.mem_capacity = hw.hbm_capacity.value * (n * in.usable_hbm);
   r.fits = r.mem_weights + r.mem_kv <= r.mem_capacity;
   if (!r.fits) {
-    r.fit_reason = fmt::format("weights {} + KV {} = {} > {} HBM on {} x {}", format(r.mem_weights),
-                               format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
-                               in.chips, hw.name);
+    r.fit_reason = fmt::format("weights {} + KV {} = {} > {} HBM on {} x {}", format(r.mem_weights), format(r.mem_kv),
+                               format(r.mem_weights + r.mem_kv), format(r.mem_capacity), in.chips, hw.name);
   }
   const FlopsPerSecond peak_dense = hw.peak(wider(p.weights, p.act)) * n;
   r.mfu = (r.cost.flops_total() / r.t_step) / peak_dense;
@@ -105,14 +108,16 @@ std::vector<std::string> explain(const RooflineResult& r) {
                             name(in.precision.experts), name(in.precision.act), name(in.precision.kv)));
   out.push_back(fmt::format("FLOPs = 2*m*n*k over every GEMM (model.md §4.1) = {} dense + {} expert + {} attention",
                             format(r.cost.flops_dense), format(r.cost.flops_expert), format(r.cost.flops_attention)));
-  out.push_back(fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
-                            format(r.cost.flops_dense), format(r.flops_per_s_dense), format(r.cost.flops_expert),
-                            format(r.flops_per_s_expert), format(r.cost.flops_attention),
-                            format(r.flops_per_s_attention), format(r.t_compute)));
+  out.push_back(
+      fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
+                  format(r.cost.flops_dense), format(r.flops_per_s_dense), format(r.cost.flops_expert),
+                  format(r.flops_per_s_expert), format(r.cost.flops_attention), format(r.flops_per_s_attention),
+                  format(r.t_compute)));
   if (in.model->is_moe()) {
-    out.push_back(fmt::format("experts read per MoE layer = E*(1-(1-k/E)^T) (model.md §4.4) = {} of {} (T = {} tokens, k = {})",
-                              format_number(r.cost.experts_read_per_layer), in.model->moe.experts,
-                              format_number(s.tokens()), in.model->moe.top_k));
+    out.push_back(
+        fmt::format("experts read per MoE layer = E*(1-(1-k/E)^T) (model.md §4.4) = {} of {} (T = {} tokens, k = {})",
+                    format_number(r.cost.experts_read_per_layer), in.model->moe.experts, format_number(s.tokens()),
+                    in.model->moe.top_k));
   }
   out.push_back(fmt::format("t_weights = weight bytes / (chips * HBM bw) (F3, F19) = {} / ({} x {}) = {}",
                             format(r.cost.weights), in.chips, format(in.hw->hbm_bandwidth.value * in.eff.memory),
@@ -120,12 +125,13 @@ std::vector<std::string> explain(const RooflineResult& r) {
   out.push_back(fmt::format("t_kv = (KV read + KV write) / (chips * HBM bw) (F3) = ({} + {}) / {} = {}",
                             format(r.cost.kv_read), format(r.cost.kv_write), format(r.mem_bw), format(r.t_kv)));
   if (r.t_overhead.si() > 0) {
-    out.push_back(fmt::format("efficiency (model.md §18): compute {} (half at {} rows), memory {}, overhead {} per pass + {} per layer = {}",
-                              format_number(in.eff.compute), format_number(in.eff.gemm_half_m), format_number(in.eff.memory),
-                              format(in.eff.step_overhead), format(in.eff.layer_overhead), format(r.t_overhead)));
-    out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) + t_overhead (F1) = max({}, {}) + {} = {}  -> {}-bound",
-                              format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_overhead), format(r.t_step),
-                              name(r.bound)));
+    out.push_back(fmt::format(
+        "efficiency (model.md §18): compute {} (half at {} rows), memory {}, overhead {} per pass + {} per layer = {}",
+        format_number(in.eff.compute), format_number(in.eff.gemm_half_m), format_number(in.eff.memory),
+        format(in.eff.step_overhead), format(in.eff.layer_overhead), format(r.t_overhead)));
+    out.push_back(fmt::format(
+        "t_step = max(t_compute, t_weights + t_kv) + t_overhead (F1) = max({}, {}) + {} = {}  -> {}-bound",
+        format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_overhead), format(r.t_step), name(r.bound)));
   } else {
     out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) (F1) = max({}, {}) = {}  -> {}-bound",
                               format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_step), name(r.bound)));

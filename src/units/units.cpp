@@ -46,8 +46,8 @@ std::string with_prefix(double v, const char* unit, const Prefix* prefixes, std:
   return format_number(v / best->scale) + " " + best->name + unit;
 }
 
-constexpr std::array<Prefix, 7> kDecimal{{{1.0, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"},
-                                          {1e12, "T"}, {1e15, "P"}, {1e18, "E"}}};
+constexpr std::array<Prefix, 7> kDecimal{
+    {{1.0, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}, {1e15, "P"}, {1e18, "E"}}};
 constexpr std::array<Prefix, 6> kBinary{{{1.0, ""},
                                          {1024.0, "Ki"},
                                          {1048576.0, "Mi"},
@@ -61,9 +61,15 @@ std::string dec(double v, const char* unit) {
 
 }  // namespace
 
-std::string format(Bytes v) { return dec(v.si(), "B"); }
-std::string format_binary(Bytes v) { return with_prefix(v.si(), "B", kBinary.data(), kBinary.size()); }
-std::string format(Flops v) { return dec(v.si(), "FLOP"); }
+std::string format(Bytes v) {
+  return dec(v.si(), "B");
+}
+std::string format_binary(Bytes v) {
+  return with_prefix(v.si(), "B", kBinary.data(), kBinary.size());
+}
+std::string format(Flops v) {
+  return dec(v.si(), "FLOP");
+}
 std::string format(Seconds v) {
   const double s = v.si();
   const double a = std::fabs(s);
@@ -81,20 +87,34 @@ std::string format(Dollars v) {
   if (a >= 0.01 && a < 1e6) return fmt::format("${:.2f}", v.si());
   return "$" + format_number(v.si());
 }
-std::string format(Tokens v) { return dec(v.si(), "tok"); }
-std::string format(BytesPerSecond v) { return dec(v.si(), "B/s"); }
-std::string format(FlopsPerSecond v) { return dec(v.si(), "FLOP/s"); }
+std::string format(Tokens v) {
+  return dec(v.si(), "tok");
+}
+std::string format(BytesPerSecond v) {
+  return dec(v.si(), "B/s");
+}
+std::string format(FlopsPerSecond v) {
+  return dec(v.si(), "FLOP/s");
+}
 std::string format(DollarsPerSecond v) {
   const double per_hour = v.si() * 3600.0;
-  return (std::fabs(per_hour) >= 0.01 ? fmt::format("${:.2f}", per_hour)
-                                      : "$" + format_number(per_hour)) +
-         "/h";
+  return (std::fabs(per_hour) >= 0.01 ? fmt::format("${:.2f}", per_hour) : "$" + format_number(per_hour)) + "/h";
 }
-std::string format(TokensPerSecond v) { return dec(v.si(), "tok/s"); }
-std::string format(Watts v) { return dec(v.si(), "W"); }
-std::string format(FlopsPerByte v) { return format_number(v.si()) + " FLOP/B"; }
-std::string format(BytesPerToken v) { return dec(v.si(), "B/tok"); }
-std::string format(DollarsPerToken v) { return "$" + format_number(v.si() * 1e6) + "/Mtok"; }
+std::string format(TokensPerSecond v) {
+  return dec(v.si(), "tok/s");
+}
+std::string format(Watts v) {
+  return dec(v.si(), "W");
+}
+std::string format(FlopsPerByte v) {
+  return format_number(v.si()) + " FLOP/B";
+}
+std::string format(BytesPerToken v) {
+  return dec(v.si(), "B/tok");
+}
+std::string format(DollarsPerToken v) {
+  return "$" + format_number(v.si() * 1e6) + "/Mtok";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
@@ -114,22 +134,54 @@ constexpr Dim kS = dims::kSecond;
 constexpr Dim kJ = dims::kJoule;
 constexpr Dim kT = dims::kToken;
 constexpr std::array<UnitDef, 49> kUnits{{
-    {"B", 1.0, kB},        {"kB", 1e3, kB},        {"KB", 1e3, kB},
-    {"MB", 1e6, kB},       {"GB", 1e9, kB},        {"TB", 1e12, kB},
-    {"PB", 1e15, kB},      {"KiB", 1024.0, kB},    {"MiB", 1048576.0, kB},
-    {"GiB", 1073741824.0, kB}, {"TiB", 1099511627776.0, kB}, {"PiB", 1125899906842624.0, kB},
-    {"b", 0.125, kB},      {"Kb", 125.0, kB},      {"kb", 125.0, kB},
-    {"Mb", 1.25e5, kB},    {"Gb", 1.25e8, kB},     {"Tb", 1.25e11, kB},
-    {"FLOP", 1.0, kF},     {"kFLOP", 1e3, kF},     {"MFLOP", 1e6, kF},
-    {"GFLOP", 1e9, kF},    {"TFLOP", 1e12, kF},    {"PFLOP", 1e15, kF},
-    {"EFLOP", 1e18, kF},   {"FLOPs", 1.0, kF},     {"GFLOPs", 1e9, kF},
-    {"TFLOPs", 1e12, kF},  {"PFLOPs", 1e15, kF},   {"s", 1.0, kS},
-    {"ms", 1e-3, kS},      {"us", 1e-6, kS},       {"ns", 1e-9, kS},
-    {"min", 60.0, kS},     {"h", 3600.0, kS},      {"hour", 3600.0, kS},
-    {"day", 86400.0, kS},  {"J", 1.0, kJ},         {"kJ", 1e3, kJ},
-    {"W", 1.0, kJ - kS},   {"kW", 1e3, kJ - kS},   {"MW", 1e6, kJ - kS},
-    {"tok", 1.0, kT},      {"token", 1.0, kT},     {"tokens", 1.0, kT},
-    {"ktok", 1e3, kT},     {"Mtok", 1e6, kT},      {"Btok", 1e9, kT},
+    {"B", 1.0, kB},
+    {"kB", 1e3, kB},
+    {"KB", 1e3, kB},
+    {"MB", 1e6, kB},
+    {"GB", 1e9, kB},
+    {"TB", 1e12, kB},
+    {"PB", 1e15, kB},
+    {"KiB", 1024.0, kB},
+    {"MiB", 1048576.0, kB},
+    {"GiB", 1073741824.0, kB},
+    {"TiB", 1099511627776.0, kB},
+    {"PiB", 1125899906842624.0, kB},
+    {"b", 0.125, kB},
+    {"Kb", 125.0, kB},
+    {"kb", 125.0, kB},
+    {"Mb", 1.25e5, kB},
+    {"Gb", 1.25e8, kB},
+    {"Tb", 1.25e11, kB},
+    {"FLOP", 1.0, kF},
+    {"kFLOP", 1e3, kF},
+    {"MFLOP", 1e6, kF},
+    {"GFLOP", 1e9, kF},
+    {"TFLOP", 1e12, kF},
+    {"PFLOP", 1e15, kF},
+    {"EFLOP", 1e18, kF},
+    {"FLOPs", 1.0, kF},
+    {"GFLOPs", 1e9, kF},
+    {"TFLOPs", 1e12, kF},
+    {"PFLOPs", 1e15, kF},
+    {"s", 1.0, kS},
+    {"ms", 1e-3, kS},
+    {"us", 1e-6, kS},
+    {"ns", 1e-9, kS},
+    {"min", 60.0, kS},
+    {"h", 3600.0, kS},
+    {"hour", 3600.0, kS},
+    {"day", 86400.0, kS},
+    {"J", 1.0, kJ},
+    {"kJ", 1e3, kJ},
+    {"W", 1.0, kJ - kS},
+    {"kW", 1e3, kJ - kS},
+    {"MW", 1e6, kJ - kS},
+    {"tok", 1.0, kT},
+    {"token", 1.0, kT},
+    {"tokens", 1.0, kT},
+    {"ktok", 1e3, kT},
+    {"Mtok", 1e6, kT},
+    {"Btok", 1e9, kT},
     {"$", 1.0, dims::kUsd},
 }};
 

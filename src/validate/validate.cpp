@@ -12,8 +12,8 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
-#include "llmecon/embedded.hpp"
 #include "llmecon/comm.hpp"
+#include "llmecon/embedded.hpp"
 #include "llmecon/parallel.hpp"
 #include "llmecon/units_parse.hpp"
 
@@ -24,18 +24,24 @@ namespace llmecon {
 
 namespace {
 
-const std::vector<std::string> kHeader = {"id",    "split",        "model",    "hardware", "chips",  "tp",   "pp",
-                                          "ep",    "dp",           "cp",       "weight_dtype", "kv_dtype", "scenario",
-                                          "batch", "isl",          "osl",      "metric",   "value",  "unit", "source",
-                                          "notes"};
+const std::vector<std::string> kHeader = {"id",  "split", "model",  "hardware",     "chips",    "tp",       "pp",
+                                          "ep",  "dp",    "cp",     "weight_dtype", "kv_dtype", "scenario", "batch",
+                                          "isl", "osl",   "metric", "value",        "unit",     "source",   "notes"};
 
 const std::map<std::string, std::string>& metric_units() {
-  static const std::map<std::string, std::string> m = {
-      {"output_tokens_per_s", "tokens/s"}, {"input_tokens_per_s", "tokens/s"}, {"total_tokens_per_s", "tokens/s"},
-      {"ms_per_output_token", "ms"},       {"tpot_ms", "ms"},                  {"ttft_s", "s"},
-      {"prefill_latency_s", "s"},          {"decode_latency_s", "s"},          {"e2e_latency_s", "s"},
-      {"mfu", "fraction"},                 {"hfu", "fraction"},                {"tflops_per_gpu", "TFLOP/s"},
-      {"training_gpu_hours", "GPU-hours"}};
+  static const std::map<std::string, std::string> m = {{"output_tokens_per_s", "tokens/s"},
+                                                       {"input_tokens_per_s", "tokens/s"},
+                                                       {"total_tokens_per_s", "tokens/s"},
+                                                       {"ms_per_output_token", "ms"},
+                                                       {"tpot_ms", "ms"},
+                                                       {"ttft_s", "s"},
+                                                       {"prefill_latency_s", "s"},
+                                                       {"decode_latency_s", "s"},
+                                                       {"e2e_latency_s", "s"},
+                                                       {"mfu", "fraction"},
+                                                       {"hfu", "fraction"},
+                                                       {"tflops_per_gpu", "TFLOP/s"},
+                                                       {"training_gpu_hours", "GPU-hours"}};
   return m;
 }
 
@@ -46,7 +52,8 @@ const std::set<std::string>& scenarios() {
 }
 
 // Splits CSV text into records of fields; quoted fields may hold commas, quotes ("") and newlines.
-Result<std::vector<std::pair<int, std::vector<std::string>>>> split_csv(std::string_view text, const std::string& origin) {
+Result<std::vector<std::pair<int, std::vector<std::string>>>> split_csv(std::string_view text,
+                                                                        const std::string& origin) {
   std::vector<std::pair<int, std::vector<std::string>>> out;
   std::vector<std::string> rec;
   std::string field;
@@ -179,13 +186,15 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
     }
     m.metric = f[16];
     auto mu = metric_units().find(m.metric);
-    if (mu == metric_units().end()) return Error{where, col(16), "unknown metric '" + m.metric + "'", "see the schema's metric table"};
+    if (mu == metric_units().end())
+      return Error{where, col(16), "unknown metric '" + m.metric + "'", "see the schema's metric table"};
     auto v = opt_number(f[17], where, col(17), false);
     if (!v) return v.error();
     if (!*v) return Error{where, col(17), "empty value", ""};
     m.value = **v;
     m.unit = f[18];
-    if (m.unit != mu->second) return Error{where, col(18), "unit '" + m.unit + "' for " + m.metric, "use " + mu->second};
+    if (m.unit != mu->second)
+      return Error{where, col(18), "unit '" + m.unit + "' for " + m.metric, "use " + mu->second};
     m.source = f[19];
     m.notes = f[20];
     out.push_back(std::move(m));
@@ -346,7 +355,9 @@ double max_batch(const Setup& s, double context) {
   return lo;
 }
 
-double peak_bf16(const Hardware& hw) { return hw.peak(DType::kBf16).si(); }
+double peak_bf16(const Hardware& hw) {
+  return hw.peak(DType::kBf16).si();
+}
 
 // Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
 double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
@@ -362,7 +373,8 @@ std::optional<double> predict_training(const Measurement& m, Setup& s) {
   if (!m.batch || !m.isl) return std::nullopt;
   const Mapping& mp = s.in.map;
   const double batch = *m.batch, isl = *m.isl;
-  const StepCost fwd = step_cost(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision, ExpertTouch::kAll, false);
+  const StepCost fwd =
+      step_cost(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision, ExpertTouch::kAll, false);
   const double model_flops = 3.0 * fwd.flops_total().si();
   const double hw_flops = model_flops + fwd.flops_attention.si();
   const double chips = m.chips;
@@ -424,7 +436,8 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     std::optional<double> pred;
     if (m.scenario == "training_step") {
       pred = predict_training(m, s);
-    } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" || m.scenario == "online_load") {
+    } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" ||
+               m.scenario == "online_load") {
       const double ctxlen = isl + osl / 2;
       double batch = m.batch ? *m.batch / s.replicas : 0;
       if (!m.batch) {
@@ -459,9 +472,10 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       }
       if (m.metric == "mfu") {
         const double f = model_flops(s.model, Step{Phase::kDecode, batch, 1, ctxlen}, s.in.precision);
-        const double rate = includes_prefill
-                                ? (f * osl + model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision)) / wave
-                                : f / tpot;
+        const double rate =
+            includes_prefill
+                ? (f * osl + model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision)) / wave
+                : f / tpot;
         pred = rate * s.replicas / (m.chips * peak_bf16(*s.hw));
       }
     } else if (m.scenario == "prefill") {
@@ -476,8 +490,8 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
           if (m.notes[i] != ',') digits += m.notes[i];
         if (!digits.empty()) per_group = std::stod(digits);
       }
-      double batch = m.batch ? *m.batch / s.replicas
-                             : std::max(1.0, std::ceil(per_group / std::max(isl, 1.0))) * s.in.map.dp_attn;
+      double batch =
+          m.batch ? *m.batch / s.replicas : std::max(1.0, std::ceil(per_group / std::max(isl, 1.0))) * s.in.map.dp_attn;
       if (!m.batch) {
         s.envelope.push_back(fmt::format("batch not published: {} tokens per attention group per pass assumed",
                                          format_number(per_group)));
@@ -528,8 +542,12 @@ namespace {
 constexpr int kParams = 6;
 using Vec = std::array<double, kParams>;
 
-double logit(double p) { return std::log(p / (1 - p)); }
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double logit(double p) {
+  return std::log(p / (1 - p));
+}
+double sigmoid(double x) {
+  return 1 / (1 + std::exp(-x));
+}
 
 Efficiency decode(const Vec& x) {
   Efficiency e;
@@ -544,8 +562,11 @@ Efficiency decode(const Vec& x) {
 
 Vec encode(const Efficiency& e) {
   auto clampf = [](double v) { return std::clamp(v, 0.02, 0.98); };
-  return Vec{logit(clampf(e.compute)), std::log(std::max(e.gemm_half_m, 1.0)), logit(clampf(e.memory)),
-             logit(clampf(e.comm)), std::log(std::max(e.step_overhead.si(), 1e-6)),
+  return Vec{logit(clampf(e.compute)),
+             std::log(std::max(e.gemm_half_m, 1.0)),
+             logit(clampf(e.memory)),
+             logit(clampf(e.comm)),
+             std::log(std::max(e.step_overhead.si(), 1e-6)),
              std::log(std::max(e.layer_overhead.si(), 1e-8))};
 }
 
@@ -647,7 +668,8 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   }
   auto hw = ctx.hw->get(hardware, "--hw");
   if (!hw) return hw.error();
-  const Efficiency start = ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)};
+  const Efficiency start =
+      ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)};
   const Vec x0 = encode(start.ideal() ? Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)} : start);
   auto fit = [&](const std::vector<Measurement>& train) {
     return minimize([&](const Vec& x) { return loss(train, ctx, x, x0); }, x0, 400);
@@ -667,7 +689,8 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   ValidationReport held;
   for (int f = 0; f < k; ++f) {
     std::vector<Measurement> train, test;
-    for (std::size_t i = 0; i < rows.size(); ++i) (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
     if (train.empty() || test.empty()) continue;
     const Efficiency ef = decode(fit(train));
     ValidationContext cf = ctx;

@@ -208,8 +208,9 @@ TEST(Pricing, BuiltinSheetsAndErrors) {
   const PriceSheet* gem = cat->find("gemini-3.1-pro");
   ASSERT_NE(gem, nullptr);
   EXPECT_NEAR(*gem->long_output / gem->output, 1.5, 1e-12);
-  auto bad = parse_price_sheet("provider = \"x\"\nmodel = \"m\"\ndate = \"d\"\nsources = [\"u\"]\n[base]\ninput = \"5\"\noutput = \"$1/Mtok\"\n",
-                               "sheet.toml");
+  auto bad = parse_price_sheet(
+      "provider = \"x\"\nmodel = \"m\"\ndate = \"d\"\nsources = [\"u\"]\n[base]\ninput = \"5\"\noutput = \"$1/Mtok\"\n",
+      "sheet.toml");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().field, "base.input");
   EXPECT_EQ(bad.error().what, "'5' has no unit");

@@ -27,9 +27,9 @@ TEST(Facade, ModelShowKeys) {
 TEST(Facade, RooflineKeys) {
   auto r = engine().roofline(Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}});
   ASSERT_TRUE(r) << r.error().message();
-  for (const char* k : {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s",
-                        "t_kv_s", "t_step_s", "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes",
-                        "mem_kv_bytes", "fits"}) {
+  for (const char* k :
+       {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s", "t_kv_s", "t_step_s",
+        "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes", "mem_kv_bytes", "fits"}) {
     EXPECT_TRUE(r->contains(k)) << k;
   }
   EXPECT_EQ((*r)["chips"], 72);  // the whole NVL72 domain by default
@@ -39,12 +39,13 @@ TEST(Facade, RooflineKeys) {
   const double t = (*r)["t_step_s"];
   // Calibrated efficiency adds fixed costs to F1 (model.md §18).
   EXPECT_GT((*r)["t_overhead_s"].get<double>(), 0.0);
-  EXPECT_DOUBLE_EQ(t, std::max((*r)["t_compute_s"].get<double>(),
-                               (*r)["t_weights_s"].get<double>() + (*r)["t_kv_s"].get<double>()) +
-                          (*r)["t_overhead_s"].get<double>());
+  EXPECT_DOUBLE_EQ(
+      t, std::max((*r)["t_compute_s"].get<double>(), (*r)["t_weights_s"].get<double>() + (*r)["t_kv_s"].get<double>()) +
+             (*r)["t_overhead_s"].get<double>());
   EXPECT_NEAR((*r)["tokens_per_s"].get<double>(), 256 / t, 1e-6);
   // --ideal is the pure roofline: no fixed costs, and never slower.
-  auto ideal = engine().roofline(Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}, {"ideal", true}});
+  auto ideal = engine().roofline(
+      Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}, {"ideal", true}});
   ASSERT_TRUE(ideal);
   EXPECT_DOUBLE_EQ((*ideal)["t_overhead_s"].get<double>(), 0.0);
   EXPECT_LT((*ideal)["t_step_s"].get<double>(), t);
@@ -61,7 +62,9 @@ TEST(Facade, ErrorsNameTheFlag) {
       {{{"model", "llama-3.1-8b"}, {"hw", "h100"}}, "--hw", "unknown hardware 'h100'"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 0}}, "--chips", "must be at least 1, got 0"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", -4}}, "--batch", "must be at least 1, got -4"},
-      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", "many"}}, "--batch", "expected a number, got \"many\""},
+      {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"batch", "many"}},
+       "--batch",
+       "expected a number, got \"many\""},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"kv_dtype", "fp6"}}, "--kv-dtype", "unknown dtype 'fp6'"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"bacth", 4}}, "--bacth", "unknown argument of roofline"},
       {{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "train"}}, "--phase", "unknown phase 'train'"},
@@ -75,8 +78,8 @@ TEST(Facade, ErrorsNameTheFlag) {
 }
 
 TEST(Facade, SweepRowsAndCsv) {
-  auto r = engine().sweep(Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1},
-                               {"batch", {1, 2, 4, 8}}, {"context", {1024, 8192}}});
+  auto r = engine().sweep(Json{
+      {"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"batch", {1, 2, 4, 8}}, {"context", {1024, 8192}}});
   ASSERT_TRUE(r) << r.error().message();
   const Json& rows = (*r)["rows"];
   ASSERT_EQ(rows.size(), 8u);
@@ -88,7 +91,8 @@ TEST(Facade, SweepRowsAndCsv) {
 }
 
 TEST(Facade, PrefillChunkSemantics) {
-  auto whole = engine().roofline(Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 8192}});
+  auto whole =
+      engine().roofline(Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 8192}});
   auto chunk = engine().roofline(
       Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"phase", "prefill"}, {"context", 8192}, {"chunk", 2048}});
   ASSERT_TRUE(whole && chunk);
@@ -221,7 +225,6 @@ TEST(Facade, AnalysisJsonShape) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().where, "--contxt");
 }
-
 
 }  // namespace
 }  // namespace llmecon

@@ -21,9 +21,10 @@ const std::string kData = LLMECON_TEST_DATA;
 TEST(Hardware, BuiltinCatalogHasEveryRequiredChip) {
   auto cat = HardwareCatalog::builtin();
   ASSERT_TRUE(cat) << cat.error().message();
-  for (const char* n : {"a100-sxm-80gb", "h100-sxm", "h800-sxm", "h20", "h200-sxm", "gh200", "b200", "gb200",
-                        "b300", "gb300", "rubin", "rubin-ultra", "mi300x", "mi325x", "mi355x", "tpu-v4",
-                        "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "trainium2", "gaudi3", "l40s", "blackboard"}) {
+  for (const char* n :
+       {"a100-sxm-80gb", "h100-sxm", "h800-sxm", "h20",         "h200-sxm",  "gh200",  "b200",   "gb200",
+        "b300",          "gb300",    "rubin",    "rubin-ultra", "mi300x",    "mi325x", "mi355x", "tpu-v4",
+        "tpu-v5e",       "tpu-v5p",  "tpu-v6e",  "tpu-v7",      "trainium2", "gaudi3", "l40s",   "blackboard"}) {
     const Hardware* h = cat->find(n);
     ASSERT_NE(h, nullptr) << n;
     EXPECT_FALSE(h->sources.empty()) << n;

@@ -40,8 +40,8 @@ TEST_P(EveryClaim, ReproducedWithinTolerance) {
 
 INSTANTIATE_TEST_SUITE_P(Lecture, EveryClaim,
                          testing::Values("C1", "C2", "C2b", "C3", "C4", "C4b", "C5", "C6", "C7", "C7b", "C8", "C9",
-                                         "C10", "C11", "C12", "C12b", "C12c", "C13", "C14", "C15", "C16", "C16b",
-                                         "C17", "C18", "C19", "C19b", "C20", "C20b", "C21", "C22", "C23", "C24"));
+                                         "C10", "C11", "C12", "C12b", "C12c", "C13", "C14", "C15", "C16", "C16b", "C17",
+                                         "C18", "C19", "C19b", "C20", "C20b", "C21", "C22", "C23", "C24"));
 
 TEST(Lecture, EveryClaimNumberIsCovered) {
   for (int i = 1; i <= 24; ++i) {
@@ -52,15 +52,15 @@ TEST(Lecture, EveryClaimNumberIsCovered) {
 
 // Hand derivations of the figures the claims compute.
 TEST(Lecture, HandDerivedFigures) {
-  EXPECT_DOUBLE_EQ(claim("C1").computed, 300.0 * 8);                      // R x S
-  EXPECT_NEAR(claim("C2").computed, 288e9 / 20e12, 1e-15);               // 14.4 ms
-  EXPECT_DOUBLE_EQ(claim("C3").computed, 2000.0 * 64);                    // B x steps/s
-  EXPECT_NEAR(claim("C6").computed, 2400, 1e-6);                          // penalty = B* at c = 0
-  EXPECT_NEAR(claim("C12").computed, 1e12 / 64, 1);                       // 15.625 GB
-  EXPECT_NEAR(claim("C12c").computed, 2400.0 * 100000 * 2048 / 64, 1);    // 7.68 GB
+  EXPECT_DOUBLE_EQ(claim("C1").computed, 300.0 * 8);                               // R x S
+  EXPECT_NEAR(claim("C2").computed, 288e9 / 20e12, 1e-15);                         // 14.4 ms
+  EXPECT_DOUBLE_EQ(claim("C3").computed, 2000.0 * 64);                             // B x steps/s
+  EXPECT_NEAR(claim("C6").computed, 2400, 1e-6);                                   // penalty = B* at c = 0
+  EXPECT_NEAR(claim("C12").computed, 1e12 / 64, 1);                                // 15.625 GB
+  EXPECT_NEAR(claim("C12c").computed, 2400.0 * 100000 * 2048 / 64, 1);             // 7.68 GB
   EXPECT_NEAR(claim("C14").computed, 5e8 * 60 * 86400 / 10 / (20 * 100e9), 1e-9);  // 129.6
-  EXPECT_NEAR(claim("C16").computed, 100e9 / (300 * 200e3), 1e-9);        // 1,666.7 B
-  EXPECT_NEAR(claim("C16b").computed, 100e9 / (300.0 * 2048), 1e-6);      // 162,760
+  EXPECT_NEAR(claim("C16").computed, 100e9 / (300 * 200e3), 1e-9);                 // 1,666.7 B
+  EXPECT_NEAR(claim("C16b").computed, 100e9 / (300.0 * 2048), 1e-6);               // 162,760
   EXPECT_DOUBLE_EQ(claim("C17").computed, 5.0 / 25.0);
 }
 

@@ -22,11 +22,11 @@ ModelSpec load(const char* name) {
 TEST(Models, BuiltinListIsComplete) {
   auto cat = ModelCatalog::builtin();
   ASSERT_TRUE(cat);
-  for (const char* n : {"llama-2-7b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
-                        "llama-3.3-70b", "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "qwen3-8b", "qwen3-32b",
-                        "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "deepseek-r1", "deepseek-v3.2-exp",
-                        "kimi-k2", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-27b", "palm-8b", "palm-62b",
-                        "palm-540b", "gpt-3-175b", "chinchilla-70b"}) {
+  for (const char* n : {"llama-2-7b",        "llama-2-70b",   "llama-3.1-8b",    "llama-3.1-70b", "llama-3.1-405b",
+                        "llama-3.3-70b",     "mistral-7b",    "mixtral-8x7b",    "mixtral-8x22b", "qwen3-8b",
+                        "qwen3-32b",         "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3",   "deepseek-r1",
+                        "deepseek-v3.2-exp", "kimi-k2",       "gpt-oss-20b",     "gpt-oss-120b",  "gemma-3-27b",
+                        "palm-8b",           "palm-62b",      "palm-540b",       "gpt-3-175b",    "chinchilla-70b"}) {
     EXPECT_NE(cat->entry(n), nullptr) << n;
   }
 }
@@ -123,7 +123,7 @@ TEST(Models, Llama4ChunkedAndGlobalLayers) {
 TEST(Models, NodeLimitedRouting) {
   EXPECT_EQ(load("deepseek-v3").moe.group_limit, 4);  // 8 groups, top-4 groups per token
   EXPECT_EQ(load("deepseek-v3.2-exp").moe.group_limit, 4);
-  EXPECT_EQ(load("kimi-k2").moe.group_limit, 0);      // one group: no limit
+  EXPECT_EQ(load("kimi-k2").moe.group_limit, 0);  // one group: no limit
 }
 
 TEST(Models, DsaIndexerIsCounted) {

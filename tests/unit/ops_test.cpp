@@ -9,7 +9,9 @@
 namespace llmecon {
 namespace {
 
-ModelSpec load(const char* name) { return ModelCatalog::builtin()->load(name).value(); }
+ModelSpec load(const char* name) {
+  return ModelCatalog::builtin()->load(name).value();
+}
 
 TEST(Ops, MatmulFlopsIsTwoMnk) {
   static_assert(matmul_flops(2, 3, 4).si() == 48.0);
@@ -22,10 +24,17 @@ double brute_pairs(Mixer mx, double w, int c0, int n) {
   for (int i = 1; i <= n; ++i) {
     const int pos = c0 + i;  // keys visible incl. itself under full attention
     switch (mx) {
-      case Mixer::kFull: sum += pos; break;
-      case Mixer::kSliding: sum += std::min<double>(pos, w); break;
-      case Mixer::kChunked: sum += (pos - 1) % static_cast<int>(w) + 1; break;
-      case Mixer::kLinear: break;
+      case Mixer::kFull:
+        sum += pos;
+        break;
+      case Mixer::kSliding:
+        sum += std::min<double>(pos, w);
+        break;
+      case Mixer::kChunked:
+        sum += (pos - 1) % static_cast<int>(w) + 1;
+        break;
+      case Mixer::kLinear:
+        break;
     }
   }
   return sum;
@@ -122,8 +131,7 @@ TEST(Ops, SparseAttentionReadsLess) {
   auto plain = load_model_file(std::string(LLMECON_TEST_DATA) + "/tiny_llama.json").value();
   auto sq = load_model_file(std::string(LLMECON_TEST_DATA) + "/tiny_llama_sqrt.json").value();
   const Step big{Phase::kDecode, 1, 1, 1 << 20};
-  EXPECT_DOUBLE_EQ(step_cost(sq, big, Precision{}).kv_read.si(),
-                   4 * std::sqrt(64.0 * (1 << 20)) * 2 * 2 * 64 * 2);
+  EXPECT_DOUBLE_EQ(step_cost(sq, big, Precision{}).kv_read.si(), 4 * std::sqrt(64.0 * (1 << 20)) * 2 * 2 * 64 * 2);
   EXPECT_LT(step_cost(sq, big, Precision{}).kv_read.si(), step_cost(plain, big, Precision{}).kv_read.si());
 }
 

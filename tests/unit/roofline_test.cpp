@@ -72,7 +72,8 @@ TEST(Roofline, ComputeUsesFormatRates) {
   const ModelSpec m = f.models.load("llama-3.1-8b").value();
   const Step s{Phase::kPrefill, 1, 8192, 0};
   RooflineInput bf = input(&m, f.hw.find("h100-sxm"), 1, s, Precision{});
-  RooflineInput f8 = input(&m, f.hw.find("h100-sxm"), 1, s, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kFp8});
+  RooflineInput f8 =
+      input(&m, f.hw.find("h100-sxm"), 1, s, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kFp8});
   const double ratio = roofline(bf)->t_compute / roofline(f8)->t_compute;
   EXPECT_NEAR(ratio, 1978.9 / 989.4, 1e-6);
 }

@@ -41,8 +41,9 @@ double ideal_tpot_ms(double batch, double ctx, Efficiency eff = {}) {
 }
 
 TEST(ValidateCsv, ErrorsNameLineAndColumn) {
-  auto bad_quote = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
-                                                 "prefill_latency_s,0.1,s,\"unterminated,n\n",
+  auto bad_quote = read_validation_csv(kHeader +
+                                           "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                           "prefill_latency_s,0.1,s,\"unterminated,n\n",
                                        "f.csv");
   ASSERT_FALSE(bad_quote);
   EXPECT_EQ(bad_quote.error().where, "f.csv:2");
@@ -52,20 +53,23 @@ TEST(ValidateCsv, ErrorsNameLineAndColumn) {
   ASSERT_FALSE(fields);
   EXPECT_EQ(fields.error().where, "f.csv:2");
   EXPECT_EQ(fields.error().what, "5 fields, expected 21");
-  auto metric = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
-                                              "speed,0.1,s,src,\n",
+  auto metric = read_validation_csv(kHeader +
+                                        "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                        "speed,0.1,s,src,\n",
                                     "f.csv");
   ASSERT_FALSE(metric);
   EXPECT_EQ(metric.error().field, "column 17 (metric)");
   EXPECT_EQ(metric.error().what, "unknown metric 'speed'");
-  auto negative = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
-                                                "prefill_latency_s,-0.1,s,src,\n",
+  auto negative = read_validation_csv(kHeader +
+                                          "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                          "prefill_latency_s,-0.1,s,src,\n",
                                       "f.csv");
   ASSERT_FALSE(negative);
   EXPECT_EQ(negative.error().field, "column 18 (value)");
   EXPECT_EQ(negative.error().what, "must not be negative, got -0.1");
-  auto unit = read_validation_csv(kHeader + "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
-                                            "prefill_latency_s,0.1,ms,src,\n",
+  auto unit = read_validation_csv(kHeader +
+                                      "X-1,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,prefill,1,128,,"
+                                      "prefill_latency_s,0.1,ms,src,\n",
                                   "f.csv");
   ASSERT_FALSE(unit);
   EXPECT_EQ(unit.error().what, "unit 'ms' for prefill_latency_s");
@@ -77,15 +81,18 @@ TEST(ValidateCsv, ErrorsNameLineAndColumn) {
 TEST(Validate, ExactKnownErrors) {
   // Measured values chosen at 0.8x and 1.25x the ideal prediction: errors +25% and -20%.
   const double t1 = ideal_tpot_ms(8, 1024 + 64), t2 = ideal_tpot_ms(64, 512 + 32);
-  const std::string csv = kHeader +
-                          fmt::format("A,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,8,1024,128,"
-                                      "ms_per_output_token,{:.17g},ms,src,\n",
-                                      0.8 * t1) +
-                          fmt::format("B,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,64,512,64,"
-                                      "ms_per_output_token,{:.17g},ms,src,\n",
-                                      1.25 * t2) +
-                          "C,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,training_step,64,4096,,mfu,0.5,fraction,src,\n" +
-                          "D,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,prefill,1,,,prefill_latency_s,0.5,s,src,\n";
+  const std::string csv =
+      kHeader +
+      fmt::format(
+          "A,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,8,1024,128,"
+          "ms_per_output_token,{:.17g},ms,src,\n",
+          0.8 * t1) +
+      fmt::format(
+          "B,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,64,512,64,"
+          "ms_per_output_token,{:.17g},ms,src,\n",
+          1.25 * t2) +
+      "C,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,training_step,64,4096,,mfu,0.5,fraction,src,\n" +
+      "D,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,prefill,1,,,prefill_latency_s,0.5,s,src,\n";
   auto rows = read_validation_csv(csv, "fixture.csv");
   ASSERT_TRUE(rows) << rows.error().message();
   const ValidationReport rep = validate(*rows, context());
@@ -115,9 +122,10 @@ TEST(Calibrate, RecoversKnownParameters) {
   for (double batch : {1.0, 4.0, 16.0, 64.0, 256.0, 1024.0}) {
     for (double isl : {256.0, 4096.0}) {
       const double ms = ideal_tpot_ms(batch, isl + 32, truth);
-      csv += fmt::format("R{},dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,{},{},64,"
-                         "ms_per_output_token,{:.17g},ms,src,\n",
-                         ++i, batch, isl, ms);
+      csv += fmt::format(
+          "R{},dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,bf16,decode_fixed_batch,{},{},64,"
+          "ms_per_output_token,{:.17g},ms,src,\n",
+          ++i, batch, isl, ms);
     }
   }
   auto rows = read_validation_csv(csv, "synthetic.csv");

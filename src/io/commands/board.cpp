@@ -23,7 +23,8 @@ Result<BoardArgs> board_args(const Engine& e, const Args& a) {
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
   const double chips = a.number_or("chips", hw->domain_size);
   if (chips > hw->domain_size) {
-    return Error{"--chips", "", fmt::format("{} chips exceed the {}-chip scale-up domain of {}", chips, hw->domain_size, hw->name),
+    return Error{"--chips", "",
+                 fmt::format("{} chips exceed the {}-chip scale-up domain of {}", chips, hw->domain_size, hw->name),
                  "the blackboard analyses pool one scale-up domain"};
   }
   out.board = board_from(out.model, *hw, static_cast<int>(chips), precision_from(a, out.model));
@@ -48,7 +49,8 @@ Result<Json> batch(const Engine& e, const Args& a, const Progress&) {
   const double ctx = a.number("context");
   Json out = to_json(batch_analysis(b.board, ctx));
   if (a.has("price_multiple") || a.has("speed_multiple")) {
-    out["fast_mode"] = to_json(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
+    out["fast_mode"] =
+        to_json(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
   }
   out["context"] = count(ctx);
   return with_board(out, b.board);
@@ -91,10 +93,11 @@ Result<Json> layout(const Engine& e, const Args& a, const Progress&) {
   TRY(b, board_args(e, a));
   Board board = b.board;
   board.hop_latency = units::ms(a.number("hop_ms"));
-  return with_board(to_json(layout_analysis(board, a.number("context"), a.number_or("micro_batch", std::ceil(board.R() * board.S())),
-                                            static_cast<int>(a.number("racks")), static_cast<int>(a.number("stages")),
-                                            static_cast<int>(a.number("layers_per_stage")))),
-                    board);
+  return with_board(
+      to_json(layout_analysis(board, a.number("context"), a.number_or("micro_batch", std::ceil(board.R() * board.S())),
+                              static_cast<int>(a.number("racks")), static_cast<int>(a.number("stages")),
+                              static_cast<int>(a.number("layers_per_stage")))),
+      board);
 }
 
 Result<Json> cache(const Engine& e, const Args& a, const Progress&) {
@@ -133,7 +136,8 @@ Result<Json> lecture(const Engine& e, const Args&, const Progress&) {
     const bool text = c.check == Check::kEqual;
     Json real = Json::array();
     for (const auto& r : c.real) {
-      real.push_back({{"label", r.label}, {"computed", r.text.empty() ? Json(r.computed) : Json(r.text)}, {"why", r.why}});
+      real.push_back(
+          {{"label", r.label}, {"computed", r.text.empty() ? Json(r.computed) : Json(r.text)}, {"why", r.why}});
     }
     out.push_back({{"id", c.id},
                    {"claim", c.claim},

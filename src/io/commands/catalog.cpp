@@ -80,7 +80,9 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&) {
            {"layer_kinds", layers},
            {"d_model", m.d_model},
            {"vocab", m.vocab},
-           {"attention", m.attn.kind == AttentionKind::kMla ? "mla" : (m.attn.kv_heads == m.attn.heads ? "mha" : (m.attn.kv_heads == 1 ? "mqa" : "gqa"))},
+           {"attention", m.attn.kind == AttentionKind::kMla
+                             ? "mla"
+                             : (m.attn.kv_heads == m.attn.heads ? "mha" : (m.attn.kv_heads == 1 ? "mqa" : "gqa"))},
            {"heads", m.attn.heads},
            {"kv_heads", m.attn.kv_heads},
            {"head_dim", m.attn.head_dim},
@@ -98,7 +100,8 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&) {
   }
   if (const ModelEntry* entry = e.model_catalog().entry(m.name)) {
     out["source"] = entry->source;
-    out["published"] = {{"total", entry->published.total}, {"active", entry->published.active}, {"source", entry->published.source}};
+    out["published"] = {
+        {"total", entry->published.total}, {"active", entry->published.active}, {"source", entry->published.source}};
   }
   return out;
 }

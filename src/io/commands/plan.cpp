@@ -64,7 +64,9 @@ Json plan_json(const PlanResult& r, std::size_t frontier_max) {
               {"empty_reason", r.empty_reason}};
 }
 
-Json quantiles_json(const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; }
+Json quantiles_json(const Quantiles& x) {
+  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
+}
 
 }  // namespace
 
@@ -76,7 +78,8 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
   rq.hw = hw;
   rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
   if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
-  const double chips = a.has("racks") ? a.number_or("racks", 1) * hw->domain_size : a.number_or("chips", hw->domain_size);
+  const double chips =
+      a.has("racks") ? a.number_or("racks", 1) * hw->domain_size : a.number_or("chips", hw->domain_size);
   if (chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};
   rq.chips = static_cast<int>(chips);
   rq.isl = a.number("isl");
@@ -85,8 +88,10 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
     if (!a.has(k)) continue;
     const double v = a.number_or(k, 0);
     if (v <= 0) {
-      return Error{"--" + std::string(k == std::string("ttft_ms") ? "ttft-ms" : k == std::string("tpot_ms") ? "tpot-ms" : "max-usd-per-mtok"), "",
-                   "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
+      return Error{"--" + std::string(k == std::string("ttft_ms")   ? "ttft-ms"
+                                      : k == std::string("tpot_ms") ? "tpot-ms"
+                                                                    : "max-usd-per-mtok"),
+                   "", "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
     }
     if (k == std::string("ttft_ms")) rq.ttft = units::ms(v);
     if (k == std::string("tpot_ms")) rq.tpot = units::ms(v);
@@ -106,9 +111,14 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
     rq.prefill_chips = static_cast<int>(a.number_or("prefill_chips", phw->domain_size));
   }
   if (a.has("batches")) rq.batches = a.numbers("batches");
-  Json out{{"model", model.name}, {"hardware", hw->name}, {"chips", rq.chips}, {"domain", hw->domain_size},
-           {"prefill_pool", rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
-           {"isl", count(rq.isl)}, {"osl", count(rq.osl)}};
+  Json out{{"model", model.name},
+           {"hardware", hw->name},
+           {"chips", rq.chips},
+           {"domain", hw->domain_size},
+           {"prefill_pool",
+            rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
+           {"isl", count(rq.isl)},
+           {"osl", count(rq.osl)}};
   Json slo = Json::object();
   if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;
   if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;

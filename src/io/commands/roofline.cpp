@@ -27,7 +27,8 @@ Result<Step> step_at(const Args& a, double batch, double context) {
   }
   if (context < 1) return Error{"--context", "", "a prompt has at least 1 token", "prefill processes the prompt"};
   const double chunk = a.number_or("chunk", context);
-  if (chunk > context) return Error{"--chunk", "", "must not exceed --context", "the chunk is the last part of the prompt"};
+  if (chunk > context)
+    return Error{"--chunk", "", "must not exceed --context", "the chunk is the last part of the prompt"};
   step.new_tokens = chunk;
   step.cached = context - chunk;
   return step;
@@ -47,7 +48,9 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   return r;
 }
 
-Json quantiles_json(const Quantiles& x) { return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}}; }
+Json quantiles_json(const Quantiles& x) {
+  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
+}
 
 Uncertainty uncertainty(const Args& a) {
   // The pure roofline keeps only the catalog's spec ranges.
@@ -60,9 +63,13 @@ Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
   Json ops = Json::array();
   std::vector<OpCost> by_kind(kOpKindCount);
   for (const auto& op : detail.ops) {
-    ops.push_back({{"layer", op.layer}, {"op", std::string(name(op.kind))}, {"flops", op.flops.si()},
-                   {"bytes_weights", op.weights.si()}, {"bytes_kv_read", op.kv_read.si()},
-                   {"bytes_kv_write", op.kv_write.si()}, {"bytes_act", op.act.si()}});
+    ops.push_back({{"layer", op.layer},
+                   {"op", std::string(name(op.kind))},
+                   {"flops", op.flops.si()},
+                   {"bytes_weights", op.weights.si()},
+                   {"bytes_kv_read", op.kv_read.si()},
+                   {"bytes_kv_write", op.kv_write.si()},
+                   {"bytes_act", op.act.si()}});
     OpCost& k = by_kind[static_cast<std::size_t>(op.kind)];
     k.kind = op.kind;
     k.flops += op.flops;
@@ -75,9 +82,12 @@ Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
   for (std::size_t i = 0; i < kOpKindCount; ++i) {
     const OpCost& k = by_kind[i];
     if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
-    by_kind_out.push_back({{"op", std::string(name(static_cast<OpKind>(i)))}, {"flops", k.flops.si()},
-                           {"bytes_weights", k.weights.si()}, {"bytes_kv_read", k.kv_read.si()},
-                           {"bytes_kv_write", k.kv_write.si()}, {"bytes_act", k.act.si()}});
+    by_kind_out.push_back({{"op", std::string(name(static_cast<OpKind>(i)))},
+                           {"flops", k.flops.si()},
+                           {"bytes_weights", k.weights.si()},
+                           {"bytes_kv_read", k.kv_read.si()},
+                           {"bytes_kv_write", k.kv_write.si()},
+                           {"bytes_act", k.act.si()}});
   }
   return ops;
 }
@@ -123,8 +133,9 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress) {
   const std::vector<double> batches = a.numbers("batch");
   const std::vector<double> contexts = a.numbers("context");
   if (batches.size() * contexts.size() > 100000) {
-    return Error{"--batch", "", fmt::format("{} x {} = {} rows; at most 100000", batches.size(), contexts.size(),
-                                            batches.size() * contexts.size()),
+    return Error{"--batch", "",
+                 fmt::format("{} x {} = {} rows; at most 100000", batches.size(), contexts.size(),
+                             batches.size() * contexts.size()),
                  "use geometric ranges (1:16384:x2) or fewer contexts"};
   }
   TRY(res, resolve(e, a));
@@ -201,17 +212,17 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&) {
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
     std::vector<std::string> lines = explain(first);
-    lines.push_back(fmt::format("max batch that fits (F21) = floor((HBM - weights) / KV per sequence) = floor(({} - {}) / {}) = {}",
-                                format(first.mem_capacity), format(first.mem_weights),
-                                format(first.mem_kv), format_number(max_batch)));
+    lines.push_back(fmt::format(
+        "max batch that fits (F21) = floor((HBM - weights) / KV per sequence) = floor(({} - {}) / {}) = {}",
+        format(first.mem_capacity), format(first.mem_weights), format(first.mem_kv), format_number(max_batch)));
     lines.push_back(balance ? fmt::format("balance batch (F6) = smallest B with t_compute >= t_weights + t_kv = {}",
                                           format_number(*balance))
                             : std::string("balance batch (F6): no batch up to 1e7 is compute-bound"));
-    lines.push_back(best.is_null() ? std::string("no batch fits")
-                                   : fmt::format("unbatched penalty = cost(B = 1) / cheapest cost = {} / {} = {}",
-                                                 format_number(first.usd_per_token.si() * 1e6),
-                                                 format_number(best_cost * 1e6),
-                                                 format_number(first.usd_per_token.si() / best_cost)));
+    lines.push_back(best.is_null()
+                        ? std::string("no batch fits")
+                        : fmt::format("unbatched penalty = cost(B = 1) / cheapest cost = {} / {} = {}",
+                                      format_number(first.usd_per_token.si() * 1e6), format_number(best_cost * 1e6),
+                                      format_number(first.usd_per_token.si() / best_cost)));
     out["explain"] = lines;
   }
   return out;

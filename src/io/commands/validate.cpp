@@ -43,7 +43,9 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&) {
   for (const auto& [metric, s] : rep.summary) {
     summary[metric] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
   }
-  return Json{{"file", a.raw("file")}, {"efficiency", ideal ? "ideal" : "calibrated defaults"}, {"rows", out_rows},
+  return Json{{"file", a.raw("file")},
+              {"efficiency", ideal ? "ideal" : "calibrated defaults"},
+              {"rows", out_rows},
               {"summary", summary}};
 }
 
