@@ -2,8 +2,10 @@
 # One entry point for a fresh Debian 12 machine (run as root, or with sudo available).
 #
 #   scripts/bootstrap.sh run    install what is missing, build (release), run the default report
-#   scripts/bootstrap.sh test   install what is missing, build, run every test, then the
-#                               sanitizer (ASan+UBSan) build and its tests
+#   scripts/bootstrap.sh test   install what is missing, build, check the format, run every test,
+#                               run clang-tidy, then the sanitizer (ASan+UBSan) build and its tests.
+#                               Tests that time this machine (label `measure`) are left out:
+#                               `ctest --test-dir build/dev -L measure` runs them.
 #
 # Nothing is downloaded at build time. Every C++ dependency is a Debian package; the web page's
 # chart library (and the browser test's driver) are npm packages installed here, before the build,
@@ -18,7 +20,7 @@ packages=(build-essential cmake ninja-build ccache python3
           libmicrohttpd-dev pybind11-dev python3-dev python3-pytest)
 # npm for the web page's chart library; Debian's chromium for the browser test.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-test_packages=(chromium)
+test_packages=(chromium clang-format clang-tidy)
 
 install_missing() {
   local missing=()
@@ -58,7 +60,9 @@ case "$mode" in
     install_web
     cmake --preset dev >/dev/null
     cmake --build --preset dev -j "$jobs"
+    scripts/check.sh format
     ctest --preset dev -j "$jobs"
+    scripts/check.sh tidy
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs"

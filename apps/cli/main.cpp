@@ -161,7 +161,10 @@ void print_explain(const std::string& command, const Json& r) {
 }
 
 int print(const std::string& command, const Json& r, bool explain, Format f) {
-  using namespace llmecon::cli;
+  using llmecon::cli::print_analysis, llmecon::cli::print_calibration, llmecon::cli::print_hardware,
+      llmecon::cli::print_lecture, llmecon::cli::print_measure, llmecon::cli::print_model, llmecon::cli::print_models,
+      llmecon::cli::print_plan, llmecon::cli::print_report, llmecon::cli::print_roofline, llmecon::cli::print_sweep,
+      llmecon::cli::print_validation;
   if (command == "models") return print_models(r, f);
   if (command == "hardware") return print_hardware(r, f);
   if (command == "model") return print_model(r, f);

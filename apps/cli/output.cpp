@@ -255,7 +255,12 @@ void print_tables(const Json& a) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : val) {
       std::vector<std::string> row;
-      for (const auto& col : header) row.push_back(cell_text(r.value(col, Json()), units.value(key + "." + col, "")));
+      row.reserve(header.size());
+      for (const auto& col : header) {
+        std::string unit_key = key;
+        unit_key += "." + col;
+        row.push_back(cell_text(r.value(col, Json()), units.value(unit_key, "")));
+      }
       rows.push_back(row);
     }
     table(header, rows);

@@ -103,10 +103,12 @@ Result<std::string> read_text_file(const std::string& path, const std::string& h
 }  // namespace llmecon
 
 /// Binds `var` to the value of `expr` (a Result), or returns its error from the enclosing function.
+// NOLINTBEGIN(bugprone-macro-parentheses): `var` names the variable it declares.
 #define TRY(var, expr)                  \
   auto var##_r = (expr);                \
   if (!var##_r) return var##_r.error(); \
   auto var = std::move(var##_r).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Returns the error of `expr` (a Status or any Result) from the enclosing function, if any.
 #define TRY_STATUS(expr)                                         \

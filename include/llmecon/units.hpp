@@ -152,131 +152,131 @@ using DollarsPerToken = Quantity<dims::kUsd - dims::kToken>;
 using SecondsPerToken = Quantity<dims::kSecond - dims::kToken>;
 
 namespace units {
-namespace detail_ {
+namespace internal {
 template <class Q>
 constexpr Q make(double v, double scale) {
   return Q(detail::RawTag{}, v * scale);
 }
-}  // namespace detail_
+}  // namespace internal
 
 // Bytes: decimal (kB = 1e3) and binary (KiB = 2^10) prefixes are distinct functions.
 constexpr Bytes bytes(double v) {
-  return detail_::make<Bytes>(v, 1.0);
+  return internal::make<Bytes>(v, 1.0);
 }
 constexpr Bytes kb(double v) {
-  return detail_::make<Bytes>(v, 1e3);
+  return internal::make<Bytes>(v, 1e3);
 }
 constexpr Bytes mb(double v) {
-  return detail_::make<Bytes>(v, 1e6);
+  return internal::make<Bytes>(v, 1e6);
 }
 constexpr Bytes gb(double v) {
-  return detail_::make<Bytes>(v, 1e9);
+  return internal::make<Bytes>(v, 1e9);
 }
 constexpr Bytes tb(double v) {
-  return detail_::make<Bytes>(v, 1e12);
+  return internal::make<Bytes>(v, 1e12);
 }
 constexpr Bytes kib(double v) {
-  return detail_::make<Bytes>(v, 1024.0);
+  return internal::make<Bytes>(v, 1024.0);
 }
 constexpr Bytes mib(double v) {
-  return detail_::make<Bytes>(v, 1048576.0);
+  return internal::make<Bytes>(v, 1048576.0);
 }
 constexpr Bytes gib(double v) {
-  return detail_::make<Bytes>(v, 1073741824.0);
+  return internal::make<Bytes>(v, 1073741824.0);
 }
 constexpr Bytes tib(double v) {
-  return detail_::make<Bytes>(v, 1099511627776.0);
+  return internal::make<Bytes>(v, 1099511627776.0);
 }
 
 constexpr Flops flops(double v) {
-  return detail_::make<Flops>(v, 1.0);
+  return internal::make<Flops>(v, 1.0);
 }
 constexpr Flops gflops(double v) {
-  return detail_::make<Flops>(v, 1e9);
+  return internal::make<Flops>(v, 1e9);
 }
 constexpr Flops tflops(double v) {
-  return detail_::make<Flops>(v, 1e12);
+  return internal::make<Flops>(v, 1e12);
 }
 constexpr Flops pflops(double v) {
-  return detail_::make<Flops>(v, 1e15);
+  return internal::make<Flops>(v, 1e15);
 }
 
 constexpr Seconds seconds(double v) {
-  return detail_::make<Seconds>(v, 1.0);
+  return internal::make<Seconds>(v, 1.0);
 }
 constexpr Seconds ms(double v) {
-  return detail_::make<Seconds>(v, 1e-3);
+  return internal::make<Seconds>(v, 1e-3);
 }
 constexpr Seconds us(double v) {
-  return detail_::make<Seconds>(v, 1e-6);
+  return internal::make<Seconds>(v, 1e-6);
 }
 constexpr Seconds ns(double v) {
-  return detail_::make<Seconds>(v, 1e-9);
+  return internal::make<Seconds>(v, 1e-9);
 }
 constexpr Seconds minutes(double v) {
-  return detail_::make<Seconds>(v, 60.0);
+  return internal::make<Seconds>(v, 60.0);
 }
 constexpr Seconds hours(double v) {
-  return detail_::make<Seconds>(v, 3600.0);
+  return internal::make<Seconds>(v, 3600.0);
 }
 
 constexpr Dollars usd(double v) {
-  return detail_::make<Dollars>(v, 1.0);
+  return internal::make<Dollars>(v, 1.0);
 }
 constexpr Tokens tokens(double v) {
-  return detail_::make<Tokens>(v, 1.0);
+  return internal::make<Tokens>(v, 1.0);
 }
 constexpr Joules joules(double v) {
-  return detail_::make<Joules>(v, 1.0);
+  return internal::make<Joules>(v, 1.0);
 }
 constexpr Watts watts(double v) {
-  return detail_::make<Watts>(v, 1.0);
+  return internal::make<Watts>(v, 1.0);
 }
 
 constexpr BytesPerSecond bytes_per_s(double v) {
-  return detail_::make<BytesPerSecond>(v, 1.0);
+  return internal::make<BytesPerSecond>(v, 1.0);
 }
 constexpr BytesPerSecond gb_per_s(double v) {
-  return detail_::make<BytesPerSecond>(v, 1e9);
+  return internal::make<BytesPerSecond>(v, 1e9);
 }
 constexpr BytesPerSecond tb_per_s(double v) {
-  return detail_::make<BytesPerSecond>(v, 1e12);
+  return internal::make<BytesPerSecond>(v, 1e12);
 }
 constexpr BytesPerSecond gib_per_s(double v) {
-  return detail_::make<BytesPerSecond>(v, 1073741824.0);
+  return internal::make<BytesPerSecond>(v, 1073741824.0);
 }
 /// Gigabits per second (network links): 1 Gb/s = 1.25e8 bytes/s.
 constexpr BytesPerSecond gbit_per_s(double v) {
-  return detail_::make<BytesPerSecond>(v, 1.25e8);
+  return internal::make<BytesPerSecond>(v, 1.25e8);
 }
 
 constexpr FlopsPerSecond flop_per_s(double v) {
-  return detail_::make<FlopsPerSecond>(v, 1.0);
+  return internal::make<FlopsPerSecond>(v, 1.0);
 }
 constexpr FlopsPerSecond tflop_per_s(double v) {
-  return detail_::make<FlopsPerSecond>(v, 1e12);
+  return internal::make<FlopsPerSecond>(v, 1e12);
 }
 constexpr FlopsPerSecond pflop_per_s(double v) {
-  return detail_::make<FlopsPerSecond>(v, 1e15);
+  return internal::make<FlopsPerSecond>(v, 1e15);
 }
 
 constexpr DollarsPerSecond usd_per_s(double v) {
-  return detail_::make<DollarsPerSecond>(v, 1.0);
+  return internal::make<DollarsPerSecond>(v, 1.0);
 }
 constexpr DollarsPerSecond usd_per_hour(double v) {
-  return detail_::make<DollarsPerSecond>(v, 1.0 / 3600.0);
+  return internal::make<DollarsPerSecond>(v, 1.0 / 3600.0);
 }
 constexpr BytesPerToken bytes_per_token(double v) {
-  return detail_::make<BytesPerToken>(v, 1.0);
+  return internal::make<BytesPerToken>(v, 1.0);
 }
 constexpr TokensPerSecond tokens_per_s(double v) {
-  return detail_::make<TokensPerSecond>(v, 1.0);
+  return internal::make<TokensPerSecond>(v, 1.0);
 }
 constexpr DollarsPerToken usd_per_token(double v) {
-  return detail_::make<DollarsPerToken>(v, 1.0);
+  return internal::make<DollarsPerToken>(v, 1.0);
 }
 constexpr DollarsPerToken usd_per_mtok(double v) {
-  return detail_::make<DollarsPerToken>(v, 1e-6);
+  return internal::make<DollarsPerToken>(v, 1e-6);
 }
 }  // namespace units
 

@@ -465,9 +465,9 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
   // C22 --------------------------------------------------------------------------------------
   {
     // Minimize a/x + b x numerically; at the optimum the two terms are equal (F27).
-    const double a_ = 3.0, b_ = 0.5;
+    const double a = 3.0, b = 0.5;
     double lo = 1e-6, hi = 1e6;
-    auto cost = [&](double x) { return a_ / x + b_ * x; };
+    auto cost = [&](double x) { return a / x + b * x; };
     for (int i = 0; i < 400; ++i) {
       const double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
       if (cost(m1) < cost(m2)) {
@@ -478,10 +478,10 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     }
     const double x = (lo + hi) / 2;
     Claim& c = cl.numeric("C22", "Minimizing a rising plus a falling cost lands where they are equal",
-                          "a/x + b x with a = 3, b = 0.5, ternary search", 1.0, (a_ / x) / (b_ * x), "x",
+                          "a/x + b x with a = 3, b = 0.5, ternary search", 1.0, (a / x) / (b * x), "x",
                           Check::kRelative, 1e-6, "T 01:18");
-    c.derivation.push_back(fmt::format("optimum x = {} (sqrt(a/b) = {}); a/x = {}, b x = {}", n(x),
-                                       n(std::sqrt(a_ / b_)), n(a_ / x), n(b_ * x)));
+    c.derivation.push_back(fmt::format("optimum x = {} (sqrt(a/b) = {}); a/x = {}, b x = {}", n(x), n(std::sqrt(a / b)),
+                                       n(a / x), n(b * x)));
   }
   // C23 --------------------------------------------------------------------------------------
   {
@@ -497,7 +497,7 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     Claim& c = cl.numeric("C24", "A Feistel network is invertible even when its round function is not",
                           "1,000 random (x, y) through two rounds with f(x) = x^2 >> 7 and back", 1000, ok, "",
                           Check::kRelative, 0, "T 02:04");
-    c.derivation.push_back("(x, y) -> (x, y + f(x)); inverse: y = z - f(x) (F34)");
+    c.derivation.emplace_back("(x, y) -> (x, y + f(x)); inverse: y = z - f(x) (F34)");
   }
   return cl.out;
 }

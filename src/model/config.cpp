@@ -10,12 +10,12 @@
 namespace llmecon {
 namespace {
 
-using json = nlohmann::json;
+using JsonValue = nlohmann::json;
 
 /// Field access with errors that name the file and field.
 class Cfg {
  public:
-  Cfg(const json& j, std::string origin, std::string prefix = "")
+  Cfg(const JsonValue& j, std::string origin, std::string prefix = "")
       : j_(j), origin_(std::move(origin)), prefix_(std::move(prefix)) {}
 
   bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
@@ -39,7 +39,7 @@ class Cfg {
   }
   Result<bool> boolean_or(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
-    const json& v = j_.at(key);
+    const JsonValue& v = j_.at(key);
     if (!v.is_boolean()) return Error{origin_, field(key), "expected true or false", ""};
     return v.get<bool>();
   }
@@ -47,13 +47,13 @@ class Cfg {
     if (!has(key) || !j_.at(key).is_string()) return fallback;
     return j_.at(key).get<std::string>();
   }
-  const json& raw() const { return j_; }
+  const JsonValue& raw() const { return j_; }
   std::string field(const char* key) const { return prefix_ + key; }
   const std::string& origin() const { return origin_; }
 
  private:
   Result<int> checked_int(const char* key) const {
-    const json& v = j_.at(key);
+    const JsonValue& v = j_.at(key);
     if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == std::floor(v.get<double>()))) {
       return Error{origin_, field(key), "expected an integer, got " + std::string(v.type_name()), ""};
     }
@@ -65,12 +65,12 @@ class Cfg {
     return static_cast<int>(x);
   }
 
-  const json& j_;
+  const JsonValue& j_;
   std::string origin_;
   std::string prefix_;
 };
 
-DType quant_dtype(const json& root) {
+DType quant_dtype(const JsonValue& root) {
   if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
     const auto& q = root["quantization_config"];
     const std::string m = q.value("quant_method", "");
@@ -215,9 +215,9 @@ Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
   return m;
 }
 
-Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpec m) {
+Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, ModelSpec m) {
   // Multimodal wrappers keep the language model under text_config.
-  const json* body = &root;
+  const JsonValue* body = &root;
   std::string prefix;
   if (root.contains("text_config") && root["text_config"].is_object()) {
     body = &root["text_config"];
@@ -253,7 +253,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
   if (type == "gemma3_text" || type == "gemma3") {
     // Gemma3TextConfig defaults for fields the short config omits.
     ModelSpec g = std::move(m);
-    json filled = *body;
+    JsonValue filled = *body;
     if (!filled.contains("vocab_size")) filled["vocab_size"] = 262208;
     if (!filled.contains("tie_word_embeddings")) filled["tie_word_embeddings"] = true;
     if (!filled.contains("max_position_embeddings")) filled["max_position_embeddings"] = 131072;
@@ -364,7 +364,7 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
       m.native_weight_dtype = DType::kBf16;
       m.native_expert_dtype = DType::kFp4;
     }
-    const json& types = c.raw().contains("layer_types") ? c.raw()["layer_types"] : json();
+    const JsonValue& types = c.raw().contains("layer_types") ? c.raw()["layer_types"] : JsonValue();
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       m.layers[i].moe = true;
       bool slide = i % 2 == 0;
@@ -442,9 +442,9 @@ Result<ModelSpec> parse_hf(const json& root, const std::string& origin, ModelSpe
 
 // Cross-layer KV sharing (model.md §3.3): "cross_layer_kv_sharing": N groups N consecutive
 // layers that reuse the first one's KV cache.
-Status apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& m) {
+Status apply_kv_sharing(const JsonValue& root, const std::string& origin, ModelSpec& m) {
   if (!root.contains("cross_layer_kv_sharing")) return {};
-  const json& v = root["cross_layer_kv_sharing"];
+  const JsonValue& v = root["cross_layer_kv_sharing"];
   if (!v.is_number_integer() || v.get<int>() < 1) {
     return Error{origin, "cross_layer_kv_sharing", "expected a positive integer group size", ""};
   }
@@ -458,10 +458,10 @@ Status apply_kv_sharing(const json& root, const std::string& origin, ModelSpec& 
 }  // namespace
 
 Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin, const std::string& name) {
-  json root;
+  JsonValue root;
   try {
-    root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+    root = JsonValue::parse(json_text);
+  } catch (const JsonValue::parse_error& e) {
     return Error{origin, "", "malformed JSON at byte " + std::to_string(e.byte),
                  "the file is truncated or not valid JSON"};
   }
@@ -476,7 +476,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
   ModelSpec out = std::move(r).value();
   if (root.contains("dtype") && root["dtype"] == "fp8") out.native_weight_dtype = out.native_expert_dtype = DType::kFp8;
   if (root.contains("llmecon_sparse_attention")) {
-    const json& s = root["llmecon_sparse_attention"];
+    const JsonValue& s = root["llmecon_sparse_attention"];
     if (s == "sqrt") {
       out.attn.sparse = SparseAttention::kSqrt;
     } else {

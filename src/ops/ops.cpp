@@ -154,7 +154,9 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
     const Layer& l = m.layers[static_cast<std::size_t>(li)];
     int run = 1;
     if (!detail) {
-      while (li + run < n_layers && same_cost(l, m.layers[static_cast<std::size_t>(li + run)])) ++run;
+      while (li + run < n_layers &&
+             same_cost(l, m.layers[static_cast<std::size_t>(li) + static_cast<std::size_t>(run)]))
+        ++run;
     }
     acc.set_repeat(run);
     // Norm vectors are read every step.

@@ -44,7 +44,6 @@ double bytes_on_wire(Collective c, Algorithm a, int n, double bytes) {
       return a == Algorithm::kDirect ? (n - 1.0) * bytes : 2.0 * frac * bytes;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
-      return frac * bytes;
     case Collective::kAllToAll:
       return frac * bytes;
     case Collective::kSendRecv:

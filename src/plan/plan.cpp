@@ -234,6 +234,7 @@ PlanResult plan(const PlanRequest& rq) {
     search(rq, maps, prefill, 0, 1, done, parts[0]);
   } else {
     std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back(search, std::cref(rq), std::cref(maps), std::cref(prefill), static_cast<std::size_t>(t),
                         static_cast<std::size_t>(threads), std::ref(done),

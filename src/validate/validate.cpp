@@ -294,7 +294,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   const bool stated = m.tp || m.pp || m.dp || m.cp;
   int tp = m.tp.value_or(1), pp = m.pp.value_or(1), dp = m.dp.value_or(1), cp = m.cp.value_or(1);
   if (!stated) {
-    s.envelope.push_back("parallel degrees not stated: tensor parallel over the chips assumed");
+    s.envelope.emplace_back("parallel degrees not stated: tensor parallel over the chips assumed");
     tp = m.chips;
     while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
     dp = m.chips / tp;
@@ -303,7 +303,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
     if (m.chips % known == 0 && !m.dp) {
       dp = m.chips / known;
     } else {
-      s.envelope.push_back("degrees do not multiply to chips");
+      s.envelope.emplace_back("degrees do not multiply to chips");
     }
   }
   Mapping map;
@@ -315,7 +315,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
     map.ep = *m.ep;
     map.dp = 1;
     if ((map.stage_chips()) % map.ep != 0) {
-      s.envelope.push_back("EP does not divide the stage: experts spread over the stage");
+      s.envelope.emplace_back("EP does not divide the stage: experts spread over the stage");
       map.ep = map.stage_chips();
     }
   } else {
@@ -336,7 +336,8 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   // int8/int4 are weight-only: matmuls run at bf16 (schema).
   const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
   s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16));
-  if (m.kv_dtype.empty() && m.scenario != "training_step") s.envelope.push_back("KV format not stated: bf16 assumed");
+  if (m.kv_dtype.empty() && m.scenario != "training_step")
+    s.envelope.emplace_back("KV format not stated: bf16 assumed");
   s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
   return s;
 }
@@ -392,7 +393,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s) {
     tp_comm = ar * (4.0 * s.model.n_layers() / mp.pp * micro);
   }
   const double t_step = (t_compute + tp_comm.si()) / (1.0 - bubble);
-  s.envelope.push_back("training: micro-batches of one sequence, selective recomputation assumed");
+  s.envelope.emplace_back("training: micro-batches of one sequence, selective recomputation assumed");
   if (m.metric == "mfu") return model_flops / (t_step * chips * peak);
   if (m.metric == "hfu") return hw_flops / (t_step * chips * peak);
   if (m.metric == "tflops_per_gpu") return model_flops / t_step / chips / 1e12;
@@ -442,9 +443,9 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       double batch = m.batch ? *m.batch / s.replicas : 0;
       if (!m.batch) {
         batch = max_batch(s, isl + osl);
-        s.envelope.push_back("batch not published: the largest that fits is assumed");
+        s.envelope.emplace_back("batch not published: the largest that fits is assumed");
       }
-      if (m.scenario == "online_load" && !m.batch) s.envelope.push_back("request-rate load: queueing not modelled");
+      if (m.scenario == "online_load" && !m.batch) s.envelope.emplace_back("request-rate load: queueing not modelled");
       if (batch < 1) {
         r.skip_reason = "the model does not fit on this mapping";
         r.envelope = "outside: does not fit";
@@ -468,7 +469,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       if (m.metric == "total_tokens_per_s") pred = total_batch * (isl + osl) / wave;
       if (m.metric == "ttft_s") {
         pred = evaluate_prefill(s.in, 1, isl).latency.si();
-        s.envelope.push_back("TTFT without queueing");
+        s.envelope.emplace_back("TTFT without queueing");
       }
       if (m.metric == "mfu") {
         const double f = model_flops(s.model, Step{Phase::kDecode, batch, 1, ctxlen}, s.in.precision);
@@ -575,9 +576,9 @@ Vec minimize(const std::function<double(const Vec&)>& f, Vec x0, int iters) {
   std::array<Vec, kParams + 1> s;
   std::array<double, kParams + 1> fs{};
   s[0] = x0;
-  for (int i = 0; i < kParams; ++i) {
-    s[static_cast<std::size_t>(i + 1)] = x0;
-    s[static_cast<std::size_t>(i + 1)][static_cast<std::size_t>(i)] += 1.0;
+  for (std::size_t i = 0; i < kParams; ++i) {
+    s[i + 1] = x0;
+    s[i + 1][i] += 1.0;
   }
   for (std::size_t i = 0; i <= kParams; ++i) fs[i] = f(s[i]);
   for (int it = 0; it < iters; ++it) {
