@@ -160,33 +160,42 @@ void print_explain(const std::string& command, const Json& r) {
   }
 }
 
-int print(const std::string& command, const Json& r, bool explain, Format f) {
+// One way out for every command: JSON and CSV are generic, text has a printer per command.
+int emit(const std::string& command, const Json& r, bool explain, Format f) {
+  if (f == Format::kJson) {
+    std::puts(r.dump(2).c_str());
+    return 0;
+  }
+  if (f == Format::kCsv) {
+    std::fputs(llmecon::csv_of(command, r).c_str(), stdout);
+    return 0;
+  }
   using llmecon::cli::print_analysis, llmecon::cli::print_calibration, llmecon::cli::print_hardware,
       llmecon::cli::print_lecture, llmecon::cli::print_measure, llmecon::cli::print_model, llmecon::cli::print_models,
       llmecon::cli::print_plan, llmecon::cli::print_report, llmecon::cli::print_roofline, llmecon::cli::print_sweep,
       llmecon::cli::print_validation;
-  if (command == "models") return print_models(r, f);
-  if (command == "hardware") return print_hardware(r, f);
-  if (command == "model") return print_model(r, f);
-  if (command == "roofline") return print_roofline(r, f);
-  if (command == "lecture") return print_lecture(r, explain, f);
+  if (command == "models") return print_models(r);
+  if (command == "hardware") return print_hardware(r);
+  if (command == "model") return print_model(r);
+  if (command == "roofline") return print_roofline(r);
+  if (command == "lecture") return print_lecture(r, explain);
   int rc = 0;
   if (command == "sweep") {
-    rc = print_sweep(r, f);
+    rc = print_sweep(r);
   } else if (command == "report") {
-    rc = print_report(r, f);
+    rc = print_report(r);
   } else if (command == "plan") {
-    rc = print_plan(r, f);
+    rc = print_plan(r);
   } else if (command == "validate") {
-    rc = print_validation(r, f);
+    rc = print_validation(r);
   } else if (command == "calibrate") {
-    rc = print_calibration(r, f);
+    rc = print_calibration(r);
   } else if (command == "measure") {
-    rc = print_measure(r, f);
+    rc = print_measure(r);
   } else {
-    return print_analysis(r, explain, f);
+    return print_analysis(r, explain);
   }
-  if (rc == 0 && explain && f == Format::kText) print_explain(command, r);
+  if (rc == 0 && explain) print_explain(command, r);
   return rc;
 }
 
@@ -314,5 +323,5 @@ int main(int argc, char** argv) {
     if (int rc = write_text(shell.out, (*r)["toml"].get<std::string>())) return rc;
   }
   const bool explain = c->flags.count("explain") != 0 && c->flags.at("explain");
-  return print(name, *r, explain, fmt_out);
+  return emit(name, *r, explain, fmt_out);
 }

@@ -16,11 +16,6 @@ void out(const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
-int print_json(const Json& j) {
-  out(j.dump(2) + "\n");
-  return 0;
-}
-
 std::string params(double v) {
   if (v >= 1e12) return format_number(v / 1e12) + "T";
   if (v >= 1e9) return format_number(v / 1e9) + "B";
@@ -52,12 +47,7 @@ Bytes byt(const Json& v) {
 
 }  // namespace
 
-int print_models(const Json& models, Format f) {
-  if (f == Format::kJson) return print_json(models);
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(models.begin(), models.end())));
-    return 0;
-  }
+int print_models(const Json& models) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : models) {
     rows.push_back({m["name"], m.value("family", "?"), params(m.value("params_total", 0.0)),
@@ -68,12 +58,7 @@ int print_models(const Json& models, Format f) {
   return 0;
 }
 
-int print_hardware(const Json& hw, Format f) {
-  if (f == Format::kJson) return print_json(hw);
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(hw.begin(), hw.end())));
-    return 0;
-  }
+int print_hardware(const Json& hw) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& h : hw) {
     const Json& c = h["flops_per_s"];
@@ -89,12 +74,7 @@ int print_hardware(const Json& hw, Format f) {
   return 0;
 }
 
-int print_model(const Json& m, Format f) {
-  if (f == Format::kJson) return print_json(m);
-  if (f == Format::kCsv) {
-    out(to_csv({m}));
-    return 0;
-  }
+int print_model(const Json& m) {
   out(fmt::format("{} ({}), from {}\n", m["name"].get<std::string>(), m["family"].get<std::string>(),
                   m["origin"].get<std::string>()));
   out(fmt::format("  parameters      {} total, {} active ({} in matmuls), sparsity {}\n", params(m["params_total"]),
@@ -123,14 +103,7 @@ int print_model(const Json& m, Format f) {
   return 0;
 }
 
-int print_roofline(const Json& r, Format f) {
-  if (f == Format::kJson) return print_json(r);
-  if (f == Format::kCsv) {
-    Json flat = r;
-    flat.erase("explain");  // the derivation is prose, not a column
-    out(to_csv({flat}));
-    return 0;
-  }
+int print_roofline(const Json& r) {
   out(fmt::format("{} on {} x {}, {} batch {} context {} ({} weights, {} KV)\n", r["model"].get<std::string>(),
                   r["chips"].get<int>(), r["hardware"].get<std::string>(), r["phase"].get<std::string>(),
                   format_number(r["batch"].get<double>()), format_number(r["context"].get<double>()),
@@ -175,13 +148,8 @@ int print_roofline(const Json& r, Format f) {
   return 0;
 }
 
-int print_report(const Json& r, Format f) {
-  if (f == Format::kJson) return print_json(r);
+int print_report(const Json& r) {
   const Json& rows = r["rows"];
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
-    return 0;
-  }
   const Json& m = r["model"];
   const Json& h = r["hardware"];
   out(fmt::format("llmecon report: {} on {} x {} ({})\n\n", m["name"].get<std::string>(), h["chips"].get<int>(),
@@ -268,18 +236,7 @@ void print_tables(const Json& a) {
 }
 }  // namespace
 
-int print_analysis(const Json& a, bool explain, Format f) {
-  if (f == Format::kJson) return print_json(a);
-  if (f == Format::kCsv) {
-    for (const auto& [key, val] : a.items()) {
-      if (val.is_array() && !val.empty() && val[0].is_object() && key != "figures") {
-        out(to_csv(std::vector<Json>(val.begin(), val.end())));
-        return 0;
-      }
-    }
-    out(to_csv({a}));
-    return 0;
-  }
+int print_analysis(const Json& a, bool explain) {
   std::string head = a.value("analysis", "");
   if (a.contains("model") && a.contains("hardware")) {
     head += fmt::format(": {} on {} x {}", a["model"].get<std::string>(), a["chips"].get<int>(),
@@ -302,7 +259,7 @@ int print_analysis(const Json& a, bool explain, Format f) {
   for (const char* sub : {"fast_mode", "inverse"}) {
     if (a.contains(sub)) {
       out("\n");
-      print_analysis(a[sub], explain, f);
+      print_analysis(a[sub], explain);
     }
   }
   if (explain) {
@@ -312,12 +269,7 @@ int print_analysis(const Json& a, bool explain, Format f) {
   return 0;
 }
 
-int print_lecture(const Json& claims, bool explain, Format f) {
-  if (f == Format::kJson) return print_json(claims);
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(claims.begin(), claims.end())));
-    return 0;
-  }
+int print_lecture(const Json& claims, bool explain) {
   auto value = [](const Json& v, const std::string& unit) {
     return v.is_string() ? v.get<std::string>() : format_unit(v.get<double>(), unit == "sequences" ? "" : unit);
   };
@@ -352,13 +304,8 @@ int print_lecture(const Json& claims, bool explain, Format f) {
   return 0;
 }
 
-int print_plan(const Json& p, Format f) {
-  if (f == Format::kJson) return print_json(p);
+int print_plan(const Json& p) {
   const Json& fr = p["frontier"];
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(fr.begin(), fr.end())));
-    return 0;
-  }
   out(fmt::format("plan: {} on {} x {} (scale-up domain {}), {} in / {} out tokens\n", p["model"].get<std::string>(),
                   p["chips"].get<int>(), p["hardware"].get<std::string>(), p["domain"].get<int>(),
                   format_number(p["isl"].get<double>()), format_number(p["osl"].get<double>())));
@@ -423,13 +370,8 @@ int print_plan(const Json& p, Format f) {
   return 0;
 }
 
-int print_validation(const Json& v, Format f) {
-  if (f == Format::kJson) return print_json(v);
+int print_validation(const Json& v) {
   const Json& rows = v["rows"];
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
-    return 0;
-  }
   std::vector<std::vector<std::string>> t;
   for (const auto& r : rows) {
     auto num = [](const Json& x) { return x.is_null() ? std::string("-") : format_number(x.get<double>()); };
@@ -451,12 +393,7 @@ int print_validation(const Json& v, Format f) {
   return 0;
 }
 
-int print_calibration(const Json& c, Format f) {
-  if (f == Format::kJson) return print_json(c);
-  if (f == Format::kCsv) {
-    out(to_csv({c["efficiency"]}));
-    return 0;
-  }
+int print_calibration(const Json& c) {
   out(fmt::format("calibrated {} on {} rows: in-sample median APE {:.1f}%, {}-fold cross-validated {:.1f}%\n\n",
                   c["hardware"].get<std::string>(), c["rows"].get<int>(), c["in_sample_median_ape"].get<double>(),
                   c["folds"].get<int>(), c["cv_median_ape"].get<double>()));
@@ -464,17 +401,7 @@ int print_calibration(const Json& c, Format f) {
   return 0;
 }
 
-int print_measure(const Json& m, Format f) {
-  if (f == Format::kJson) return print_json(m);
-  if (f == Format::kCsv) {
-    if (m.contains("decode")) {
-      const Json& pts = m["decode"]["points"];
-      out(to_csv(std::vector<Json>(pts.begin(), pts.end())));
-    } else {
-      out(to_csv({m}));
-    }
-    return 0;
-  }
+int print_measure(const Json& m) {
   out(fmt::format("{} ({} threads)\n", m["cpu"].get<std::string>(), m["threads"].get<int>()));
   out(fmt::format("  memory bandwidth (triad)  {}\n",
                   format(units::bytes_per_s(m["stream_bytes_per_s"].get<double>()))));
@@ -640,13 +567,8 @@ std::optional<std::string> chart_html(const std::string& command, const Json& re
   return page;
 }
 
-int print_sweep(const Json& s, Format f) {
-  if (f == Format::kJson) return print_json(s);
+int print_sweep(const Json& s) {
   const Json& rows = s["rows"];
-  if (f == Format::kCsv) {
-    out(to_csv(std::vector<Json>(rows.begin(), rows.end())));
-    return 0;
-  }
   out(fmt::format("{} on {} x {}\n", s["model"].get<std::string>(), s["chips"].get<int>(),
                   s["hardware"].get<std::string>()));
   std::vector<std::vector<std::string>> t;

@@ -13,19 +13,19 @@ namespace llmecon::cli {
 
 enum class Format { kText, kJson, kCsv };
 
-int print_models(const Json& models, Format f);
-int print_hardware(const Json& hw, Format f);
-int print_model(const Json& m, Format f);
-int print_roofline(const Json& r, Format f);
-int print_sweep(const Json& s, Format f);
-int print_report(const Json& r, Format f);
+int print_models(const Json& models);
+int print_hardware(const Json& hw);
+int print_model(const Json& m);
+int print_roofline(const Json& r);
+int print_sweep(const Json& s);
+int print_report(const Json& r);
 /// Any blackboard analysis (batch, step, context, price, layout, cache, lifecycle, revnet).
-int print_analysis(const Json& a, bool explain, Format f);
-int print_lecture(const Json& claims, bool explain, Format f);
-int print_plan(const Json& plan, Format f);
-int print_validation(const Json& v, Format f);
-int print_calibration(const Json& c, Format f);
-int print_measure(const Json& m, Format f);
+int print_analysis(const Json& a, bool explain);
+int print_lecture(const Json& claims, bool explain);
+int print_plan(const Json& plan);
+int print_validation(const Json& v);
+int print_calibration(const Json& c);
+int print_measure(const Json& m);
 /// The chart for a command's JSON result (sweep, batch, context, plan, measure), or nullopt.
 std::optional<Chart> chart_for(const std::string& command, const Json& result);
 /// A self-contained HTML page with the web page's charts for a command's JSON (sweep, batch,

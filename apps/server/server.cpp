@@ -282,6 +282,7 @@ struct Request {
   int status = 0;
   std::string json;
   std::string cache_key;  // empty: not cached
+  bool csv = false;       // answer with the command's table as CSV
 };
 
 // The answer to one API call, into req: status and JSON, the CLI's message on bad input.
@@ -290,7 +291,7 @@ void compute(const Engine& engine, const std::string& command, const Json& args,
     auto r = engine.run(command, args);
     if (r) {
       req.status = MHD_HTTP_OK;
-      req.json = dump(*r);
+      req.json = req.csv ? csv_of(command, *r) : dump(*r);
     } else {
       req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST;
       req.json = error_json(r.error());
@@ -334,7 +335,8 @@ const char* content_type(std::string_view path) {
 // Replies with a computed answer, keeping it for the next asker when it may be cached.
 MHD_Result answer(const Context& ctx, MHD_Connection* conn, const Request& req) {
   if (req.status == MHD_HTTP_OK && !req.cache_key.empty()) ctx.cache->put(req.cache_key, req.json);
-  return reply(conn, static_cast<unsigned>(req.status), req.json, "application/json");
+  const bool csv = req.csv && req.status == MHD_HTTP_OK;
+  return reply(conn, static_cast<unsigned>(req.status), req.json, csv ? "text/csv" : "application/json");
 }
 
 // Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
@@ -411,7 +413,19 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
       parsed = parse_args(req->body);
     }
     if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
-    const Json& args = *parsed;
+    Json& args = *parsed;
+    // ?format=csv (or "format": "csv", or Accept: text/csv) answers with the command's table as CSV,
+    // the same text as the CLI's --csv.
+    const char* accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+    req->csv = accept != nullptr && std::string_view(accept) == "text/csv";
+    if (args.contains("format")) {
+      if (args["format"] != "csv" && args["format"] != "json") {
+        return error_reply(conn, MHD_HTTP_BAD_REQUEST,
+                           Error{"--format", "", "unknown format " + args["format"].dump(), "use json or csv"});
+      }
+      req->csv = args["format"] == "csv";
+      args.erase("format");
+    }
     const bool files = reads_files(*ctx.engine, command, args);
     if (files && !o.allow_files) {
       return error_reply(
@@ -424,9 +438,11 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     }
     // Files and the machine can change between requests; everything else is a pure answer.
     if (ctx.cache != nullptr && !files) {
-      req->cache_key = ResponseCache::key(command, args);
+      req->cache_key = ResponseCache::key(req->csv ? command + "?csv" : command, args);
       std::string hit;
-      if (ctx.cache->get(req->cache_key, hit)) return reply(conn, MHD_HTTP_OK, hit, "application/json");
+      if (ctx.cache->get(req->cache_key, hit)) {
+        return reply(conn, MHD_HTTP_OK, hit, req->csv ? "text/csv" : "application/json");
+      }
     }
     req->queued = is_long(command) && ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn] {
       compute(*engine, command, args, *req);

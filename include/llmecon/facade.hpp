@@ -102,5 +102,8 @@ Json to_json(const RooflineResult& r);
 Json to_json(const Analysis& a);
 /// CSV: a header line of the scalar keys, then one line per row object.
 std::string to_csv(const std::vector<Json>& rows);
+/// The CSV of a command's answer: its table (sweep rows, the plan's frontier, an analysis's first
+/// table, ...), as `--csv` prints it and `/api/<command>?format=csv` serves it.
+std::string csv_of(const std::string& command, const Json& result);
 
 }  // namespace llmecon

@@ -87,31 +87,4 @@ Json to_json(const Analysis& a) {
   return out;
 }
 
-std::string to_csv(const std::vector<Json>& rows) {
-  if (rows.empty()) return "";
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : rows.front().items()) {
-    if (v.is_primitive()) keys.push_back(k);
-  }
-  auto cell = [](const Json& v) -> std::string {
-    if (v.is_string()) {
-      std::string s = v.get<std::string>();
-      if (s.find_first_of(",\"\n") == std::string::npos) return s;
-      std::string q = "\"";
-      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-      return q + "\"";
-    }
-    if (v.is_null()) return "";
-    return v.dump();
-  };
-  std::string out;
-  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
-  out += "\n";
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + cell(r.value(keys[i], Json()));
-    out += "\n";
-  }
-  return out;
-}
-
 }  // namespace llmecon

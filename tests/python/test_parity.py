@@ -141,3 +141,20 @@ def test_same_errors_from_the_cli_and_python():
         with pytest.raises(ValueError) as e:
             python_call(command, args)
         assert out.stderr == f"llmecon: error: {e.value}\n"
+
+
+@pytest.mark.parametrize("command,args", [
+    ("sweep", {"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": "1:64:x4"}), ("batch", {}), ("lecture", {}),
+    ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm"}), ("roofline", {"explain": True}), ("models", {}),
+])
+def test_the_api_serves_the_clis_csv(port, command, args):
+    cli = subprocess.run([BIN, *cli_argv(command, args), "--csv"], capture_output=True, text=True, check=True).stdout
+    for body, headers in [(dict(args, format="csv"), {}), (args, {"Accept": "text/csv"})]:
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(body).encode(),
+                                     headers=dict(headers, **{"Content-Type": "application/json"}))
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            assert resp.headers["Content-Type"] == "text/csv"
+            assert resp.read().decode() == cli
+    with pytest.raises(urllib.error.HTTPError) as e:
+        api(port, "roofline", {"format": "xml"})
+    assert e.value.code == 400

@@ -1,0 +1,53 @@
+// CSV of results: the table each command's answer holds, one line per row (the CLI's --csv and
+// the API's ?format=csv).
+#include "llmecon/facade.hpp"
+
+namespace llmecon {
+
+std::string to_csv(const std::vector<Json>& rows) {
+  if (rows.empty()) return "";
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : rows.front().items()) {
+    if (v.is_primitive()) keys.push_back(k);
+  }
+  auto cell = [](const Json& v) -> std::string {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    }
+    if (v.is_null()) return "";
+    return v.dump();
+  };
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
+  out += "\n";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + cell(r.value(keys[i], Json()));
+    out += "\n";
+  }
+  return out;
+}
+
+std::string csv_of(const std::string& command, const Json& result) {
+  auto rows_of = [](const Json& a) { return std::vector<Json>(a.begin(), a.end()); };
+  if (result.is_array()) return to_csv(rows_of(result));  // models, hardware, lecture
+  if (command == "sweep" || command == "report" || command == "validate") return to_csv(rows_of(result["rows"]));
+  if (command == "plan") return to_csv(rows_of(result["frontier"]));
+  if (command == "calibrate") return to_csv({result["efficiency"]});
+  if (command == "measure" && result.contains("decode")) return to_csv(rows_of(result["decode"]["points"]));
+  if (command == "roofline" || command == "model" || command == "measure") {
+    Json flat = result;
+    flat.erase("explain");  // the derivation is prose, not a column
+    return to_csv({flat});
+  }
+  // An analysis: its first table.
+  for (const auto& [key, val] : result.items()) {
+    if (val.is_array() && !val.empty() && val[0].is_object() && key != "figures") return to_csv(rows_of(val));
+  }
+  return to_csv({result});
+}
+
+}  // namespace llmecon
