@@ -40,11 +40,13 @@
     return /[kMGTP]$/.test(t) ? `${t.slice(0, -1)} ${t.slice(-1)}B` : `${t} B`;
   }
 
-  // Shades the x-ranges where one term binds the step, behind the data.
+  // Shades the x-ranges where one term binds the step, behind the data. The labels it writes are
+  // kept in chart.$regionLabels so the marker labels stay clear of them.
   const regionsPlugin = {
     id: "boundRegions",
     beforeDatasetsDraw(chart, _args, opts) {
       const regions = (opts && opts.regions) || [];
+      chart.$regionLabels = [];
       if (!regions.length) return;
       const { ctx, chartArea: area, scales } = chart;
       ctx.save();
@@ -55,39 +57,120 @@
         ctx.fillStyle = BOUND_COLORS[r.bound] || "rgba(0,0,0,0.05)";
         ctx.fillRect(x0, area.top, x1 - x0, area.bottom - area.top);
         ctx.fillStyle = "rgba(0,0,0,0.45)";
-        ctx.font = "11px sans-serif";
+        ctx.font = LABEL_FONT;
         const label = r.bound + "-bound";
-        if (ctx.measureText(label).width + 8 < x1 - x0) ctx.fillText(label, x0 + 4, area.top + 12);
+        const w = ctx.measureText(label).width;
+        if (w + 8 < x1 - x0) {
+          ctx.fillText(label, x0 + 4, area.top + 12);
+          chart.$regionLabels.push({ x: x0 + 4, y: area.top + 2, w, h: 12, label });
+        }
       }
       ctx.restore();
     },
   };
 
-  // Vertical lines at marked x values (the optimum, the current pick, a crossover).
+  // Whether the segment (x1, y1)-(x2, y2) crosses the box {x, y, w, h} (Liang-Barsky clipping).
+  function segmentHitsBox(x1, y1, x2, y2, b) {
+    const dx = x2 - x1;
+    const dy = y2 - y1;
+    const p = [-dx, dx, -dy, dy];
+    const q = [x1 - b.x, b.x + b.w - x1, y1 - b.y, b.y + b.h - y1];
+    let t0 = 0;
+    let t1 = 1;
+    for (let i = 0; i < 4; i++) {
+      if (p[i] === 0) {
+        if (q[i] < 0) return false;
+      } else {
+        const t = q[i] / p[i];
+        if (p[i] < 0) {
+          if (t > t1) return false;
+          if (t > t0) t0 = t;
+        } else {
+          if (t < t0) return false;
+          if (t < t1) t1 = t;
+        }
+      }
+    }
+    return true;
+  }
+  const boxesOverlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const grow = (b, d) => ({ x: b.x - d, y: b.y - d, w: b.w + 2 * d, h: b.h + 2 * d });
+
+  // What a marker label must not cover: the drawn curves (segments between the points of line
+  // datasets, and every point), the other markers' lines and the region labels.
+  function obstaclesOf(chart, lines) {
+    const segments = [];
+    const boxes = (chart.$regionLabels || []).slice();
+    const line = chart.config.type === "line";
+    chart.data.datasets.forEach((ds, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      const pts = chart.getDatasetMeta(i).data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y));
+      const r = (ds.pointRadius === undefined ? 3 : ds.pointRadius) + 1;
+      for (const e of pts) if (r > 1) boxes.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
+      if (line || ds.showLine) for (let k = 1; k < pts.length; k++) segments.push([pts[k - 1].x, pts[k - 1].y, pts[k].x, pts[k].y]);
+    });
+    for (const x of lines) segments.push([x, chart.chartArea.top, x, chart.chartArea.bottom]);
+    return { segments, boxes };
+  }
+  function collisions(box, obstacles, placed) {
+    const b = grow(box, 2); // the curves are 2 to 3 px wide
+    let n = 0;
+    for (const s of obstacles.segments) if (segmentHitsBox(s[0], s[1], s[2], s[3], b)) n++;
+    for (const o of obstacles.boxes) if (boxesOverlap(b, o)) n++;
+    for (const o of placed) if (boxesOverlap(b, o)) n += 10; // label over label is the worst
+    return n;
+  }
+
+  // Vertical lines at marked x values (the optimum, the current pick, a crossover, a target). Each
+  // label goes beside its line, right or left, in the highest row where it covers no curve, no
+  // other line and no other label (the fewest of them when no row is clear), on a light
+  // background. The boxes are kept in chart.$markerLabels (the browser test checks them).
+  const LABEL_FONT = "11px sans-serif";
   const markersPlugin = {
     id: "xMarkers",
     afterDatasetsDraw(chart, _args, opts) {
       const markers = (opts && opts.markers) || [];
       const { ctx, chartArea: area, scales } = chart;
+      chart.$markerLabels = [];
+      const shown = markers
+        .filter((m) => m.x > 0 || scales.x.type !== "logarithmic")
+        .map((m) => ({ m, px: scales.x.getPixelForValue(m.x) }))
+        .filter((v) => v.px >= area.left && v.px <= area.right);
       ctx.save();
-      markers.forEach((m, i) => {
-        if (!(m.x > 0) && scales.x.type === "logarithmic") return;
-        const x = scales.x.getPixelForValue(m.x);
-        if (x < area.left || x > area.right) return;
+      for (const { m, px } of shown) {
         ctx.strokeStyle = m.color || LINE.marker;
         ctx.setLineDash(m.dash || [5, 4]);
         ctx.lineWidth = 1.5;
         ctx.beginPath();
-        ctx.moveTo(x, area.top);
-        ctx.lineTo(x, area.bottom);
+        ctx.moveTo(px, area.top);
+        ctx.lineTo(px, area.bottom);
         ctx.stroke();
-        ctx.setLineDash([]);
+      }
+      ctx.setLineDash([]);
+      ctx.font = LABEL_FONT;
+      const h = 13;
+      for (const { m, px } of shown) {
+        const others = shown.filter((o) => o.m !== m).map((o) => o.px);
+        const obstacles = obstaclesOf(chart, others);
+        const w = ctx.measureText(m.label).width + 4;
+        let best = null;
+        for (let top = area.top + 2; top + h <= area.bottom - 2 && !(best && best.n === 0); top += h + 1) {
+          for (const left of [px + 3, px - 3 - w]) {
+            if (left < area.left || left + w > area.right) continue;
+            const box = { x: left, y: top, w, h };
+            const n = collisions(box, obstacles, chart.$markerLabels);
+            if (!best || n < best.n) best = { box, n };
+            if (n === 0) break;
+          }
+        }
+        if (!best) continue; // wider than the plot
+        const b = best.box;
+        ctx.fillStyle = "rgba(255, 255, 255, 0.85)";
+        ctx.fillRect(b.x, b.y, b.w, b.h);
         ctx.fillStyle = m.color || LINE.marker;
-        ctx.font = "11px sans-serif";
-        // Right of the line, or left of it when the label would leave the plot.
-        const w = ctx.measureText(m.label).width;
-        ctx.fillText(m.label, x + 4 + w > area.right ? x - 4 - w : x + 4, area.top + 26 + 13 * i);
-      });
+        ctx.fillText(m.label, b.x + 2, b.y + h - 3);
+        chart.$markerLabels.push(Object.assign({ label: m.label, at: m.x }, b));
+      }
       ctx.restore();
     },
   };
@@ -112,19 +195,27 @@
     return { type: "logarithmic", title: { display: true, text: title }, ticks: { callback: (v) => fmt(v), maxTicksLimit: 8 } };
   }
 
-  // Draws a new chart on the canvas in place of the old one, and counts the redraw in
-  // canvas.dataset.revision (the browser test watches it).
-  function replaceChart(canvas, config) {
-    const existing = Chart.getChart(canvas);
-    if (existing) existing.destroy();
-    const chart = new Chart(canvas, config);
+  // Draws the chart on the canvas. A canvas that already holds a chart of the same type keeps that
+  // Chart instance: its data and options are replaced and it redraws (no destroy and rebuild, so
+  // the page does not flicker and holders of the instance stay valid). canvas.dataset.revision
+  // counts the draws (the browser test watches it).
+  function drawChart(canvas, config) {
+    let chart = Chart.getChart(canvas);
+    if (chart && chart.config.type === config.type) {
+      chart.data = config.data;
+      chart.options = config.options;
+      chart.update("none");
+    } else {
+      if (chart) chart.destroy();
+      chart = new Chart(canvas, config);
+    }
     canvas.dataset.revision = String(+(canvas.dataset.revision || 0) + 1);
     return chart;
   }
 
   // onPoint(raw) is called with the clicked data point (the page shows its derivation).
   function base(canvas, type, datasets, scales, plugins, extra, onPoint) {
-    return replaceChart(canvas, {
+    return drawChart(canvas, {
       type,
       data: { datasets },
       options: Object.assign(
@@ -307,7 +398,7 @@
     const cap = r.mem_capacity_bytes / chips / 1e9;
     const free = Math.max(0, cap - w - kv);
     const bar = (label, v, color) => ({ label, data: [{ x: v, y: "per chip" }], backgroundColor: color, borderColor: color, parsing: false });
-    return replaceChart(canvas, {
+    return drawChart(canvas, {
       type: "bar",
       data: { labels: ["per chip"], datasets: [bar("weights", w, LINE.weights), bar("KV cache", kv, LINE.kv), bar("free", free, "#ecf0f1")] },
       options: {

@@ -113,4 +113,19 @@ class HardwareCatalog {
   std::vector<Hardware> chips_;
 };
 
+/// Efficiency defaults per hardware family (data/efficiency.toml, embedded), each with its source:
+/// the catalog's default for chips without an [efficiency] table of their own.
+struct FamilyEfficiency {
+  std::string family;
+  std::vector<std::string> chips;
+  Efficiency eff;
+  std::string source;
+};
+Result<std::vector<FamilyEfficiency>> builtin_efficiency();
+/// Parses an efficiency-defaults file ([[family]] tables); strict like every catalog file.
+Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view text, const std::string& origin);
+/// The efficiency for a chip: its own [efficiency] table, else its family's, else ideal.
+Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families,
+                          std::string* source = nullptr);
+
 }  // namespace llmecon

@@ -41,18 +41,6 @@ struct Measurement {
 /// Parses the CSV; malformed rows give an Error naming the line and column.
 Result<std::vector<Measurement>> read_validation_csv(std::string_view text, const std::string& origin);
 
-/// Efficiency defaults per hardware family (data/efficiency.toml), each with its source.
-struct FamilyEfficiency {
-  std::string family;
-  std::vector<std::string> chips;
-  Efficiency eff;
-  std::string source;
-};
-Result<std::vector<FamilyEfficiency>> builtin_efficiency();
-/// The efficiency for a chip: its own [efficiency] table, else its family's, else ideal.
-Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families,
-                          std::string* source = nullptr);
-
 struct ValidationContext {
   const HardwareCatalog* hw = nullptr;
   const ModelCatalog* models = nullptr;

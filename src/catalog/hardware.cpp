@@ -6,10 +6,9 @@
 #include <set>
 #include <sstream>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
 
 #include "llmecon/embedded.hpp"
+#include "llmecon/toml_reader.hpp"
 #include "llmecon/units_parse.hpp"
 
 namespace llmecon {
@@ -58,129 +57,8 @@ const HostTier* Hardware::tier(std::string_view tier_name) const {
 
 namespace {
 
-std::string line_of(const toml::node& n, const std::string& origin) {
-  const auto& src = n.source();
-  if (src.begin.line == 0) return origin;
-  return origin + ":" + std::to_string(src.begin.line);
-}
-
-class Reader {
- public:
-  Reader(const toml::table& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
-
-  // Rejects keys of `t` (at path `path`) not in `allowed`.
-  Status only_keys(const toml::table& t, const std::string& path,
-                   std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [k, v] : t) {
-      const std::string_view key = k.str();
-      bool ok = std::find(allowed.begin(), allowed.end(), key) != allowed.end();
-      if (!ok) {
-        std::string list;
-        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return Error{line_of(v, origin_), join(path, key), "unknown key", "allowed keys: " + list};
-      }
-    }
-    return {};
-  }
-
-  static std::string join(const std::string& path, std::string_view key) {
-    return path.empty() ? std::string(key) : path + "." + std::string(key);
-  }
-
-  Result<std::string> str(const toml::table& t, const std::string& path, std::string_view key, bool required) const {
-    const toml::node* n = t.get(key);
-    if (n == nullptr) {
-      if (!required) return std::string();
-      return Error{origin_, join(path, key), "missing required field", "add " + std::string(key) + " = \"...\""};
-    }
-    if (auto s = n->value<std::string>()) return *s;
-    return Error{line_of(*n, origin_), join(path, key), "expected a string", ""};
-  }
-
-  Result<long long> integer(const toml::table& t, const std::string& path, std::string_view key) const {
-    const toml::node* n = t.get(key);
-    if (n == nullptr) return Error{origin_, join(path, key), "missing required field", "add an integer"};
-    if (auto v = n->value_exact<int64_t>()) return static_cast<long long>(*v);
-    return Error{line_of(*n, origin_), join(path, key), "expected an integer", ""};
-  }
-
-  template <class Q>
-  Result<std::optional<Q>> quantity(const toml::table& t, const std::string& path, std::string_view key,
-                                    bool required) const {
-    const toml::node* n = t.get(key);
-    if (n == nullptr) {
-      if (!required) return std::optional<Q>{};
-      return Error{origin_, join(path, key), "missing required field",
-                   "add " + std::string(key) + " = \"<value> <unit>\" with a unit like " + example_units(Q::kDim)};
-    }
-    auto s = n->value<std::string>();
-    if (!s) {
-      return Error{line_of(*n, origin_), join(path, key), "expected a quoted value with a unit",
-                   "write it as a string, e.g. \"3.35 TB/s\"; units: " + example_units(Q::kDim)};
-    }
-    auto q = parse_quantity<Q>(*s);
-    if (!q) {
-      Error e = q.error();
-      e.where = line_of(*n, origin_);
-      e.field = join(path, key);
-      return e;
-    }
-    if (q->si() < 0.0) {
-      return Error{line_of(*n, origin_), join(path, key), "must not be negative", ""};
-    }
-    return std::optional<Q>(*q);
-  }
-
-  // key and key_range = ["lo", "hi"].
-  template <class Q>
-  Result<std::optional<Ranged<Q>>> ranged(const toml::table& t, const std::string& path, std::string_view key,
-                                          bool required) const {
-    auto v = quantity<Q>(t, path, key, required);
-    if (!v) return v.error();
-    if (!v->has_value()) return std::optional<Ranged<Q>>{};
-    Ranged<Q> r;
-    r.value = **v;
-    const std::string rkey = std::string(key) + "_range";
-    if (const toml::node* n = t.get(rkey)) {
-      const toml::array* arr = n->as_array();
-      if (arr == nullptr || arr->size() != 2) {
-        return Error{line_of(*n, origin_), join(path, rkey), "expected a two-element array",
-                     "write " + rkey + " = [\"<low> <unit>\", \"<high> <unit>\"]"};
-      }
-      Q ends[2];
-      for (std::size_t i = 0; i < 2; ++i) {
-        auto s = (*arr)[i].value<std::string>();
-        if (!s) return Error{line_of(*n, origin_), join(path, rkey), "expected strings with units", ""};
-        auto q = parse_quantity<Q>(*s);
-        if (!q) return q.error().at(line_of(*n, origin_)).in_field(join(path, rkey));
-        ends[i] = *q;
-      }
-      if (!(ends[0] <= r.value && r.value <= ends[1])) {
-        return Error{line_of(*n, origin_), join(path, rkey),
-                     "the default " + std::string(key) + " lies outside its range",
-                     "order the range [low, high] and keep the default inside it"};
-      }
-      r.lo = ends[0];
-      r.hi = ends[1];
-    }
-    return std::optional<Ranged<Q>>(r);
-  }
-
-  const toml::table* table(const toml::table& t, std::string_view key) const {
-    const toml::node* n = t.get(key);
-    return n ? n->as_table() : nullptr;
-  }
-
-  const std::string& origin() const { return origin_; }
-  const toml::table& root() const { return root_; }
-
- private:
-  const toml::table& root_;
-  std::string origin_;
-};
-
 // [efficiency]: fractions in (0, 1], gemm_half_m >= 0 rows, overheads as times.
-Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, const toml::table& t) {
+Result<std::pair<Efficiency, std::string>> read_efficiency(const TomlReader& rd, const toml::table& t) {
   TRY_STATUS(rd.only_keys(t, "efficiency",
                           {"compute", "gemm_half_m", "memory", "comm", "step_overhead", "layer_overhead", "source"}));
   Efficiency e;
@@ -206,7 +84,16 @@ Result<std::pair<Efficiency, std::string>> read_efficiency(const Reader& rd, con
   return std::make_pair(e, src);
 }
 
-Result<Hardware> build(const Reader& rd) {
+// [price]: the rental rate (and its range) with its source.
+Result<std::pair<Ranged<DollarsPerSecond>, std::string>> read_price(const TomlReader& rd, const toml::table& t) {
+  TRY_STATUS(rd.only_keys(t, "price", {"rental", "rental_range", "source"}));
+  TRY(r, rd.ranged<DollarsPerSecond>(t, "price", "rental", true));
+  if (r->value.si() <= 0) return Error{rd.origin(), "price.rental", "must be positive", "e.g. rental = \"$2.00/h\""};
+  TRY(src, rd.str(t, "price", "source", false));
+  return std::make_pair(*r, src);
+}
+
+Result<Hardware> build(const TomlReader& rd) {
   const toml::table& root = rd.root();
   Hardware h;
   h.origin = rd.origin();
@@ -242,11 +129,10 @@ Result<Hardware> build(const Reader& rd) {
   }
 
   // [compute]
-  const toml::table* compute = rd.table(root, "compute");
+  TRY(compute, rd.table(root, "", "compute"));
   if (compute == nullptr)
     return Error{rd.origin(), "compute", "missing table", "add [compute] with bf16 = \"... TFLOP/s\""};
   {
-    std::vector<std::string_view> allowed;
     TRY_STATUS(rd.only_keys(*compute, "compute",
                             {"fp32", "bf16", "fp8", "int8", "fp4", "int4", "fp32_range", "bf16_range", "fp8_range",
                              "int8_range", "fp4_range", "int4_range"}));
@@ -260,7 +146,7 @@ Result<Hardware> build(const Reader& rd) {
   }
 
   // [memory]
-  const toml::table* mem = rd.table(root, "memory");
+  TRY(mem, rd.table(root, "", "memory"));
   if (mem == nullptr)
     return Error{rd.origin(), "memory", "missing table", "add [memory] with hbm_capacity and hbm_bandwidth"};
   {
@@ -278,7 +164,7 @@ Result<Hardware> build(const Reader& rd) {
   }
 
   // [scale_up], [scale_out]
-  const toml::table* up = rd.table(root, "scale_up");
+  TRY(up, rd.table(root, "", "scale_up"));
   if (up == nullptr)
     return Error{rd.origin(), "scale_up", "missing table", "add [scale_up] with domain_size, topology, bandwidth"};
   {
@@ -303,7 +189,8 @@ Result<Hardware> build(const Reader& rd) {
     TRY(lat, rd.quantity<Seconds>(*up, "scale_up", "latency", false));
     h.scale_up.latency = lat.value_or(units::us(2));
   }
-  if (const toml::table* out = rd.table(root, "scale_out")) {
+  TRY(out, rd.table(root, "", "scale_out"));
+  if (out != nullptr) {
     TRY_STATUS(rd.only_keys(*out, "scale_out", {"bandwidth", "latency"}));
     TRY(bw, rd.quantity<BytesPerSecond>(*out, "scale_out", "bandwidth", true));
     h.scale_out.bandwidth = *bw;
@@ -340,22 +227,22 @@ Result<Hardware> build(const Reader& rd) {
     }
   }
 
-  if (const toml::table* power = rd.table(root, "power")) {
+  TRY(power, rd.table(root, "", "power"));
+  if (power != nullptr) {
     TRY_STATUS(rd.only_keys(*power, "power", {"tdp"}));
     TRY(tdp, rd.quantity<Watts>(*power, "power", "tdp", false));
     h.tdp = tdp.value_or(Watts{});
   }
 
-  const toml::table* price = rd.table(root, "price");
+  TRY(price, rd.table(root, "", "price"));
   if (price == nullptr) return Error{rd.origin(), "price", "missing table", "add [price] with rental = \"$2.00/h\""};
   {
-    TRY_STATUS(rd.only_keys(*price, "price", {"rental", "rental_range", "source"}));
-    TRY(r, rd.ranged<DollarsPerSecond>(*price, "price", "rental", true));
-    h.price = *r;
-    TRY(src, rd.str(*price, "price", "source", false));
-    h.price_source = src;
+    TRY(p, read_price(rd, *price));
+    h.price = p.first;
+    h.price_source = p.second;
   }
-  if (const toml::table* eff = rd.table(root, "efficiency")) {
+  TRY(eff, rd.table(root, "", "efficiency"));
+  if (eff != nullptr) {
     TRY(e, read_efficiency(rd, *eff));
     h.efficiency = e.first;
     h.efficiency_source = e.second;
@@ -366,17 +253,8 @@ Result<Hardware> build(const Reader& rd) {
 }  // namespace
 
 Result<Hardware> parse_hardware_toml(std::string_view text, const std::string& origin) {
-  try {
-    toml::table root = toml::parse(text, origin);
-    Reader rd(root, origin);
-    return build(rd);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream w;
-    w << origin;
-    if (e.source().begin.line > 0) w << ":" << e.source().begin.line;
-    return Error{w.str(), "", "malformed TOML: " + std::string(e.description()),
-                 "check quotes, brackets and '=' near that line"};
-  }
+  TRY(root, TomlReader::parse(text, origin));
+  return build(TomlReader(root, origin));
 }
 
 Result<HardwareCatalog> HardwareCatalog::builtin() {
@@ -391,39 +269,41 @@ Result<HardwareCatalog> HardwareCatalog::builtin() {
 }
 
 Status HardwareCatalog::add_file(const std::string& path) {
-  auto text = read_text_file(path, "check the path given to --hw-file");
-  if (!text) return text.error();
-  // An overlay (name plus [efficiency], as `llmecon calibrate` writes) updates a known chip.
-  try {
-    toml::table root = toml::parse(*text, std::string_view(path));
-    if (root.contains("efficiency") && !root.contains("compute")) {
-      const std::string name = root["name"].value_or(std::string());
-      Hardware* h = nullptr;
-      for (auto& c : chips_)
-        if (c.name == name) h = &c;
-      if (h == nullptr) {
-        return Error{path, "name", "an efficiency overlay for unknown hardware '" + name + "'",
-                     "overlays name a chip from `llmecon hardware`"};
-      }
-      for (const auto& [k, v] : root) {
-        if (k.str() != "name" && k.str() != "efficiency") {
-          return Error{path, std::string(k.str()), "unknown key in an efficiency overlay",
-                       "an overlay holds name and [efficiency]"};
-        }
-      }
-      Reader rd(root, path);
-      auto e = read_efficiency(rd, *root["efficiency"].as_table());
-      if (!e) return e.error();
-      h->efficiency = e->first;
-      h->efficiency_source = e->second.empty() ? path : e->second;
-      return {};
+  TRY(text, read_text_file(path, "check the path given to --hw-file"));
+  TRY(root, TomlReader::parse(text, path));
+  // An overlay (a known chip's name with [efficiency], as `llmecon calibrate` writes, and/or
+  // [price], a user's own $/hour) updates that chip; a file with [compute] is a whole chip.
+  if (!root.contains("compute")) {
+    const TomlReader rd(root, path);
+    TRY_STATUS(rd.only_keys(root, "", {"name", "efficiency", "price"}));
+    TRY(name, rd.str(root, "", "name", true));
+    Hardware* h = nullptr;
+    for (auto& c : chips_) {
+      if (c.name == name) h = &c;
     }
-  } catch (const toml::parse_error&) {
-    // fall through: parse_hardware_toml reports the location
+    if (h == nullptr) {
+      return Error{path, "name", "an overlay for unknown hardware '" + name + "'",
+                   "overlays name a chip from `llmecon hardware`; a new chip needs [compute], [memory], ..."};
+    }
+    TRY(eff, rd.table(root, "", "efficiency"));
+    TRY(price, rd.table(root, "", "price"));
+    if (eff == nullptr && price == nullptr) {
+      return Error{path, "", "an overlay holds [efficiency] or [price]", "or give a whole chip with [compute]"};
+    }
+    if (eff != nullptr) {
+      TRY(e, read_efficiency(rd, *eff));
+      h->efficiency = e.first;
+      h->efficiency_source = e.second.empty() ? path : e.second;
+    }
+    if (price != nullptr) {
+      TRY(p, read_price(rd, *price));
+      h->price = p.first;
+      h->price_source = p.second.empty() ? path : p.second;
+    }
+    return {};
   }
-  auto h = parse_hardware_toml(*text, path);
-  if (!h) return h.error();
-  put(std::move(h).value());
+  TRY(h, build(TomlReader(root, path)));
+  put(std::move(h));
   return {};
 }
 

@@ -5,27 +5,11 @@
 
 #include <cmath>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
-
 #include "llmecon/embedded.hpp"
-#include "llmecon/units_parse.hpp"
+#include "llmecon/toml_reader.hpp"
 
 namespace llmecon {
 namespace {
-
-template <class Q>
-Result<Q> quantity(const toml::table& t, const char* key, const std::string& origin, const std::string& path) {
-  const toml::node* n = t.get(key);
-  const std::string field = path.empty() ? key : path + "." + key;
-  if (n == nullptr)
-    return Error{origin, field, "missing required field", "e.g. " + std::string(key) + " = \"$5/Mtok\""};
-  auto s = n->value<std::string>();
-  if (!s) return Error{origin, field, "expected a quoted value with a unit", "e.g. \"$5/Mtok\""};
-  auto q = parse_quantity<Q>(*s);
-  if (!q) return q.error().at(origin).in_field(field);
-  return *q;
-}
 
 std::string money(DollarsPerToken p) {
   return "$" + format_number(p.si() * 1e6) + "/Mtok";
@@ -34,64 +18,61 @@ std::string money(DollarsPerToken p) {
 }  // namespace
 
 Result<PriceSheet> parse_price_sheet(std::string_view text, const std::string& origin) {
+  TRY(root, TomlReader::parse(text, origin));
+  const TomlReader rd(root, origin);
+  TRY_STATUS(rd.only_keys(root, "", {"provider", "model", "date", "sources", "notes", "base", "long_context", "cache", "fast"}));
   PriceSheet s;
-  try {
-    toml::table root = toml::parse(text, std::string_view(origin));
-    s.provider = root["provider"].value_or(std::string());
-    s.model = root["model"].value_or(std::string());
-    s.date = root["date"].value_or(std::string());
-    s.notes = root["notes"].value_or(std::string());
-    if (s.model.empty()) return Error{origin, "model", "missing required field", ""};
-    if (s.date.empty())
-      return Error{origin, "date", "missing required field", "price sheets carry the date they were read"};
-    if (const toml::array* src = root["sources"].as_array()) {
-      for (const auto& e : *src) s.sources.push_back(e.value_or(std::string()));
+  TRY(provider, rd.str(root, "", "provider", false));
+  TRY(model, rd.str(root, "", "model", true));
+  TRY(date, rd.str(root, "", "date", true));
+  TRY(notes, rd.str(root, "", "notes", false));
+  if (model.empty()) return Error{origin, "model", "must not be empty", ""};
+  if (date.empty()) return Error{origin, "date", "must not be empty", "price sheets carry the date they were read"};
+  s.provider = provider;
+  s.model = model;
+  s.date = date;
+  s.notes = notes;
+  TRY(sources, rd.strings(root, "", "sources", true, "cite where the prices come from: sources = [\"https://...\"]"));
+  s.sources = sources;
+  TRY(base, rd.table(root, "", "base", true));
+  TRY_STATUS(rd.only_keys(*base, "base", {"input", "output"}));
+  TRY(in, rd.quantity<DollarsPerToken>(*base, "base", "input", true));
+  TRY(out, rd.quantity<DollarsPerToken>(*base, "base", "output", true));
+  if (in->si() <= 0 || out->si() <= 0) return Error{origin, "base", "prices must be positive", ""};
+  s.input = *in;
+  s.output = *out;
+  TRY(lc, rd.table(root, "", "long_context"));
+  if (lc != nullptr) {
+    TRY_STATUS(rd.only_keys(*lc, "long_context", {"threshold", "input", "output"}));
+    TRY(th, rd.quantity<Tokens>(*lc, "long_context", "threshold", true));
+    TRY(li, rd.quantity<DollarsPerToken>(*lc, "long_context", "input", true));
+    TRY(lo, rd.quantity<DollarsPerToken>(*lc, "long_context", "output", true));
+    s.long_context_threshold = th->si();
+    s.long_input = *li;
+    s.long_output = *lo;
+  }
+  TRY(cache, rd.table(root, "", "cache"));
+  if (cache != nullptr) {
+    TRY_STATUS(rd.only_keys(*cache, "cache", {"read", "write"}));
+    TRY(r, rd.quantity<DollarsPerToken>(*cache, "cache", "read", false));
+    if (r) s.cache_read = *r;
+    TRY(writes, rd.tables(*cache, "cache", "write", false));
+    for (const toml::table* w : writes) {
+      TRY_STATUS(rd.only_keys(*w, "cache.write", {"ttl", "price"}));
+      TRY(ttl, rd.quantity<Seconds>(*w, "cache.write", "ttl", true));
+      TRY(pr, rd.quantity<DollarsPerToken>(*w, "cache.write", "price", true));
+      if (ttl->si() <= 0) return Error{origin, "cache.write.ttl", "must be positive", "e.g. ttl = \"5 min\""};
+      s.cache_writes.push_back(CacheWrite{*ttl, *pr});
     }
-    if (s.sources.empty()) return Error{origin, "sources", "missing required field", "cite where the prices come from"};
-    const toml::table* base = root["base"].as_table();
-    if (base == nullptr) return Error{origin, "base", "missing table", "[base] input and output"};
-    auto in = quantity<DollarsPerToken>(*base, "input", origin, "base");
-    if (!in) return in.error();
-    auto out = quantity<DollarsPerToken>(*base, "output", origin, "base");
-    if (!out) return out.error();
-    s.input = *in;
-    s.output = *out;
-    if (const toml::table* lc = root["long_context"].as_table()) {
-      auto th = quantity<Tokens>(*lc, "threshold", origin, "long_context");
-      if (!th) return th.error();
-      auto li = quantity<DollarsPerToken>(*lc, "input", origin, "long_context");
-      if (!li) return li.error();
-      auto lo = quantity<DollarsPerToken>(*lc, "output", origin, "long_context");
-      if (!lo) return lo.error();
-      s.long_context_threshold = th->si();
-      s.long_input = *li;
-      s.long_output = *lo;
-    }
-    if (const toml::table* cache = root["cache"].as_table()) {
-      if (cache->contains("read")) {
-        auto r = quantity<DollarsPerToken>(*cache, "read", origin, "cache");
-        if (!r) return r.error();
-        s.cache_read = *r;
-      }
-      if (const toml::array* w = (*cache)["write"].as_array()) {
-        for (const auto& e : *w) {
-          const toml::table* t = e.as_table();
-          if (t == nullptr) continue;
-          auto ttl = quantity<Seconds>(*t, "ttl", origin, "cache.write");
-          if (!ttl) return ttl.error();
-          auto pr = quantity<DollarsPerToken>(*t, "price", origin, "cache.write");
-          if (!pr) return pr.error();
-          s.cache_writes.push_back(CacheWrite{*ttl, *pr});
-        }
-      }
-    }
-    if (const toml::table* fast = root["fast"].as_table()) {
-      s.fast_price_multiple = (*fast)["price_multiple"].value<double>();
-      s.fast_speed_multiple = (*fast)["speed_multiple"].value<double>();
-    }
-  } catch (const toml::parse_error& e) {
-    return Error{origin + ":" + std::to_string(e.source().begin.line), "",
-                 "malformed TOML: " + std::string(e.description()), ""};
+  }
+  TRY(fast, rd.table(root, "", "fast"));
+  if (fast != nullptr) {
+    TRY_STATUS(rd.only_keys(*fast, "fast", {"price_multiple", "speed_multiple"}));
+    // A fast mode costs more and runs faster: each multiple is at least 1.
+    TRY(pm, rd.number(*fast, "fast", "price_multiple", true, 1.0, 1e3));
+    TRY(sm, rd.number(*fast, "fast", "speed_multiple", true, 1.0, 1e3));
+    s.fast_price_multiple = pm;
+    s.fast_speed_multiple = sm;
   }
   return s;
 }

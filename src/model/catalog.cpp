@@ -3,8 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#define TOML_EXCEPTIONS 1
-#include <toml++/toml.h>
+#include "llmecon/toml_reader.hpp"
 
 #include "llmecon/embedded.hpp"
 #include "llmecon/hardware.hpp"
@@ -56,47 +55,52 @@ Result<std::pair<double, double>> parse_count(const std::string& s, const std::s
 Result<ModelCatalog> ModelCatalog::builtin() {
   const EmbeddedFile* index = embedded_model_file("index.toml");
   if (index == nullptr) return Error{"builtin:index.toml", "", "missing from the binary", "rebuild llmecon"};
+  const std::string origin = "builtin:index.toml";
+  TRY(root, TomlReader::parse(index->content, origin));
+  const TomlReader rd(root, origin);
+  TRY_STATUS(rd.only_keys(root, "", {"model"}));
+  TRY(models, rd.tables(root, "", "model", true));
   ModelCatalog cat;
-  try {
-    toml::table root = toml::parse(index->content, std::string_view("builtin:index.toml"));
-    const toml::array* arr = root["model"].as_array();
-    if (arr == nullptr) return Error{"builtin:index.toml", "model", "expected [[model]] entries", ""};
-    for (const auto& node : *arr) {
-      const toml::table* t = node.as_table();
-      if (t == nullptr) continue;
-      ModelEntry e;
-      e.name = (*t)["name"].value_or(std::string());
-      e.file = (*t)["file"].value_or(std::string());
-      e.source = (*t)["source"].value_or(std::string());
-      e.notes = (*t)["notes"].value_or(std::string());
-      const std::string where = "builtin:index.toml[" + e.name + "]";
-      if (e.name.empty() || e.file.empty() || e.source.empty()) {
-        return Error{where, "", "every entry needs name, file and source", ""};
-      }
-      if (auto total = (*t)["published_total"].value<std::string>()) {
-        auto c = parse_count(*total, where);
-        if (!c) return c.error();
-        e.published.total = c->first;
-        e.published.total_rounding = c->second;
-      }
-      if (auto active = (*t)["published_active"].value<std::string>()) {
-        auto c = parse_count(*active, where);
-        if (!c) return c.error();
-        e.published.active = c->first;
-        e.published.active_rounding = c->second;
-      }
-      e.published.active_tolerance = (*t)["active_tolerance"].value_or(0.01);
-      e.published.active_includes_embedding = (*t)["active_includes_embedding"].value_or(true);
-      e.published.source = (*t)["published_source"].value_or(std::string());
-      const EmbeddedFile* f = embedded_model_file(e.file);
-      if (f == nullptr) return Error{"builtin:" + e.file, "", "missing from the binary", "rebuild llmecon"};
-      auto spec = parse_model_config(f->content, "builtin:" + e.file, e.name);
-      if (!spec) return spec.error();
-      e.spec = std::move(spec).value();
-      cat.entries_.push_back(std::move(e));
+  for (const toml::table* t : models) {
+    ModelEntry e;
+    TRY(name, rd.str(*t, "model", "name", true));
+    const std::string path = "model[" + name + "]";
+    TRY_STATUS(rd.only_keys(*t, path, {"name", "file", "source", "notes", "published_total", "published_active",
+                                       "active_tolerance", "active_includes_embedding", "published_source"}));
+    TRY(file, rd.str(*t, path, "file", true));
+    TRY(source, rd.str(*t, path, "source", true));
+    TRY(notes, rd.str(*t, path, "notes", false));
+    e.name = name;
+    e.file = file;
+    e.source = source;
+    e.notes = notes;
+    const std::string where = origin + "[" + e.name + "]";
+    if (e.name.empty() || e.file.empty() || e.source.empty()) {
+      return Error{where, "", "every entry needs name, file and source", ""};
     }
-  } catch (const toml::parse_error& err) {
-    return Error{"builtin:index.toml", "", std::string(err.description()), ""};
+    TRY(total, rd.str(*t, path, "published_total", false));
+    if (!total.empty()) {
+      TRY(c, parse_count(total, where));
+      e.published.total = c.first;
+      e.published.total_rounding = c.second;
+    }
+    TRY(active, rd.str(*t, path, "published_active", false));
+    if (!active.empty()) {
+      TRY(c, parse_count(active, where));
+      e.published.active = c.first;
+      e.published.active_rounding = c.second;
+    }
+    TRY(tol, rd.number(*t, path, "active_tolerance", false, 0.0, 1.0));
+    e.published.active_tolerance = tol.value_or(0.01);
+    TRY(emb, rd.boolean(*t, path, "active_includes_embedding"));
+    e.published.active_includes_embedding = emb.value_or(true);
+    TRY(psrc, rd.str(*t, path, "published_source", false));
+    e.published.source = psrc;
+    const EmbeddedFile* f = embedded_model_file(e.file);
+    if (f == nullptr) return Error{"builtin:" + e.file, "", "missing from the binary", "rebuild llmecon"};
+    TRY(spec, parse_model_config(f->content, "builtin:" + e.file, e.name));
+    e.spec = std::move(spec);
+    cat.entries_.push_back(std::move(e));
   }
   return cat;
 }

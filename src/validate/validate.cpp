@@ -202,61 +202,6 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Efficiency defaults
-
-Result<std::vector<FamilyEfficiency>> builtin_efficiency() {
-  std::vector<FamilyEfficiency> out;
-  for (const auto& f : embedded_efficiency()) {
-    try {
-      toml::table root = toml::parse(f.content, std::string_view("builtin:efficiency.toml"));
-      const toml::array* fams = root["family"].as_array();
-      if (fams == nullptr) return Error{"builtin:efficiency.toml", "family", "expected [[family]] tables", ""};
-      for (const auto& node : *fams) {
-        const toml::table& t = *node.as_table();
-        FamilyEfficiency fe;
-        fe.family = t["name"].value_or(std::string());
-        if (const toml::array* chips = t["chips"].as_array()) {
-          for (const auto& c : *chips) fe.chips.push_back(c.value_or(std::string()));
-        }
-        fe.eff.compute = t["compute"].value_or(1.0);
-        fe.eff.gemm_half_m = t["gemm_half_m"].value_or(0.0);
-        fe.eff.memory = t["memory"].value_or(1.0);
-        fe.eff.comm = t["comm"].value_or(1.0);
-        for (auto [key, dst] : {std::pair<const char*, Seconds*>{"step_overhead", &fe.eff.step_overhead},
-                                {"layer_overhead", &fe.eff.layer_overhead}}) {
-          if (auto s = t[key].value<std::string>()) {
-            auto q = parse_quantity<Seconds>(*s);
-            if (!q) return q.error().at("builtin:efficiency.toml").in_field(fe.family + "." + key);
-            *dst = *q;
-          }
-        }
-        fe.source = t["source"].value_or(std::string());
-        if (fe.source.empty()) return Error{"builtin:efficiency.toml", fe.family, "every default cites its source", ""};
-        out.push_back(std::move(fe));
-      }
-    } catch (const toml::parse_error& e) {
-      return Error{"builtin:efficiency.toml", "", std::string(e.description()), ""};
-    }
-  }
-  return out;
-}
-
-Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source) {
-  if (hw.efficiency) {
-    if (source != nullptr) *source = hw.efficiency_source;
-    return *hw.efficiency;
-  }
-  for (const auto& f : families) {
-    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) {
-      if (source != nullptr) *source = f.family + ": " + f.source;
-      return f.eff;
-    }
-  }
-  if (source != nullptr) *source = "ideal (no family default)";
-  return Efficiency{};
-}
-
 bool is_speed_metric(const std::string& metric) {
   return metric != "mfu" && metric != "hfu" && metric != "tflops_per_gpu" && metric != "training_gpu_hours";
 }
