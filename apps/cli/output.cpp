@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -188,6 +190,14 @@ int print_report(const Json& r) {
   return 0;
 }
 
+// Dollars per token at a scale a person reads: $/Mtok down to a cent, then per billion or per
+// trillion tokens ($5.358e-06/Mtok reads $5.358/Ttok).
+std::string money_per_tokens(double usd_per_mtok, const std::string& suffix) {
+  if (usd_per_mtok == 0 || std::fabs(usd_per_mtok) >= 0.01) return "$" + format_number(usd_per_mtok) + "/Mtok" + suffix;
+  if (std::fabs(usd_per_mtok) >= 1e-5) return "$" + format_number(usd_per_mtok * 1e3) + "/Gtok" + suffix;
+  return "$" + format_number(usd_per_mtok * 1e6) + "/Ttok" + suffix;
+}
+
 std::string format_unit(double v, const std::string& unit) {
   if (unit == "s") return format(units::seconds(v));
   if (unit == "B") return format(units::bytes(v));
@@ -197,8 +207,8 @@ std::string format_unit(double v, const std::string& unit) {
   if (unit == "tok/s") return format(units::tokens_per_s(v));
   if (unit == "B/tok") return format(units::bytes_per_token(v));
   if (unit == "tok") return format(units::tokens(v));
-  if (unit == "$/Mtok") return "$" + format_number(v) + "/Mtok";
-  if (unit == "$/Mtok/h") return "$" + format_number(v) + "/Mtok/h";
+  if (unit == "$/Mtok" || unit == "$/Mtok/h") return money_per_tokens(v, unit == "$/Mtok" ? "" : "/h");
+  if (unit == "param") return params(v) + " params";
   if (unit == "$/h") return "$" + format_number(v) + "/h";
   if (unit == "x") return format_number(v) + "x";
   if (unit == "bool") return v != 0 ? "yes" : "no";
@@ -215,16 +225,27 @@ std::string cell_text(const Json& v, const std::string& unit) {
 
 void print_tables(const Json& a) {
   const Json& units = a.value("table_units", Json::object());
+  const Json& labels = a.value("table_labels", Json::object());
+  // A header a person reads: the table's label, else its key with spaces.
+  auto label = [&labels](const std::string& key) {
+    if (labels.contains(key)) return labels[key].get<std::string>();
+    std::string s = key.substr(key.find('.') == std::string::npos ? 0 : key.find('.') + 1);
+    std::replace(s.begin(), s.end(), '_', ' ');
+    return s;
+  };
   for (const auto& [key, val] : a.items()) {
     if (!val.is_array() || val.empty() || !val[0].is_object() || key == "figures") continue;
-    out("\n" + key + ":\n");
-    std::vector<std::string> header;
-    for (const auto& [col, _] : val[0].items()) header.push_back(col);
+    out("\n" + label(key) + ":\n");
+    std::vector<std::string> cols, header;
+    for (const auto& [col, _] : val[0].items()) {
+      cols.push_back(col);
+      header.push_back(label(key + "." + col));
+    }
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : val) {
       std::vector<std::string> row;
-      row.reserve(header.size());
-      for (const auto& col : header) {
+      row.reserve(cols.size());
+      for (const auto& col : cols) {
         std::string unit_key = key;
         unit_key += "." + col;
         row.push_back(cell_text(r.value(col, Json()), units.value(unit_key, "")));

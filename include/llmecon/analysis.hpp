@@ -37,12 +37,14 @@ struct Cell {
 struct Column {
   std::string key;
   std::string unit;
+  std::string label = {};  ///< what a person reads in a table header; the key when empty
 };
 
 struct Table {
   std::string key;
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
+  std::string title = {};  ///< a table's heading in text; the key when empty
 };
 
 struct Analysis {

@@ -201,7 +201,8 @@ class TomlReader {
       return Error{origin_, join(path, key), "missing required field", "add [[" + join(path, key) + "]] tables"};
     }
     const toml::array* arr = n->as_array();
-    if (arr == nullptr) return Error{line_of(*n, origin_), join(path, key), "expected [[" + join(path, key) + "]] tables", ""};
+    if (arr == nullptr)
+      return Error{line_of(*n, origin_), join(path, key), "expected [[" + join(path, key) + "]] tables", ""};
     for (const auto& e : *arr) {
       const toml::table* tt = e.as_table();
       if (tt == nullptr) return Error{line_of(e, origin_), join(path, key), "expected tables", ""};

@@ -315,7 +315,13 @@ Analysis layout_analysis(const Board& b, double context, double micro_batch, int
   a.explain(fmt::format("(BW_out/BW_up) x k x 2 x L_stage (F18) = (1/{}) x {} x 2 x {} = {} -> {}", num(up_over_out),
                         num(k), layers_per_stage, num(check), check >= 1 ? "fine" : "scale-out bound"));
   // F21: memory per chip with P stages and B = P x b.
-  Table t{"memory_per_chip", {{"stages", ""}, {"weights_bytes", "B"}, {"kv_bytes", "B"}, {"total_bytes", "B"}}, {}};
+  Table t{"memory_per_chip",
+          {{"stages", "", "pipeline stages"},
+           {"weights_bytes", "B", "weights"},
+           {"kv_bytes", "B", "KV"},
+           {"total_bytes", "B", "total"}},
+          {},
+          "memory per chip against pipeline stages (F21)"};
   for (int P : {1, 2, 4, 8, 16}) {
     const double w = b.weight_bytes().si() / (n * P);
     const double kv = (P * micro_batch) * context * b.kv.si() / (n * P);
@@ -338,8 +344,12 @@ Analysis layout_analysis(const Board& b, double context, double micro_batch, int
                         stages > 1 ? stages : 0, format(b.hop_latency), format(tp)));
   // F19: scale-up generations for this chip.
   Table g{"scaleup_generations",
-          {{"domain_chips", ""}, {"weight_fetch_s", "s"}, {"hbm_bytes", "B"}, {"largest_model_params", ""}},
-          {}};
+          {{"domain_chips", "", "scale-up domain (chips)"},
+           {"weight_fetch_s", "s", "weight fetch"},
+           {"hbm_bytes", "B", "HBM"},
+           {"largest_model_params", "param", "largest model that fits"}},
+          {},
+          "scale-up generations (F19)"};
   for (int d : {8, 72, 576}) {
     const double bw = b.mem_bw.si() / n * d, cap = b.hbm.si() / n * d;
     g.rows.push_back({static_cast<double>(d), b.weight_bytes().si() / bw, cap, cap / b.bytes_per_param});
@@ -395,12 +405,30 @@ std::size_t drain_rule_tier(const std::vector<TierCost>& tiers, Seconds hold) {
   return rule;
 }
 
+std::string ttl_tier_note(const Board& b, const std::vector<TierCost>& tiers, Seconds ttl) {
+  // model.md §11: a TTL lands on the cheapest tier for that hold (hold x TTL + retrieve); the
+  // drain-time rule (F33) is the lecture's shortcut. Tiers are the chip's own.
+  const std::size_t i = best_tier(tiers, ttl);
+  const std::size_t rule = drain_rule_tier(tiers, ttl);
+  std::string note = fmt::format("a {} TTL lands on {} ({}'s host tiers): the cheapest tier for that hold", format(ttl),
+                                 tiers[i].name, b.hardware);
+  note += rule == i ? fmt::format(", and the drain-time rule (F33) agrees ({} drains in {})", tiers[rule].name,
+                                  format(tiers[rule].drain))
+                    : fmt::format("; the drain-time rule (F33) would pick {} (drains in {})", tiers[rule].name,
+                                  format(tiers[rule].drain));
+  return note;
+}
+
 Analysis cache_analysis(const Board& b, const std::vector<double>& holds) {
   Analysis a("cache");
   const auto tiers = tier_costs(b);
   Table t{"tiers",
-          {{"tier", ""}, {"hold_usd_per_mtok_hour", "$/Mtok/h"}, {"retrieve_usd_per_mtok", "$/Mtok"}, {"drain_s", "s"}},
-          {}};
+          {{"tier", "", "tier"},
+           {"hold_usd_per_mtok_hour", "$/Mtok/h", "hold, per hour"},
+           {"retrieve_usd_per_mtok", "$/Mtok", "retrieve"},
+           {"drain_s", "s", "drain time (capacity / bandwidth)"}},
+          {},
+          "KV storage tiers"};
   for (const auto& c : tiers) {
     t.rows.push_back({c.name, c.hold_rate.si() * 3600 * 1e6, c.retrieve.si() * 1e6, c.drain.si()});
     a.explain(fmt::format(
@@ -408,8 +436,13 @@ Analysis cache_analysis(const Board& b, const std::vector<double>& holds) {
         "$" + num(c.hold_rate.si() * 3600 * 1e6), "$" + num(c.retrieve.si() * 1e6), format(c.drain)));
   }
   a.tables.push_back(std::move(t));
-  Table h{
-      "by_hold_time", {{"hold_s", "s"}, {"best_tier", ""}, {"usd_per_mtok", "$/Mtok"}, {"drain_rule_tier", ""}}, {}};
+  Table h{"by_hold_time",
+          {{"hold_s", "s", "hold"},
+           {"best_tier", "", "cheapest tier"},
+           {"usd_per_mtok", "$/Mtok", "hold + retrieve"},
+           {"drain_rule_tier", "", "drain-time rule (F33)"}},
+          {},
+          "the cheapest tier for each hold time"};
   for (double hold : holds) {
     const std::size_t i = best_tier(tiers, seconds(hold));
     const std::size_t rule = drain_rule_tier(tiers, seconds(hold));
@@ -417,10 +450,7 @@ Analysis cache_analysis(const Board& b, const std::vector<double>& holds) {
         {hold, tiers[i].name, (tiers[i].hold_rate * seconds(hold) + tiers[i].retrieve).si() * 1e6, tiers[rule].name});
   }
   a.tables.push_back(std::move(h));
-  for (double ttl : {300.0, 3600.0}) {
-    const std::size_t i = best_tier(tiers, seconds(ttl));
-    a.note(fmt::format("a {} TTL lands on {} by cost", format(seconds(ttl)), tiers[i].name));
-  }
+  for (double ttl : {300.0, 3600.0}) a.note(ttl_tier_note(b, tiers, seconds(ttl)));
   return a;
 }
 

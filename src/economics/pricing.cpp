@@ -20,7 +20,8 @@ std::string money(DollarsPerToken p) {
 Result<PriceSheet> parse_price_sheet(std::string_view text, const std::string& origin) {
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
-  TRY_STATUS(rd.only_keys(root, "", {"provider", "model", "date", "sources", "notes", "base", "long_context", "cache", "fast"}));
+  TRY_STATUS(rd.only_keys(root, "",
+                          {"provider", "model", "date", "sources", "notes", "base", "long_context", "cache", "fast"}));
   PriceSheet s;
   TRY(provider, rd.str(root, "", "provider", false));
   TRY(model, rd.str(root, "", "model", true));
@@ -119,6 +120,10 @@ Analysis price_forward(const Board& b, double context, double batch) {
   a.figure("output_over_input", out / in, "x", "decode cost / prefill cost (F14)");
   const double mfu = b.t_compute(batch) / b.t_step(batch, context);
   a.figure("decode_mfu", mfu, "x", "decode compute time / step time");
+  a.note(fmt::format(
+      "output costs {}x input because decode at batch {} and {} tokens of context runs at about 1/{} of "
+      "prefill's MFU (F14)",
+      format_number(out / in, 3), format_number(batch), format_number(context), format_number(out / in, 3)));
   a.explain(fmt::format("input = t_prefill(c = {}) x price / c = {}; output = t_step(B = {}, c) x price / B = {} (F14)",
                         format_number(context), money(in), format_number(batch), money(out)));
   a.explain(fmt::format("output / input = {}; decode MFU = t_compute / t_step = {}", format_number(out / in),
@@ -133,8 +138,11 @@ Analysis price_forward(const Board& b, double context, double batch) {
     const double write = (in.si() + hold.si()) / in.si();
     const double hit = tiers[i].retrieve.si() / in.si();
     const std::string tag = ttl < 1000 ? "5m" : "1h";
-    a.figure("cache_write_" + tag + "_over_input", write, "x", "(prefill + hold for the TTL) / prefill");
-    a.figure("cache_hit_" + tag + "_over_input", hit, "x", "retrieve from " + tiers[i].name + " / prefill");
+    const std::string when = ttl < 1000 ? "5-minute" : "1-hour";
+    a.figure("cache_write_" + tag + "_over_input", write, "x",
+             "cache write, " + when + " TTL: (prefill + hold on " + tiers[i].name + ") / prefill");
+    a.figure("cache_hit_" + tag + "_over_input", hit, "x",
+             "cache hit, " + when + " TTL: retrieve from " + tiers[i].name + " / prefill");
     a.explain(fmt::format("{} TTL: {} holds for {}, retrieve {} of base input; write {}x base (F32)", tag,
                           tiers[i].name, "$" + format_number(hold.si() * 1e6) + "/Mtok", format_number(hit),
                           format_number(write)));
@@ -147,6 +155,10 @@ Analysis price_inverse(const PriceSheet& s, const Board& b, double n_active) {
   const double ratio = s.output / s.input;
   a.figure("output_over_input", ratio, "x", "output price / input price");
   a.figure("decode_mfu", 1.0 / ratio, "x", "decode MFU relative to prefill, input / output (F14)");
+  a.note(
+      fmt::format("{} prices output at {}x input: if prices follow cost, its decode runs at about 1/{} of "
+                  "prefill's MFU (F14)",
+                  s.model, format_number(ratio, 3), format_number(ratio, 3)));
   a.explain(fmt::format("decode MFU ~ input / output (F14) = {} / {} = {}", money(s.input), money(s.output),
                         format_number(1.0 / ratio)));
   if (s.long_context_threshold) {
@@ -171,7 +183,11 @@ Analysis price_inverse(const PriceSheet& s, const Board& b, double n_active) {
     a.figure("cache_read_over_input", *s.cache_read / s.input, "x", "cache hit price / base input");
   }
   const auto tiers = tier_costs(b);
-  Table t{"cache_ttl_tiers", {{"ttl_s", "s"}, {"write_over_input", "x"}, {"drain_rule_tier", ""}}, {}};
+  Table t{
+      "cache_ttl_tiers",
+      {{"ttl_s", "s", "TTL"}, {"write_over_input", "x", "write price / input"}, {"drain_rule_tier", "", "tier (F33)"}},
+      {},
+      "what each cache-write TTL implies"};
   for (const auto& w : s.cache_writes) {
     const std::size_t rule = drain_rule_tier(tiers, w.ttl);
     t.rows.push_back({w.ttl.si(), w.price / s.input, tiers[rule].name});

@@ -82,6 +82,14 @@ ArgSpec choice(std::string key, std::string help, std::vector<std::string> choic
   a.choices = std::move(choices);
   return a;
 }
+// A user's own price per chip-hour of --hw, for every command that costs something.
+ArgSpec usd_per_hour() {
+  ArgSpec a =
+      with_text(unit(bounded(arg("usd_per_hour", T::kNumber, "your own price per chip-hour of --hw"), 0, 1e6), "$/h"),
+                "the catalog's rental price");
+  a.exclusive_min = true;
+  return a;
+}
 ArgSpec explain() {
   return flag("explain", "add the derivation: each formula with its values substituted");
 }
@@ -126,6 +134,7 @@ std::vector<ArgSpec> step_args(bool lists) {
                 "the whole context"));
   for (auto& f : formats()) a.push_back(std::move(f));
   a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
+  a.push_back(usd_per_hour());
   a.push_back(ideal());
   return a;
 }
@@ -207,17 +216,18 @@ std::vector<CommandSpec> build() {
       board({short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0), "-c"),
              number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x",
                     6, 1),
-             number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1)}))));
+             number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1), usd_per_hour()}))));
   add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
               board({short_flag(practical_batch("sequences per step"), "-b"),
                      short_flag(number("context", "tokens of context", "tok", 0, 0), "-c"),
                      number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 0)})));
-  add(charted(command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
-                      board({short_flag(practical_batch("sequences per step"), "-b"),
-                             number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
-                             integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
-                             number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
-                             integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1)}))));
+  add(charted(
+      command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
+              board({short_flag(practical_batch("sequences per step"), "-b"),
+                     number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
+                     integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
+                     number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
+                     integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1), usd_per_hour()}))));
   add(command(
       "price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
       board({short_flag(number("context", "prompt length", "tok", 8192, 1), "-c"),
@@ -227,7 +237,8 @@ std::vector<CommandSpec> build() {
                        "none"),
              with_text(
                  unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1), "param"),
-                 "the model's")})));
+                 "the model's"),
+             usd_per_hour()})));
   add(command(
       "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
       board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
@@ -242,7 +253,7 @@ std::vector<CommandSpec> build() {
                      Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
     hold.exclusive_min = true;
     add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
-                board({hold})));
+                board({hold, usd_per_hour()})));
   }
   {
     ArgSpec m = model(nullptr);
@@ -301,6 +312,7 @@ std::vector<CommandSpec> build() {
          number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0),
          integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
          integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0),
+         usd_per_hour(),
          prefill_hw(),
          with_text(
              unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6),

@@ -159,6 +159,16 @@ Result<ModelSpec> load_model(const Engine& e, const Args& a) {
   return e.model_catalog().resolve(m.get<std::string>(), "--model");
 }
 
+Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name) {
+  TRY(hw, e.hardware_catalog().get(name, "--hw"));
+  if (!a.has("usd_per_hour")) return std::shared_ptr<const Hardware>(std::shared_ptr<const Hardware>(), hw);
+  auto own = std::make_shared<Hardware>(*hw);
+  // A user's own rate is a point: it replaces the catalog's range too.
+  own->price = Ranged<DollarsPerSecond>{units::usd_per_hour(a.number("usd_per_hour")), std::nullopt, std::nullopt};
+  own->price_source = "--usd-per-hour";
+  return std::shared_ptr<const Hardware>(std::move(own));
+}
+
 Precision precision_from(const Args& a, const ModelSpec& m) {
   Precision p = Precision::native(m);
   if (auto w = a.dtype("weight_dtype")) p = Precision::with_weights(m, *w, *w, p.kv);

@@ -82,6 +82,14 @@ Json to_json(const Analysis& a) {
   for (const auto& t : a.tables)
     for (const auto& c : t.columns) units[t.key + "." + c.key] = c.unit;
   out["table_units"] = units;
+  Json labels = Json::object();
+  for (const auto& t : a.tables) {
+    if (!t.title.empty()) labels[t.key] = t.title;
+    for (const auto& c : t.columns) {
+      if (!c.label.empty()) labels[t.key + "." + c.key] = c.label;
+    }
+  }
+  out["table_labels"] = labels;
   out["notes"] = a.notes;
   out["explain"] = a.derivation;
   return out;

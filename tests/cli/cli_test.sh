@@ -177,5 +177,17 @@ ok plan-explain-text "$bin" plan --explain --model llama-3.1-8b --hw h100-sxm
 if "$bin" plan --explain --model llama-3.1-8b --hw h100-sxm | grep -q "TPOT ="; then passes=$((passes + 1)); else echo "FAIL: plan --explain text"; fails=$((fails + 1)); fi
 if "$bin" report --explain | grep -q "balance batch (F6)"; then passes=$((passes + 1)); else echo "FAIL: report --explain text"; fails=$((fails + 1)); fi
 
+# Analyst output reads like an answer: labels, not keys; money at a readable scale; conclusions.
+"$bin" cache >"$tmp/cache.txt"
+if ! grep -q "hold_usd_per_mtok_hour" "$tmp/cache.txt" && ! grep -qE '[0-9]e-[0-9]' "$tmp/cache.txt" && grep -q "drain-time rule (F33)" "$tmp/cache.txt"; then passes=$((passes + 1)); else echo "FAIL: cache labels and money"; fails=$((fails + 1)); fi
+if "$bin" layout | grep -q "largest model that fits" && "$bin" layout | grep -q "T params" && ! "$bin" layout | grep -q "largest_model_params"; then passes=$((passes + 1)); else echo "FAIL: layout labels"; fails=$((fails + 1)); fi
+"$bin" price --sheet claude-opus-4.6 >"$tmp/price.txt"
+if grep -q "^note: output costs .*x input because decode" "$tmp/price.txt" && grep -q "cache write, 5-minute TTL" "$tmp/price.txt" && grep -q "cache write, 1-hour TTL" "$tmp/price.txt"; then passes=$((passes + 1)); else echo "FAIL: price labels and conclusion"; fails=$((fails + 1)); fi
+if "$bin" cache | grep -q "a 60 min TTL lands on flash (gb200's host tiers)" && "$bin" cache --hw blackboard | grep -q "a 60 min TTL lands on disk"; then passes=$((passes + 1)); else echo "FAIL: one TTL rule"; fails=$((fails + 1)); fi
+list_usd=$("$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["usd_per_mtok"])')
+json_ok usd-per-hour "abs(d['usd_per_mtok'] * 2.95 - $list_usd) < 1e-9 * $list_usd" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --usd-per-hour 1
+printf 'name = "h100-sxm"\n[price]\nrental = "$1/h"\n' >"$tmp/own_rate.toml"
+json_ok price-overlay "d['usd_per_mtok'] > 0" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --hw-file "$tmp/own_rate.toml"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -247,3 +247,33 @@ TEST(Args, ExplainOnEveryCommandThatComputesANumber) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Args, AUsersOwnRateOnEveryCostingCommand) {
+  // Every command that prices anything takes --usd-per-hour, and the answer moves with it.
+  int costing = 0;
+  for (const auto& c : commands()) {
+    if (c.arg("usd_per_hour") == nullptr) continue;
+    ++costing;
+    Json base{{"hw", "h100-sxm"}, {"model", "llama-3.1-8b"}};
+    auto list = engine().run(c.name, base);
+    base["usd_per_hour"] = 0.5;
+    auto own = engine().run(c.name, base);
+    ASSERT_TRUE(list && own) << c.name;
+    EXPECT_NE(list->dump(), own->dump()) << c.name;
+  }
+  EXPECT_EQ(costing, 8);  // roofline, sweep, report, batch, context, price, cache, plan
+  const double rate = (*engine().hardware_catalog().get("h100-sxm", "--hw"))->price.value.si() * 3600;
+  const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"batch", 32}};
+  Json own_args = args;
+  own_args["usd_per_hour"] = rate / 4;
+  const double list = (*engine().run("roofline", args))["usd_per_mtok"].get<double>();
+  const double own = (*engine().run("roofline", own_args))["usd_per_mtok"].get<double>();
+  EXPECT_NEAR(list / own, 4.0, 1e-9);
+  EXPECT_FALSE(engine().run("roofline", Json{{"usd_per_hour", 0}}));
+}
+
+}  // namespace
+}  // namespace llmecon

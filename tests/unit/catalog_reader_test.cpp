@@ -33,8 +33,10 @@ TEST(PriceSheet, StrictLikeTheHardwareCatalog) {
     std::string where, field, what;
   } cases[] = {
       {"colour = \"red\"\n", "p.toml:9", "colour", "unknown key"},
-      {"[fast]\nprice_multiple = -6.0\nspeed_multiple = 2.5\n", "p.toml:10", "fast.price_multiple", "must lie in [1, 1000], got -6"},
-      {"[fast]\nprice_multiple = 6.0\nspeed_multiple = 0\n", "p.toml:11", "fast.speed_multiple", "must lie in [1, 1000], got 0"},
+      {"[fast]\nprice_multiple = -6.0\nspeed_multiple = 2.5\n", "p.toml:10", "fast.price_multiple",
+       "must lie in [1, 1000], got -6"},
+      {"[fast]\nprice_multiple = 6.0\nspeed_multiple = 0\n", "p.toml:11", "fast.speed_multiple",
+       "must lie in [1, 1000], got 0"},
       {"[fast]\nprice_multiple = 6.0\n", "p.toml", "fast.speed_multiple", "missing required field"},
       {"[cache]\nread = \"0.5\"\n", "p.toml:10", "cache.read", "'0.5' has no unit"},
       {"[cache]\nreed = \"$0.5/Mtok\"\n", "p.toml:10", "cache.reed", "unknown key"},
@@ -45,8 +47,10 @@ TEST(PriceSheet, StrictLikeTheHardwareCatalog) {
   for (const auto& c : cases) {
     std::string text = kSheet;
     // Top-level keys go before the first table.
-    if (c.extra.rfind("colour", 0) == 0) text = c.extra + text;
-    else text += "\n" + c.extra;
+    if (c.extra.rfind("colour", 0) == 0)
+      text = c.extra + text;
+    else
+      text += "\n" + c.extra;
     auto s = parse_price_sheet(text, "p.toml");
     ASSERT_FALSE(s) << c.extra;
     EXPECT_EQ(s.error().field, c.field) << c.extra;
@@ -63,7 +67,8 @@ TEST(EfficiencyDefaults, LoadWithTheCatalogAndAreStrict) {
   ASSERT_TRUE(fams) << fams.error().message();
   EXPECT_GE(fams->size(), 6u);
   for (const auto& f : *fams) EXPECT_FALSE(f.source.empty()) << f.family;
-  const std::string good = "[[family]]\nname = \"f\"\nchips = [\"x\"]\ncompute = 0.5\nmemory = 0.9\ncomm = 0.5\nsource = \"s\"\n";
+  const std::string good =
+      "[[family]]\nname = \"f\"\nchips = [\"x\"]\ncompute = 0.5\nmemory = 0.9\ncomm = 0.5\nsource = \"s\"\n";
   ASSERT_TRUE(parse_efficiency_toml(good, "e.toml"));
   auto over = parse_efficiency_toml(good + "gemm_halfm = 3\n", "e.toml");
   ASSERT_FALSE(over);
@@ -74,7 +79,8 @@ TEST(EfficiencyDefaults, LoadWithTheCatalogAndAreStrict) {
   ASSERT_FALSE(frac);
   EXPECT_EQ(frac.error().where, "e.toml:4");
   EXPECT_EQ(frac.error().field, "family[f].compute");
-  auto nosrc = parse_efficiency_toml("[[family]]\nname = \"f\"\nchips = [\"x\"]\ncompute = 0.5\nmemory = 0.9\ncomm = 0.5\n", "e.toml");
+  auto nosrc = parse_efficiency_toml(
+      "[[family]]\nname = \"f\"\nchips = [\"x\"]\ncompute = 0.5\nmemory = 0.9\ncomm = 0.5\n", "e.toml");
   ASSERT_FALSE(nosrc);
   EXPECT_EQ(nosrc.error().field, "family[f].source");
 }
@@ -89,7 +95,8 @@ TEST(HardwareOverlay, APriceOnlyOverlaySetsAUsersOwnRate) {
   auto cat = HardwareCatalog::builtin();
   ASSERT_TRUE(cat);
   const double before = (*cat->get("h100-sxm", "--hw"))->price.value.si();
-  const std::string path = write_temp("price_overlay.toml", "name = \"h100-sxm\"\n[price]\nrental = \"$1.25/h\"\nsource = \"our contract\"\n");
+  const std::string path = write_temp(
+      "price_overlay.toml", "name = \"h100-sxm\"\n[price]\nrental = \"$1.25/h\"\nsource = \"our contract\"\n");
   ASSERT_TRUE(cat->add_file(path));
   const Hardware* h = *cat->get("h100-sxm", "--hw");
   EXPECT_NE(h->price.value.si(), before);

@@ -20,7 +20,7 @@ Result<BoardArgs> board_args(const Engine& e, const Args& a) {
   BoardArgs out;
   TRY(model, load_model(e, a));
   out.model = std::move(model);
-  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  TRY(hw, priced_hardware(e, a, a.text("hw")));
   const double chips = a.number_or("chips", hw->domain_size);
   if (chips > hw->domain_size) {
     return Error{"--chips", "",

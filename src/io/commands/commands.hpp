@@ -2,6 +2,8 @@
 // CommandSpec (args.hpp) and returns the JSON every shell prints.
 #pragma once
 
+#include <memory>
+
 #include "llmecon/args.hpp"
 #include "llmecon/facade.hpp"
 
@@ -40,6 +42,9 @@ Result<Json> measure(const Engine& e, const Args& a, const Progress& p);
 Json count(double v);
 /// The `model` argument: a built-in name, a config.json path, or the config object itself.
 Result<ModelSpec> load_model(const Engine& e, const Args& a);
+/// The chip named `name`, priced at --usd-per-hour when given: the catalog's entry, or an owned
+/// copy with the user's rate. The pointer stays valid however the holder moves.
+Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name);
 /// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
 /// released ones (model.md §4.7).
 Precision precision_from(const Args& a, const ModelSpec& m);

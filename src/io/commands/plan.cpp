@@ -72,7 +72,8 @@ Json quantiles_json(const Quantiles& x) {
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
   TRY(model, load_model(e, a));
-  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
+  const Hardware* hw = hw_owner.get();
   PlanRequest rq;
   rq.model = &model;
   rq.hw = hw;

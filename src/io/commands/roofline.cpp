@@ -11,7 +11,7 @@ namespace {
 // Everything roofline needs, resolved; the model is owned here.
 struct Resolved {
   ModelSpec model;
-  const Hardware* hw = nullptr;
+  std::shared_ptr<const Hardware> hw;  // the catalog's, or a copy at the user's --usd-per-hour
   RooflineInput in;
 };
 
@@ -38,9 +38,9 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   Resolved r;
   TRY(model, load_model(e, a));
   r.model = std::move(model);
-  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  TRY(hw, priced_hardware(e, a, a.text("hw")));
   r.hw = hw;
-  r.in.hw = hw;
+  r.in.hw = hw.get();
   r.in.chips = static_cast<int>(a.number_or("chips", hw->domain_size));
   r.in.precision = precision_from(a, r.model);
   r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
