@@ -1,63 +1,177 @@
 // The llmecon page. It talks only to /api on the server that served it (no CDN) and draws with
-// charts.js, the same builders `llmecon <command> --plot FILE.html` uses.
+// charts.js, the same builders `llmecon <command> --plot FILE.html` uses. What it asks is built
+// from the server's own command table (GET /api/): the argument names, choices, defaults and
+// limits; what it shows is the API's JSON, its CSV and its derivation lines ("explain").
 /* global llmeconCharts */
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
   const C = llmeconCharts;
 
-  const BATCHES = Array.from({ length: 15 }, (_, i) => 2 ** i); // 1 .. 16384
-  const CONTEXTS = Array.from({ length: 13 }, (_, i) => 2 ** (i + 8)); // 256 .. 1M
+  // The figure tiles, one row each: the label, where the number comes from (a command's JSON and
+  // a field of it, or a function of it), how it is written, the text for a null (the engine's
+  // "none"), and which of the command's own derivation lines a click marks. A tile whose command
+  // answered an error shows "-" and that error as its derivation.
+  const FORMATS = {
+    seconds: C.seconds,
+    number: C.num,
+    usd: (v) => "$" + C.num(v),
+    percent: (v) => C.num(100 * v) + "%",
+    bytes: C.bytes,
+    text: String,
+    times: (v) => C.num(v) + "x",
+    batch: (v) => "B = " + C.num(v),
+  };
+  const boundClass = (r) => "bound-" + r.bound;
+  const TILES = [
+    { key: "t_step_s", label: "step time", from: "roofline", value: "t_step_s", format: "seconds", explain: ["t_step"], cls: boundClass },
+    { key: "bound", label: "bound by", from: "roofline", value: "bound", format: "text", explain: ["t_step"], cls: boundClass },
+    { key: "t_compute_s", label: "compute", from: "roofline", value: "t_compute_s", format: "seconds", explain: ["t_compute"] },
+    { key: "t_weights_s", label: "weight fetch", from: "roofline", value: "t_weights_s", format: "seconds", explain: ["t_weights"] },
+    { key: "t_kv_s", label: "KV fetch", from: "roofline", value: "t_kv_s", format: "seconds", explain: ["t_kv"] },
+    { key: "tokens_per_s", label: "tokens/s (domain)", from: "roofline", value: "tokens_per_s", format: "number", explain: ["tokens/s"] },
+    { key: "usd_per_mtok", label: "$ per Mtok", from: "roofline", value: "usd_per_mtok", format: "usd", explain: ["$/token"] },
+    { key: "mfu", label: "MFU", from: "roofline", value: "mfu", format: "percent", explain: ["MFU", "t_compute"] },
+    {
+      key: "memory_per_chip_bytes", label: "memory per chip", from: "roofline", format: "bytes", explain: ["memory"],
+      value: (r) => (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips, suffix: (r) => (r.fits ? "" : " ✗"),
+    },
+    { key: "b_star_kv", label: "B* with KV (F6)", from: "batch", value: "b_star_kv", format: "number", none: "none: KV-bound", explain: ["B*"] },
+    { key: "balance_batch", label: "compute-bound from", from: "report", value: "balance_batch", format: "batch", none: "never", explain: ["balance batch"] },
+    { key: "max_batch_fits", label: "largest batch that fits", from: "report", value: "max_batch_fits", format: "number", explain: ["max batch that fits"] },
+    { key: "latency_floor_s", label: "latency floor", from: "batch", value: "latency_floor_s", format: "seconds", explain: ["latency floor"] },
+    { key: "unbatched_penalty", label: "unbatched penalty", from: "batch", value: "unbatched_penalty", format: "times", explain: ["unbatched"] },
+  ];
+
+  // Each control sets the argument of the same name of a command; its choices, default, limits
+  // and help come from that command's entry in GET /api/. The sliders step in powers of two over
+  // the range given here, within the argument's limits.
+  const CONTROLS = [
+    { key: "model", command: "roofline" },
+    { key: "hw", command: "roofline" },
+    { key: "chips", command: "roofline" },
+    { key: "phase", command: "roofline" },
+    { key: "weight_dtype", command: "roofline" },
+    { key: "kv_dtype", command: "roofline" },
+    { key: "batch", command: "roofline", log2: [0, 14] },
+    { key: "context", command: "roofline", log2: [8, 20] },
+    { key: "isl", command: "plan" },
+    { key: "osl", command: "plan" },
+    { key: "ttft_ms", command: "plan" },
+    { key: "tpot_ms", command: "plan" },
+  ];
+  const BOARD = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype"];
+  const PLAN_KEYS = ["isl", "osl", "ttft_ms", "tpot_ms"];
 
   // What the page shows, for the browser test and for anyone poking at the console.
   const state = {
-    pastedConfig: null, // a config.json object, sent as the model argument
-    pinned: [], // cost curves kept for comparison: {label, rows}
-    results: {}, // command -> last JSON
+    schema: null, // command name -> its GET /api/ entry, args keyed by name
+    pastedConfig: null, // a config.json object the server accepted, sent as the model argument
+    pastedName: null,
+    pinned: [], // cost curves kept for comparison: {label, phase, rows}
+    results: {}, // what the API answered, by name
+    requests: {}, // the arguments each of them was asked with
     charts: {},
     explainSources: {}, // key -> {title, lines, match}
+    tiles: TILES,
     updates: 0,
     planUpdates: 0,
+    aborted: 0, // requests dropped because newer inputs replaced them
   };
   window.llmecon = state;
 
-  async function api(command, args) {
-    const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(args || {}) });
-    const body = await res.json();
-    if (!res.ok) throw new Error(body.error);
-    return body;
+  const isAbort = (err) => err && err.name === "AbortError";
+
+  // POST /api/<command>; the JSON answer, or with format "csv" the CSV text. An error answer
+  // throws the API's own message.
+  async function api(command, args, signal, format) {
+    const body = format ? Object.assign({}, args, { format }) : args || {};
+    const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(body), signal });
+    if (format === "csv" && res.ok) return res.text();
+    const out = await res.json();
+    if (!res.ok) throw new Error(out.error);
+    return out;
   }
+
+  // ---- the command table --------------------------------------------------------------------
+
+  function argOf(command, key) {
+    const c = state.schema[command];
+    if (!c || !c.args[key]) throw new Error(`the server's ${command} command takes no ${key} (GET /api/)`);
+    return c.args[key];
+  }
+  // Choice and dtype arguments list their choices in the schema.
+  function choicesOf(arg) {
+    return Array.isArray(arg.choices) ? arg.choices : [];
+  }
+  // The arguments a command takes, picked by name from the page's values: a command that has no
+  // such argument (report has no batch, plan no context) is not sent it.
+  function argsFor(command, values) {
+    const spec = state.schema[command].args;
+    const out = {};
+    for (const [k, v] of Object.entries(values)) if (spec[k] && v !== undefined && v !== null && v !== "") out[k] = v;
+    return out;
+  }
+
+  function setupControl(c, lists) {
+    const arg = argOf(c.command, c.key);
+    const el = $(c.key);
+    el.title = arg.help + (arg.unit ? ` (${arg.unit})` : "") + (arg.default_text ? `; default ${arg.default_text}` : "");
+    if (arg.type === "model" || arg.type === "hardware") {
+      for (const item of lists[arg.type]) el.add(new Option(item.name, item.name));
+      el.value = arg.default;
+    } else if (el.tagName === "SELECT") {
+      if (arg.default === null) el.add(new Option(arg.default_text, ""));
+      for (const ch of choicesOf(arg)) el.add(new Option(ch, ch));
+      el.value = arg.default === null ? "" : arg.default;
+    } else if (c.log2) {
+      const lo = Math.max(c.log2[0], Math.ceil(Math.log2(Math.max(arg.min || 1, 1))));
+      const hi = Math.min(c.log2[1], Math.floor(Math.log2(arg.max || 2 ** c.log2[1])));
+      el.min = String(lo);
+      el.max = String(hi);
+      el.value = String(Math.min(hi, Math.max(lo, Math.round(Math.log2(arg.default)))));
+    } else {
+      if (arg.min !== null) el.min = String(arg.min);
+      if (arg.max !== null && arg.max < 1e9) el.max = String(arg.max);
+      el.step = arg.type === "integer" ? "1" : "any";
+      el.value = arg.default === null ? "" : String(arg.default);
+      if (arg.default === null) {
+        el.placeholder = arg.default_text;
+        el.style.width = `${Math.max(9, arg.default_text.length + 4)}ch`;
+      }
+    }
+  }
+
+  // ---- inputs -------------------------------------------------------------------------------
 
   const batch = () => 2 ** +$("batch").value;
   const context = () => 2 ** +$("context").value;
+  const span = (id) => {
+    const el = $(id);
+    return Array.from({ length: +el.max - +el.min + 1 }, (_, i) => 2 ** (+el.min + i));
+  };
 
-  // The arguments every command shares: the board (model, hardware, chips, formats).
+  // The board every command shares: model (the picker's or the pasted config), hardware, chip
+  // count, phase and formats, by argument name; empty controls mean the argument's default.
   function board() {
-    const a = { model: state.pastedConfig || $("model").value, hw: $("hw").value };
-    if ($("chips").value) a.chips = +$("chips").value;
-    if ($("weight_dtype").value) a.weight_dtype = $("weight_dtype").value;
-    a.kv_dtype = $("kv_dtype").value;
-    return a;
+    const v = {};
+    for (const k of BOARD) {
+      const el = $(k);
+      if (el.value !== "") v[k] = el.type === "number" ? +el.value : el.value;
+    }
+    if (state.pastedConfig) v.model = state.pastedConfig;
+    return v;
   }
+  const modelInUse = () => (state.pastedConfig ? `the pasted config (${state.pastedName})` : `${$("model").value} from the picker`);
 
   function showError(err) {
     $("error").textContent = err ? err.message || String(err) : "";
   }
 
-  // A figure tile: the label, the value as text, and the raw number in data-value for checks.
-  function figure(key, label, value, text, explainKey, extraClass) {
-    const div = document.createElement("div");
-    div.className = "figure" + (extraClass ? " " + extraClass : "");
-    div.dataset.key = key;
-    div.dataset.value = typeof value === "number" ? String(value) : value;
-    div.dataset.explain = explainKey;
-    div.innerHTML = `<div class="label"></div><div class="value"></div>`;
-    div.querySelector(".label").textContent = label;
-    div.querySelector(".value").textContent = text;
-    div.addEventListener("click", () => explain(explainKey, div));
-    return div;
-  }
+  // ---- derivations --------------------------------------------------------------------------
 
+  // The panel shows the engine's lines as the API returned them; the lines that hold the clicked
+  // quantity are marked.
   function explain(key, el) {
     const src = state.explainSources[key];
     if (!src) return;
@@ -75,157 +189,176 @@
     }
     pre.dataset.key = key;
   }
+  const linesOf = (res) => (res.error ? [res.error] : res.explain || []);
 
-  // "deepseek-v3 on 72 x gb200, fp8/bf16, context 4096": what a pinned curve is.
+  // A clicked chart point: the derivation of the step there (llmecon roofline --explain).
+  let pointRequest = null;
+  async function explainAt(b, ctx) {
+    if (pointRequest) pointRequest.abort();
+    const ctl = (pointRequest = new AbortController());
+    try {
+      const r = await api("roofline", argsFor("roofline", Object.assign(board(), { batch: b, context: ctx, explain: true })), ctl.signal);
+      state.explainSources.point = { title: `${r.phase} at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
+      explain("point", null);
+    } catch (err) {
+      if (isAbort(err)) state.aborted++;
+      else showError(err);
+    }
+  }
+
+  // A clicked layout on the Pareto chart. The planner derives its best layout; any other is the
+  // best of the search narrowed to its batch, formats and latency, which the planner derives in
+  // turn. When that narrowed search picks another layout, the panel says so and lists the
+  // layout's JSON as the planner returned it.
+  let layoutRequest = null;
+  async function explainLayout(p) {
+    const plan = state.results.plan;
+    if (!plan) return;
+    const same = (a, b) => a && b && ["mapping", "batch", "weight_dtype", "kv_dtype"].every((k) => a[k] === b[k]);
+    const title = `layout ${p.mapping}, batch ${p.batch}, ${p.weight_dtype}/${p.kv_dtype}`;
+    if (same(p, plan.best)) {
+      state.explainSources.layout = { title: `${title}: the best (llmecon plan --explain)`, lines: plan.explain || [] };
+      explain("layout", null);
+      return;
+    }
+    if (layoutRequest) layoutRequest.abort();
+    const ctl = (layoutRequest = new AbortController());
+    try {
+      const narrow = Object.assign({}, state.requests.plan, {
+        weight_dtypes: [p.weight_dtype],
+        kv_dtypes: [p.kv_dtype],
+        batches: [p.batch],
+        tpot_ms: p.tpot_ms * (1 + 1e-9),
+        ttft_ms: p.ttft_s * 1000 * (1 + 1e-9),
+        explain: true,
+      });
+      const q = await api("plan", argsFor("plan", narrow), ctl.signal);
+      state.explainSources.layout = same(p, q.best)
+        ? { title: `${title} (llmecon plan --explain, narrowed to this batch and these formats)`, lines: q.explain || [] }
+        : {
+            title: `${title} (llmecon plan --json)`,
+            lines: ["the planner derives the best layout only, and this one is not the best of a narrower search; its JSON:"].concat(
+              Object.entries(p).map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+            ),
+          };
+      explain("layout", null);
+    } catch (err) {
+      if (isAbort(err)) state.aborted++;
+      else showError(err);
+    }
+  }
+
+  // ---- figures ------------------------------------------------------------------------------
+
+  function tileOf(tile, res) {
+    const v = res.error ? null : typeof tile.value === "function" ? tile.value(res) : res[tile.value];
+    const text = res.error ? "-" : v === null || v === undefined ? tile.none || "-" : FORMATS[tile.format](v) + (tile.suffix ? tile.suffix(res) : "");
+    const div = document.createElement("div");
+    div.className = "figure" + (tile.cls && !res.error ? " " + tile.cls(res) : "");
+    div.dataset.key = tile.key;
+    div.dataset.value = v === null || v === undefined ? "null" : String(v);
+    div.dataset.explain = "tile:" + tile.key;
+    div.dataset.from = tile.from;
+    div.innerHTML = `<div class="label"></div><div class="value"></div>`;
+    div.querySelector(".label").textContent = tile.label;
+    div.querySelector(".value").textContent = text;
+    div.addEventListener("click", () => explain(div.dataset.explain, div));
+    state.explainSources["tile:" + tile.key] = {
+      title: `${tile.label} (llmecon ${tile.from} --explain)`,
+      lines: linesOf(res),
+      match: tile.explain,
+    };
+    return div;
+  }
+
+  function renderFigures(results) {
+    const fig = $("figures");
+    fig.textContent = "";
+    for (const tile of TILES) fig.appendChild(tileOf(tile, results[tile.from]));
+    const r = results.roofline;
+    $("summary-title").textContent = `· ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}` +
+      (r.fits ? "" : ` · does not fit: ${r.fit_reason}`);
+  }
+
+  // After a failed update the figures and charts still hold the last inputs that worked: dimmed,
+  // and the title says which.
+  const STEP_CHARTS = ["chart-cost-batch", "chart-step-batch", "chart-roofline", "chart-cost-context", "chart-memory"];
+  function markStale(stale) {
+    $("summary").classList.toggle("stale", stale);
+    for (const id of STEP_CHARTS) $(id).parentNode.classList.toggle("stale", stale);
+    const r = state.results.roofline;
+    if (stale && r) {
+      $("summary-title").textContent = `· not updated (see the error above); still showing ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}`;
+    }
+  }
+
+  // "deepseek-v3 on 72 x gb200, fp8/bf16, decode context 4096": what a pinned curve is.
   function curveLabel(r) {
     return `${r.model} on ${r.chips} x ${r.hardware}, ${r.weight_dtype}/${r.kv_dtype}, ${r.phase} context ${C.num(r.context)}`;
   }
 
+  // A pinned curve belongs to its phase: it is drawn on that phase's chart only.
   function pin() {
     const r = state.results.roofline;
     const rows = state.results.sweepBatch && state.results.sweepBatch.rows;
     if (!r || !rows) return;
     const label = curveLabel(r);
-    if (!state.pinned.some((p) => p.label === label)) state.pinned.push({ label, rows });
+    if (!state.pinned.some((p) => p.label === label)) state.pinned.push({ label, phase: r.phase, rows });
+    update();
+  }
+  function unpin() {
+    const phase = $("phase").value;
+    state.pinned = state.pinned.filter((p) => p.phase !== phase);
     update();
   }
 
-  // A clicked chart point: the derivation of the decode step there.
-  let pointSeq = 0;
-  async function explainAt(b, ctx) {
-    const my = ++pointSeq;
-    try {
-      const phase = $("phase").value;
-      const r = await api("roofline", Object.assign(board(), { phase, batch: b, context: ctx, explain: true }));
-      if (my !== pointSeq) return; // a later click wins
-      state.explainSources.point = { title: `${r.phase} at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
-      explain("point", null);
-    } catch (err) {
-      showError(err);
-    }
-  }
-
-  // A clicked layout on the Pareto chart: what the planner computed for it.
-  function explainLayout(p) {
-    const lines = C.describePoint(p).concat(
-      Object.entries(p)
-        .filter(([, v]) => v !== null && typeof v !== "object")
-        .map(([k, v]) => `${k} = ${typeof v === "number" ? C.num(v) : v}`)
-    );
-    state.explainSources.layout = { title: `layout ${p.mapping}, batch ${p.batch} (llmecon plan --json)`, lines };
-    explain("layout", null);
-  }
-
-  function renderFigures(r, b, rep) {
-    const fig = $("figures");
-    fig.textContent = "";
-    const rk = (match) => {
-      const k = "roofline:" + match[0];
-      state.explainSources[k] = { title: `${r.phase} (llmecon roofline --explain)`, lines: r.explain || [], match };
-      return k;
-    };
-    const perChip = (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips;
-    const items = [
-      ["t_step_s", "step time", r.t_step_s, C.seconds(r.t_step_s), rk(["t_step"]), "bound-" + r.bound],
-      ["bound", "bound by", r.bound, r.bound, rk(["t_step"]), "bound-" + r.bound],
-      ["t_compute_s", "compute", r.t_compute_s, C.seconds(r.t_compute_s), rk(["t_compute"])],
-      ["t_weights_s", "weight fetch", r.t_weights_s, C.seconds(r.t_weights_s), rk(["t_weights"])],
-      ["t_kv_s", "KV fetch", r.t_kv_s, C.seconds(r.t_kv_s), rk(["t_kv"])],
-      ["tokens_per_s", "tokens/s (domain)", r.tokens_per_s, C.num(r.tokens_per_s), rk(["tokens/s"])],
-      ["usd_per_mtok", "$ per Mtok", r.usd_per_mtok, "$" + C.num(r.usd_per_mtok), rk(["$/token"])],
-      ["mfu", "MFU", r.mfu, C.num(100 * r.mfu) + "%", rk(["MFU", "t_compute"])],
-      ["memory_per_chip_bytes", "memory per chip", perChip, C.bytes(perChip) + (r.fits ? "" : " ✗"), rk(["memory"])],
-      b.error
-        ? ["b_star_kv", "B* with KV (F6)", "null", "-", "batch:b_star"]
-        : b.b_star_kv === null
-          ? ["b_star_kv", "B* with KV (F6)", "null", "none: KV-bound", "batch:b_star"]
-          : ["b_star_kv", "B* with KV (F6)", b.b_star_kv, C.num(b.b_star_kv), "batch:b_star"],
-      rep.error || rep.balance_batch === null
-        ? ["balance_batch", "compute-bound from", "null", rep.error ? "-" : "never", "report:balance"]
-        : ["balance_batch", "compute-bound from", rep.balance_batch, "B = " + C.num(rep.balance_batch), "report:balance"],
-      ["max_batch_fits", "largest batch that fits", rep.error ? "null" : rep.max_batch_fits, C.num(rep.max_batch_fits), "report:fits"],
-      ["latency_floor_s", "latency floor", b.error ? "null" : b.latency_floor_s, C.seconds(b.latency_floor_s), "batch:latency"],
-      ["unbatched_penalty", "unbatched penalty", b.error ? "null" : b.unbatched_penalty, b.error ? "-" : C.num(b.unbatched_penalty) + "x", "batch:penalty"],
-    ];
-    // The full roofline's balance point (attention FLOPs, efficiency and fixed costs included)
-    // can differ from F6's B*, which counts 2 N_active FLOPs per token only.
-    const unavailable = (x) => [x.error];
-    state.explainSources["report:balance"] = rep.error ? { title: "balance batch (llmecon report)", lines: unavailable(rep) } : {
-      title: "balance batch on the full roofline (llmecon report)",
-      lines: [
-        `the smallest batch whose step max(t_compute, t_weights + t_kv) + t_overhead is compute-bound, by bisection over the roofline (F1, F6) = ${rep.balance_batch === null ? "none below 10^7" : rep.balance_batch}`,
-        `B* = R x S (F6) from the blackboard formula = ${C.num(b.b_star)}; with the KV term = ${b.b_star_kv === null ? "infinite (KV fetch per sequence exceeds its compute)" : C.num(b.b_star_kv)}`,
-      ],
-    };
-    state.explainSources["report:fits"] = rep.error ? { title: "memory fit (llmecon report)", lines: unavailable(rep) } : {
-      title: "memory fit (llmecon report)",
-      lines: [`largest batch = floor((HBM - weights) / KV per sequence) (F21) = ${rep.max_batch_fits}`],
-    };
-    const blines = b.error ? unavailable(b) : b.explain;
-    state.explainSources["batch:b_star"] = { title: "optimal batch (llmecon batch --explain)", lines: blines, match: ["B*"] };
-    state.explainSources["batch:latency"] = { title: "latency floor (llmecon batch --explain)", lines: blines, match: ["latency floor"] };
-    state.explainSources["batch:penalty"] = { title: "unbatched penalty (llmecon batch --explain)", lines: blines, match: ["unbatched"] };
-    for (const it of items) fig.appendChild(figure(...it));
-    $("summary-title").textContent = `· ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}` +
-      (r.fits ? "" : ` · does not fit: ${r.fit_reason}`);
-  }
+  // ---- the step, its sweeps and the analyses -------------------------------------------------
 
   // The blackboard analyses pool one scale-up domain; with more chips they answer an error that
   // the step, sweep and memory figures do not share, so they are optional here.
-  const optional = (promise) => promise.catch((err) => ({ error: err.message }));
+  const optional = (promise) =>
+    promise.catch((err) => {
+      if (isAbort(err)) throw err;
+      return { error: err.message };
+    });
 
-  let seq = 0;
+  // Each update cancels the requests of the one before it: a newer slider position wins, and an
+  // older answer never reaches the screen.
+  let inflight = null;
   async function update() {
-    // The controls as they are now: a slider moved during the requests starts the next update.
     const B = batch();
     const X = context();
     $("batch-value").textContent = B;
     $("context-value").textContent = C.num(X);
-    const my = ++seq;
+    if (inflight) inflight.abort();
+    const ctl = (inflight = new AbortController());
+    const signal = ctl.signal;
     try {
+      const v = board();
       // Prefill: a pass over B prompts of X tokens each; the blackboard's B* is about decode.
-      const prefill = $("phase").value === "prefill";
-      const a = Object.assign(board(), prefill ? { phase: "prefill" } : {});
-      const decodeOnly = { error: "B* and the latency floor are decode quantities (llmecon batch)" };
+      const prefill = v.phase === "prefill";
+      const req = {
+        roofline: argsFor("roofline", Object.assign({}, v, { batch: B, context: X, explain: true })),
+        sweepBatch: argsFor("sweep", Object.assign({}, v, { batch: span("batch"), context: X })),
+        sweepContext: argsFor("sweep", Object.assign({}, v, { batch: B, context: span("context") })),
+        batch: argsFor("batch", Object.assign({}, v, { context: X, explain: true })),
+        report: argsFor("report", Object.assign({}, v, { context: X, explain: true })),
+      };
       const [r, byBatch, byContext, b, rep] = await Promise.all([
-        api("roofline", Object.assign({}, a, { batch: B, context: X, explain: true })),
-        api("sweep", Object.assign({}, a, { batch: BATCHES, context: X })),
-        api("sweep", Object.assign({}, a, { batch: B, context: CONTEXTS })),
-        prefill ? decodeOnly : optional(api("batch", Object.assign(board(), { context: X }))),
-        optional(api("report", Object.assign({}, a, { context: X }))),
+        api("roofline", req.roofline, signal),
+        api("sweep", req.sweepBatch, signal),
+        api("sweep", req.sweepContext, signal),
+        prefill ? { error: "B* and the latency floor are decode quantities (llmecon batch)" } : optional(api("batch", req.batch, signal)),
+        optional(api("report", req.report, signal)),
       ]);
-      if (my !== seq) return; // a newer update is on its way
+      if (signal.aborted) throw new DOMException("superseded", "AbortError");
       Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b, report: rep });
+      Object.assign(state.requests, req);
       showError(b.error && !prefill ? "B* and the blackboard figures: " + b.error : null);
+      markStale(false);
       $("phase-title").textContent = prefill ? "Prefill pass" : "Decode step";
-      renderFigures(r, b, rep);
-      const bopts = { current: B, markers: [] };
-      const labels = prefill
-        ? { xLabel: "prompts per pass", yLabel: "$ per million input tokens", contextLabel: "prompt length (tokens)" }
-        : {};
-      Object.assign(bopts, labels);
-      if (!b.error) {
-        // Past the KV crossover F6 has no B* with KV; mark B* without KV then.
-        Object.assign(bopts, b.b_star_kv === null
-          ? { optimum: b.b_star, optimumLabel: "B* without KV = " + C.num(b.b_star) }
-          : { optimum: b.b_star_kv, optimumLabel: "B* = " + C.num(b.b_star_kv) });
-      }
-      if (!rep.error && rep.balance_batch !== null) {
-        bopts.markers.push({ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] });
-      }
-      // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
-      const fitting = byBatch.rows.filter((row) => row.fits);
-      if (fitting.length && fitting.length < byBatch.rows.length) {
-        const last = fitting[fitting.length - 1].batch;
-        bopts.markers.push({ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] });
-      }
-      bopts.onPoint = (p) => explainAt(p.x, X);
-      state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows,
-        Object.assign({}, bopts, { label: curveLabel(r), compare: state.pinned }));
-      state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
-      state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
-      state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows, Object.assign({ current: X, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
-      state.charts.memory = C.memory($("chart-memory"), r);
+      renderFigures(state.results);
+      drawCharts(r, byBatch, byContext, b, rep, prefill);
       saveToUrl();
       state.updates++;
       document.body.dataset.updates = String(state.updates);
@@ -233,47 +366,94 @@
       // the old inputs, so the panel returns to the step time.
       const open = $("explain").dataset.key;
       const keep = open && state.explainSources[open] && open !== "point" && open !== "layout";
-      const key = keep ? open : "roofline:t_step";
+      const key = keep ? open : "tile:t_step_s";
       explain(key, document.querySelector(`.figure[data-explain="${key}"]`));
     } catch (err) {
-      if (my === seq) showError(err);
+      if (isAbort(err)) {
+        state.aborted++;
+        return;
+      }
+      if (inflight !== ctl) return;
+      showError(err);
+      markStale(true);
     }
   }
 
-  // The planner searches the formats itself; it takes the model, hardware, chip count, request
-  // shape and latency targets.
-  const PLAN_KEYS = ["isl", "osl", "ttft_ms", "tpot_ms"];
-  function planArgs() {
-    const { model, hw, chips } = board();
-    const a = chips ? { model, hw, chips } : { model, hw };
-    for (const k of PLAN_KEYS) if ($(k).value !== "") a[k] = +$(k).value;
-    return a;
+  function drawCharts(r, byBatch, byContext, b, rep, prefill) {
+    const B = r.batch;
+    const X = r.context;
+    const bopts = { current: B, markers: [] };
+    const labels = prefill ? { xLabel: "prompts per pass", yLabel: "$ per million input tokens", contextLabel: "prompt length (tokens)" } : {};
+    Object.assign(bopts, labels);
+    if (!b.error) {
+      // Past the KV crossover F6 has no B* with KV; mark B* without KV then.
+      Object.assign(bopts, b.b_star_kv === null
+        ? { optimum: b.b_star, optimumLabel: "B* without KV = " + C.num(b.b_star) }
+        : { optimum: b.b_star_kv, optimumLabel: "B* = " + C.num(b.b_star_kv) });
+    }
+    if (!rep.error && rep.balance_batch !== null) {
+      bopts.markers.push({ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] });
+    }
+    // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
+    const fitting = byBatch.rows.filter((row) => row.fits);
+    if (fitting.length && fitting.length < byBatch.rows.length) {
+      const last = fitting[fitting.length - 1].batch;
+      bopts.markers.push({ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] });
+    }
+    bopts.onPoint = (p) => explainAt(p.x, X);
+    const compare = state.pinned.filter((p) => p.phase === r.phase);
+    state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, Object.assign({}, bopts, { label: curveLabel(r), compare }));
+    state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
+    state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
+    state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows,
+      Object.assign({ current: X, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
+    state.charts.memory = C.memory($("chart-memory"), r);
   }
 
-  let planSeq = 0;
+  // ---- the planner --------------------------------------------------------------------------
+
+  // The planner searches the formats itself; it takes the model, hardware, chip count, request
+  // shape and latency targets (argsFor keeps what plan takes).
+  function planArgs() {
+    const a = board();
+    for (const k of PLAN_KEYS) if ($(k).value !== "") a[k] = +$(k).value;
+    a.explain = true;
+    return argsFor("plan", a);
+  }
+
+  let planInflight = null;
   async function updatePlan() {
-    const my = ++planSeq;
+    if (planInflight) planInflight.abort();
+    const ctl = (planInflight = new AbortController());
     $("plan-status").textContent = "planning…";
     try {
-      const p = await api("plan", planArgs());
-      if (my !== planSeq) return;
+      const args = planArgs();
+      const p = await api("plan", args, ctl.signal);
+      if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
       state.results.plan = p;
+      state.requests.plan = args;
       state.charts.pareto = C.pareto($("chart-pareto"), p, { onPoint: (pt) => pt.point && explainLayout(pt.point) });
       const best = p.best ? C.describePoint(p.best).join("; ") : p.empty_reason;
       const slo = Object.entries(p.slo || {}).map(([k, v]) => `${k.replace("_ms", "").toUpperCase()} ≤ ${C.num(v)} ms`).join(", ");
       $("plan-status").textContent = `${p.isl} prompt and ${p.osl} output tokens${slo ? ", " + slo : ", no latency target"}: ` +
-        `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the targets. Best: ${best}. Hover a point for its layout.`;
+        `searched ${p.evaluated} configurations, ${p.meeting_slo} meet the targets. Best: ${best}. Hover a point for its layout, click it for its derivation.`;
     } catch (err) {
-      if (my !== planSeq) return;
+      if (isAbort(err)) {
+        state.aborted++;
+        return;
+      }
+      if (planInflight !== ctl) return;
       $("plan-status").textContent = "plan: " + err.message;
     }
     state.planUpdates++;
     document.body.dataset.planUpdates = String(state.planUpdates);
   }
 
+  // ---- the lecture --------------------------------------------------------------------------
+
   async function loadLecture() {
     try {
-      const claims = await api("lecture", {});
+      const claims = await api("lecture", argsFor("lecture", { explain: true }));
       state.results.lecture = claims;
       const passed = claims.filter((c) => c.pass).length;
       $("lecture-summary").textContent = `${passed} of ${claims.length} checks reproduce.`;
@@ -291,7 +471,8 @@
           tr.appendChild(td);
         });
         const key = "lecture:" + i;
-        state.explainSources[key] = { title: `${c.id}: ${c.claim}`, lines: [c.inputs ? "inputs: " + c.inputs : ""].concat(c.explain || []).filter(Boolean) };
+        state.explainSources[key] = { title: `${c.id}: ${c.claim}` + (c.inputs ? ` (inputs: ${c.inputs})` : ""), lines: c.explain || [] };
+        tr.dataset.explain = key;
         tr.addEventListener("click", () => explain(key, null));
         t.appendChild(tr);
       });
@@ -300,35 +481,56 @@
     }
   }
 
-  function useConfig() {
+  // ---- a pasted config.json -----------------------------------------------------------------
+
+  // The server reads the paste first (llmecon model); only a config it accepts replaces the model
+  // in use. A paste it rejects changes nothing: the error is shown and the status names the
+  // model still in use.
+  let pasteSeq = 0;
+  async function useConfig() {
+    const my = ++pasteSeq;
+    const status = (text, how) => {
+      $("config-status").textContent = text;
+      $("config-status").dataset.state = how;
+    };
     const text = $("config").value.trim();
     if (!text) {
       state.pastedConfig = null;
-      $("config-status").textContent = "cleared; using the picker";
-    } else {
-      try {
-        const cfg = JSON.parse(text);
-        if (typeof cfg !== "object" || Array.isArray(cfg) || cfg === null) throw new Error("a config.json is one JSON object");
-        state.pastedConfig = cfg;
-        $("config-status").textContent = "using the pasted config (the model picker is ignored until you clear it)";
-      } catch (err) {
-        $("config-status").textContent = "not JSON: " + err.message;
-        return;
-      }
+      state.pastedName = null;
+      status(`cleared; using ${modelInUse()}`, "cleared");
+      refresh();
+      return;
     }
-    update();
-    updatePlan();
+    let cfg;
+    try {
+      cfg = JSON.parse(text);
+      if (typeof cfg !== "object" || Array.isArray(cfg) || cfg === null) throw new Error("a config.json is one JSON object");
+    } catch (err) {
+      showError(new Error("pasted config.json: " + err.message));
+      status(`not used: not a JSON object (${err.message}); still using ${modelInUse()}`, "rejected");
+      return;
+    }
+    status("checking the config…", "checking");
+    try {
+      const m = await api("model", argsFor("model", { model: cfg }));
+      if (my !== pasteSeq) return;
+      state.pastedConfig = cfg;
+      state.pastedName = m.name;
+      showError(null);
+      status(`using the pasted config (${m.name}); the model picker is ignored until you clear it`, "used");
+      refresh();
+    } catch (err) {
+      if (my !== pasteSeq) return;
+      showError(err);
+      status(`not used: the server rejected it (the error above); still using ${modelInUse()}`, "rejected");
+    }
   }
 
-  let timer = null;
-  const soon = (fn) => () => {
-    clearTimeout(timer);
-    timer = setTimeout(fn, 60);
-  };
+  // ---- the address --------------------------------------------------------------------------
 
   // The view lives in the address (?model=...&hw=...&batch=512&context=4096), so it can be shared
   // or bookmarked. A pasted config is not put there.
-  const URL_KEYS = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype", "isl", "osl", "ttft_ms", "tpot_ms"];
+  const URL_KEYS = BOARD.concat(PLAN_KEYS);
   function restoreFromUrl() {
     const q = new URLSearchParams(location.search);
     for (const k of URL_KEYS) {
@@ -355,7 +557,10 @@
     history.replaceState(null, "", "?" + q.toString());
   }
 
-  // Everything on screen as the API returned it, for notebooks and spreadsheets.
+  // ---- downloads ----------------------------------------------------------------------------
+
+  // Everything on screen as the API returned it (JSON), and the batch sweep as the API writes it
+  // as CSV (the same table as `llmecon sweep --csv`).
   function download(name, text, type) {
     const a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([text], { type }));
@@ -367,23 +572,41 @@
       a.remove();
     }, 0);
   }
-  function csv(rows) {
-    const keys = Object.keys(rows[0] || {}).filter((k) => typeof rows[0][k] !== "object");
-    const cell = (v) => (typeof v === "string" && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v));
-    return [keys.join(",")].concat(rows.map((r) => keys.map((k) => cell(r[k])).join(","))).join("\n") + "\n";
-  }
   function fileStem() {
     const r = state.results.roofline;
     return r ? `llmecon-${r.model}-${r.hardware}`.replace(/[^a-zA-Z0-9._-]/g, "_") : "llmecon";
   }
+  async function downloadCsv() {
+    if (!state.requests.sweepBatch) return;
+    try {
+      const text = await api("sweep", state.requests.sweepBatch, undefined, "csv");
+      download(fileStem() + "-batch.csv", text, "text/csv");
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // ---- start --------------------------------------------------------------------------------
+
+  let timer = null;
+  const soon = (fn) => () => {
+    clearTimeout(timer);
+    timer = setTimeout(fn, 60);
+  };
+  const refresh = () => {
+    update();
+    updatePlan();
+  };
 
   async function init() {
     try {
-      const [models, hw] = await Promise.all([api("models"), api("hardware")]);
-      for (const m of models) $("model").add(new Option(m.name, m.name));
-      for (const h of hw) $("hw").add(new Option(h.name, h.name));
-      $("model").value = "llama-3.1-70b";
-      $("hw").value = "h100-sxm";
+      const [schema, models, hw] = await Promise.all([
+        fetch("/api/").then((res) => res.json()),
+        api("models"),
+        api("hardware"),
+      ]);
+      state.schema = Object.fromEntries(schema.commands.map((c) => [c.name, Object.assign({}, c, { args: Object.fromEntries(c.args.map((a) => [a.key, a])) })]));
+      for (const c of CONTROLS) setupControl(c, { model: models, hardware: hw });
       restoreFromUrl();
     } catch (err) {
       showError(err);
@@ -391,9 +614,13 @@
     }
     for (const id of ["model", "hw", "chips", "weight_dtype", "kv_dtype"]) {
       $(id).addEventListener("change", () => {
-        if (id === "model") state.pastedConfig = null;
-        update();
-        updatePlan();
+        if (id === "model" && state.pastedConfig) {
+          state.pastedConfig = null;
+          state.pastedName = null;
+          $("config-status").textContent = `cleared; using ${modelInUse()}`;
+          $("config-status").dataset.state = "cleared";
+        }
+        refresh();
       });
     }
     $("phase").addEventListener("change", update); // the planner covers both phases already
@@ -406,14 +633,9 @@
     for (const id of ["batch", "context"]) $(id).addEventListener("input", soon(update));
     $("use-config").addEventListener("click", useConfig);
     $("pin").addEventListener("click", pin);
-    $("unpin").addEventListener("click", () => {
-      state.pinned = [];
-      update();
-    });
+    $("unpin").addEventListener("click", unpin);
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));
-    $("download-csv").addEventListener("click", () => {
-      if (state.results.sweepBatch) download(fileStem() + "-batch.csv", csv(state.results.sweepBatch.rows), "text/csv");
-    });
+    $("download-csv").addEventListener("click", downloadCsv);
     await Promise.all([update(), updatePlan(), loadLecture()]);
   }
   init();

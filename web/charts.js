@@ -10,6 +10,7 @@
     weights: "rgba(52, 152, 219, 0.13)",
     kv: "rgba(39, 174, 96, 0.13)",
   };
+  const LABEL_FONT = "11px sans-serif";
   const LINE = { cost: "#2c3e50", step: "#2c3e50", compute: "#e67e22", weights: "#3498db", kv: "#27ae60", marker: "#c0392b" };
 
   // Numbers as people read them: 4 significant digits, SI prefixes for large counts.
@@ -96,36 +97,37 @@
   const boxesOverlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
   const grow = (b, d) => ({ x: b.x - d, y: b.y - d, w: b.w + 2 * d, h: b.h + 2 * d });
 
-  // What a marker label must not cover: the drawn curves (segments between the points of line
-  // datasets, and every point), the other markers' lines and the region labels.
+  // What a marker label must not cover, and how much each costs when nothing is clear: a curve
+  // (the segments between the points of line datasets, and every point) costs most, a region
+  // label less, another marker's line least (the label's background keeps it legible there).
+  const COST = { curve: 3, region: 2, line: 1, label: 10 };
   function obstaclesOf(chart, lines) {
     const segments = [];
-    const boxes = (chart.$regionLabels || []).slice();
+    const boxes = (chart.$regionLabels || []).map((b) => [b, COST.region]);
     const line = chart.config.type === "line";
     chart.data.datasets.forEach((ds, i) => {
       if (!chart.isDatasetVisible(i)) return;
       const pts = chart.getDatasetMeta(i).data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y));
       const r = (ds.pointRadius === undefined ? 3 : ds.pointRadius) + 1;
-      for (const e of pts) if (r > 1) boxes.push({ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r });
-      if (line || ds.showLine) for (let k = 1; k < pts.length; k++) segments.push([pts[k - 1].x, pts[k - 1].y, pts[k].x, pts[k].y]);
+      for (const e of pts) if (r > 1) boxes.push([{ x: e.x - r, y: e.y - r, w: 2 * r, h: 2 * r }, COST.curve]);
+      if (line || ds.showLine) for (let k = 1; k < pts.length; k++) segments.push([[pts[k - 1].x, pts[k - 1].y, pts[k].x, pts[k].y], COST.curve]);
     });
-    for (const x of lines) segments.push([x, chart.chartArea.top, x, chart.chartArea.bottom]);
+    for (const x of lines) segments.push([[x, chart.chartArea.top, x, chart.chartArea.bottom], COST.line]);
     return { segments, boxes };
   }
   function collisions(box, obstacles, placed) {
     const b = grow(box, 2); // the curves are 2 to 3 px wide
     let n = 0;
-    for (const s of obstacles.segments) if (segmentHitsBox(s[0], s[1], s[2], s[3], b)) n++;
-    for (const o of obstacles.boxes) if (boxesOverlap(b, o)) n++;
-    for (const o of placed) if (boxesOverlap(b, o)) n += 10; // label over label is the worst
+    for (const [s, cost] of obstacles.segments) if (segmentHitsBox(s[0], s[1], s[2], s[3], b)) n += cost;
+    for (const [o, cost] of obstacles.boxes) if (boxesOverlap(b, o)) n += cost;
+    for (const o of placed) if (boxesOverlap(b, o)) n += COST.label;
     return n;
   }
 
   // Vertical lines at marked x values (the optimum, the current pick, a crossover, a target). Each
   // label goes beside its line, right or left, in the highest row where it covers no curve, no
-  // other line and no other label (the fewest of them when no row is clear), on a light
-  // background. The boxes are kept in chart.$markerLabels (the browser test checks them).
-  const LABEL_FONT = "11px sans-serif";
+  // other line and no other label, or upright along its line where the lines stand too close for
+  // that; when nothing is clear, where it costs least (see COST), on a light background. The boxes are kept in chart.$markerLabels (the browser test checks them).
   const markersPlugin = {
     id: "xMarkers",
     afterDatasetsDraw(chart, _args, opts) {
@@ -153,22 +155,36 @@
         const others = shown.filter((o) => o.m !== m).map((o) => o.px);
         const obstacles = obstaclesOf(chart, others);
         const w = ctx.measureText(m.label).width + 4;
+        // Across, right then left of the line, from the top down; then, where the lines stand too
+        // close for that, upright along the line.
+        const candidates = [];
+        for (let top = area.top + 2; top + h <= area.bottom - 2; top += h + 1) {
+          candidates.push({ x: px + 3, y: top, w, h }, { x: px - 3 - w, y: top, w, h });
+        }
+        for (let top = area.top + 2; top + w <= area.bottom - 2; top += h + 1) {
+          candidates.push({ x: px + 2, y: top, w: h, h: w, upright: true }, { x: px - 2 - h, y: top, w: h, h: w, upright: true });
+        }
         let best = null;
-        for (let top = area.top + 2; top + h <= area.bottom - 2 && !(best && best.n === 0); top += h + 1) {
-          for (const left of [px + 3, px - 3 - w]) {
-            if (left < area.left || left + w > area.right) continue;
-            const box = { x: left, y: top, w, h };
-            const n = collisions(box, obstacles, chart.$markerLabels);
-            if (!best || n < best.n) best = { box, n };
-            if (n === 0) break;
-          }
+        for (const box of candidates) {
+          if (box.x < area.left || box.x + box.w > area.right) continue;
+          const n = collisions(box, obstacles, chart.$markerLabels);
+          if (!best || n < best.n) best = { box, n };
+          if (n === 0) break;
         }
         if (!best) continue; // wider than the plot
         const b = best.box;
         ctx.fillStyle = "rgba(255, 255, 255, 0.85)";
         ctx.fillRect(b.x, b.y, b.w, b.h);
         ctx.fillStyle = m.color || LINE.marker;
-        ctx.fillText(m.label, b.x + 2, b.y + h - 3);
+        if (b.upright) {
+          ctx.save();
+          ctx.translate(b.x + h - 3, b.y + b.h - 2);
+          ctx.rotate(-Math.PI / 2);
+          ctx.fillText(m.label, 0, 0);
+          ctx.restore();
+        } else {
+          ctx.fillText(m.label, b.x + 2, b.y + h - 3);
+        }
         chart.$markerLabels.push(Object.assign({ label: m.label, at: m.x }, b));
       }
       ctx.restore();
@@ -193,6 +209,47 @@
 
   function logAxis(title, fmt) {
     return { type: "logarithmic", title: { display: true, text: title }, ticks: { callback: (v) => fmt(v), maxTicksLimit: 8 } };
+  }
+
+  // 1, 2 and 5 times a power of ten: the round numbers a log axis is labelled with.
+  const STEPS = [1, 2, 5];
+  const round12 = (v) => +v.toPrecision(12);
+  function niceUp(v) {
+    const e = Math.floor(Math.log10(v));
+    for (const k of [1, 2, 5, 10]) if (round12(k * Math.pow(10, e)) >= v) return round12(k * Math.pow(10, e));
+    return round12(Math.pow(10, e + 1));
+  }
+  function niceDown(v) {
+    const e = Math.floor(Math.log10(v));
+    for (const k of [10, 5, 2, 1]) if (round12(k * Math.pow(10, e)) <= v) return round12(k * Math.pow(10, e));
+    return round12(Math.pow(10, e - 1));
+  }
+  // A log axis that ends on labelled round numbers beyond the data, so the top (and bottom) of the
+  // data has a tick above (below) it: the ticks are 1, 2, 5 x 10^k from min to max (only the
+  // powers of ten and the ends when that makes more than 8), all labelled.
+  function niceLogAxis(title, fmt, values) {
+    const v = values.filter((x) => x > 0 && Number.isFinite(x));
+    if (!v.length) return logAxis(title, fmt);
+    const min = niceDown(Math.min(...v) / 1.02);
+    const max = niceUp(Math.max(...v) * 1.02);
+    let ticks = [];
+    for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)); e++) {
+      for (const k of STEPS) {
+        const t = round12(k * Math.pow(10, e));
+        if (t >= min && t <= max) ticks.push(t);
+      }
+    }
+    if (ticks.length > 8) ticks = ticks.filter((t, i) => i === 0 || i === ticks.length - 1 || Number.isInteger(round12(Math.log10(t))));
+    return {
+      type: "logarithmic",
+      min,
+      max,
+      title: { display: true, text: title },
+      ticks: { callback: (x) => fmt(x), autoSkip: false },
+      afterBuildTicks: (scale) => {
+        scale.ticks = ticks.map((value) => ({ value }));
+      },
+    };
   }
 
   // Draws the chart on the canvas. A canvas that already holds a chart of the same type keeps that
@@ -369,20 +426,33 @@
     ];
   }
 
-  // plan: the planner's JSON (frontier, top, best).
+  // plan: the planner's JSON (frontier, top, best, slo). A TPOT target is a vertical line: a
+  // layout meets it right of the line (tokens/s per user = tokens per step / TPOT).
   function pareto(canvas, plan, opts = {}) {
     const pt = (p) => ({ x: p.tokens_per_s_per_user, y: p.tokens_per_s_per_chip, point: p });
     const frontier = (plan.frontier || []).map(pt).sort((a, b) => a.x - b.x);
     const ds = [series("Pareto frontier", frontier, LINE.cost, { showLine: true, pointRadius: 4 })];
     if (plan.top && plan.top.length) ds.push(series("best layouts meeting the SLO", plan.top.map(pt), "rgba(127,140,141,0.6)", { pointRadius: 3 }));
     if (plan.best) ds.push(series("best", [pt(plan.best)], LINE.marker, { pointRadius: 8, pointStyle: "star", borderWidth: 2 }));
+    const markers = [];
+    const tpot = plan.slo && plan.slo.tpot_ms;
+    const any = (plan.frontier || []).concat(plan.top || []).find((p) => p.tpot_ms > 0);
+    if (tpot > 0) {
+      const perStep = any ? (any.tokens_per_s_per_user * any.tpot_ms) / 1000 : 1;
+      markers.push({ x: (perStep * 1000) / tpot, label: `TPOT ≤ ${num(tpot)} ms`, color: LINE.marker, dash: [6, 3] });
+    }
+    const all = ds.flatMap((d) => d.data);
     return base(
       canvas,
       "scatter",
       ds,
-      { x: logAxis("tokens/s per user (interactivity)", num), y: logAxis("tokens/s per chip (throughput)", num) },
+      {
+        x: niceLogAxis("tokens/s per user (interactivity)", num, all.map((p) => p.x).concat(markers.map((m) => m.x))),
+        y: niceLogAxis("tokens/s per chip (throughput)", num, all.map((p) => p.y)),
+      },
       {
         title: { display: true, text: opts.title || `Pareto frontier: ${plan.model} on ${plan.chips} x ${plan.hardware}` },
+        xMarkers: { markers },
         tooltip: { callbacks: { label: (c) => (c.raw.point ? describePoint(c.raw.point) : "") } },
       },
       { interaction: { mode: "nearest", intersect: true } },

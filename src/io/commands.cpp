@@ -435,6 +435,11 @@ Json schema_json() {
       j["max"] = a.max ? Json(*a.max) : Json(nullptr);
       if (a.exclusive_min) j["exclusive_min"] = true;
       if (!a.choices.empty()) j["choices"] = a.choices;
+      if (a.type == ArgType::kDType || a.type == ArgType::kDTypeList) {
+        Json names = Json::array();
+        for (const auto n : kDTypeNames) names.push_back(std::string(n));
+        j["choices"] = names;
+      }
       if (!a.short_flag.empty()) j["short"] = a.short_flag;
       args.push_back(std::move(j));
     }

@@ -1,6 +1,10 @@
 // End-to-end test of the web page in headless Chromium (Debian's chromium, driven by
 // playwright-core from web/node_modules). It starts `llmecon serve`, loads the page, changes the
-// model, hardware and batch, and checks that the charts redraw with the API's numbers.
+// model, hardware and batch, and checks that the charts redraw with the API's numbers. The page
+// follows the API's rules too: pickers from GET /api/, stale requests aborted, charts updated in
+// place, tiles from one table, CSV and derivations as the API writes them; and the bugs a new
+// user hit stay fixed (pins per phase, a broken paste, marker labels, the planner's SLO line and
+// top tick, a 390 px screen). Screenshots go to SCREENSHOT_DIR; web-page.png is the README's.
 //
 //   node tests/web/browser_test.mjs LLMECON_BINARY SCREENSHOT_DIR MODEL_CONFIG_JSON
 //
@@ -65,10 +69,21 @@ let browser;
 let page;
 let failed = false;
 const checks = [];
+const started = Date.now();
 function check(name, fn) {
   checks.push(name);
   return fn();
 }
+// Waits for a condition on this side (requests the test saw): polls it, never sleeps a fixed time.
+async function until(cond, what, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const BATCHES = Array.from({ length: 15 }, (_, i) => 2 ** i);
+const CONTEXTS = Array.from({ length: 13 }, (_, i) => 2 ** (i + 8));
 
 try {
   browser = await chromium.launch({
@@ -87,14 +102,63 @@ try {
 
   const waitUpdates = (n) => page.waitForFunction((k) => +(document.body.dataset.updates || 0) >= k, n, { timeout: 20000 });
   const waitPlan = (n) => page.waitForFunction((k) => +(document.body.dataset.planUpdates || 0) >= k, n, { timeout: 60000 });
+  const updatesNow = async () => +(await page.evaluate(() => document.body.dataset.updates));
+  const plansNow = async () => +(await page.evaluate(() => document.body.dataset.planUpdates));
   await waitUpdates(1);
   await waitPlan(1);
+  const schema = Object.fromEntries((await (await fetch(`${base}/api/`)).json()).commands.map((c) => [c.name, Object.fromEntries(c.args.map((a) => [a.key, a]))]));
+
+  // The page's own pickers equal the server's command table (GET /api/): choices and defaults.
+  await check("pickers and defaults from the schema", async () => {
+    const roof = schema.roofline;
+    const plan = schema.plan;
+    const sel = (id) => page.$eval(`#${id}`, (el) => ({ value: el.value, options: [...el.options].map((o) => [o.value, o.textContent]) }));
+    // A dtype argument's choices: the schema's list.
+    const choices = (a) => {
+      assert.ok(Array.isArray(a.choices), `${a.key} lists its choices in GET /api/`);
+      return a.choices;
+    };
+    const phase = await sel("phase");
+    assert.deepEqual(phase.options.map((o) => o[0]), roof.phase.choices, "phase choices = schema");
+    assert.equal(phase.value, roof.phase.default, "phase default = schema");
+    for (const k of ["weight_dtype", "kv_dtype"]) {
+      const s = await sel(k);
+      assert.equal(roof[k].default, null);
+      assert.deepEqual(s.options, [["", roof[k].default_text]].concat(choices(roof[k]).map((c) => [c, c])), `${k} choices = schema`);
+      assert.equal(s.value, "", `${k}: the default (${roof[k].default_text})`);
+    }
+    assert.ok((await sel("weight_dtype")).options.some((o) => o[0] === "int8"), "every format the engine reads is offered");
+    const models = (await api("models", {})).body.map((m) => m.name);
+    const hws = (await api("hardware", {})).body.map((h) => h.name);
+    assert.deepEqual((await sel("model")).options.map((o) => o[0]), models);
+    assert.deepEqual((await sel("hw")).options.map((o) => o[0]), hws);
+    assert.equal((await sel("model")).value, roof.model.default, "model default = schema");
+    assert.equal((await sel("hw")).value, roof.hw.default, "hardware default = schema");
+    const num = (id) => page.$eval(`#${id}`, (el) => ({ value: el.value, min: el.min, placeholder: el.placeholder }));
+    assert.equal(2 ** +(await num("batch")).value, roof.batch.default, "batch default = schema");
+    assert.equal(2 ** +(await num("context")).value, roof.context.default, "context default = schema");
+    for (const k of ["isl", "osl"]) {
+      const v = await num(k);
+      assert.equal(+v.value, plan[k].default, `${k} default = schema`);
+      assert.equal(+v.min, plan[k].min, `${k} minimum = schema`);
+    }
+    for (const k of ["ttft_ms", "tpot_ms"]) assert.equal((await num(k)).placeholder, plan[k].default_text, `${k}: no target by default`);
+    assert.equal((await num("chips")).placeholder, roof.chips.default_text);
+    // What the page asked: only arguments each command declares (report has no batch, plan no context).
+    const requests = await page.evaluate(() => llmecon.requests);
+    const cmd = { roofline: "roofline", sweepBatch: "sweep", sweepContext: "sweep", batch: "batch", report: "report", plan: "plan" };
+    for (const [name, args] of Object.entries(requests)) {
+      for (const k of Object.keys(args)) assert.ok(schema[cmd[name]][k], `${name} was sent ${k}, which ${cmd[name]} declares`);
+    }
+    assert.ok(!("batch" in requests.report) && !("context" in requests.plan));
+  });
 
   // What the page sent: the controls as the page reads them.
   const pageArgs = () =>
     page.evaluate(() => ({
       model: document.getElementById("model").value,
       hw: document.getElementById("hw").value,
+      kv_dtype: document.getElementById("kv_dtype").value,
       batch: 2 ** +document.getElementById("batch").value,
       context: 2 ** +document.getElementById("context").value,
     }));
@@ -102,7 +166,7 @@ try {
   // The figures and the charts must hold exactly the API's numbers for the same question.
   async function checkAgainstApi(label) {
     const a = await pageArgs();
-    const board = { model: a.model, hw: a.hw, kv_dtype: "bf16" };
+    const board = { model: a.model, hw: a.hw, ...(a.kv_dtype ? { kv_dtype: a.kv_dtype } : {}) };
     const r = (await api("roofline", { ...board, batch: a.batch, context: a.context, explain: true })).body;
     const shown = await page.evaluate(() =>
       Object.fromEntries([...document.querySelectorAll(".figure")].map((f) => [f.dataset.key, { value: f.dataset.value, text: f.querySelector(".value").textContent }])));
@@ -114,7 +178,7 @@ try {
     assert.equal(shown.t_step_s.text, formatted, `${label}: step time text`);
     assert.equal(shown.usd_per_mtok.text, "$" + (await page.evaluate((v) => llmeconCharts.num(v), r.usd_per_mtok)), `${label}: $/Mtok text`);
 
-    const sweep = (await api("sweep", { ...board, batch: Array.from({ length: 15 }, (_, i) => 2 ** i), context: a.context })).body;
+    const sweep = (await api("sweep", { ...board, batch: BATCHES, context: a.context })).body;
     const costData = await page.evaluate(() => llmecon.charts.costBatch.data.datasets[0].data.map((p) => [p.x, p.y]));
     assert.deepEqual(costData, sweep.rows.map((row) => [row.batch, row.usd_per_mtok]), `${label}: cost chart = API sweep`);
     const stepData = await page.evaluate(() => llmecon.charts.stepBatch.data.datasets[0].data.map((p) => p.y));
@@ -131,22 +195,23 @@ try {
     const mem = await page.evaluate(() => llmecon.charts.memory.data.datasets.map((d) => d.data[0].x));
     assert.ok(Math.abs(mem[0] - r.mem_weights_bytes / r.chips / 1e9) < 1e-9, `${label}: memory chart weights per chip`);
     const ctxData = await page.evaluate(() => llmecon.charts.costContext.data.datasets[0].data.map((p) => p.y));
-    const ctxSweep = (await api("sweep", { ...board, batch: a.batch, context: Array.from({ length: 13 }, (_, i) => 2 ** (i + 8)) })).body;
+    const ctxSweep = (await api("sweep", { ...board, batch: a.batch, context: CONTEXTS })).body;
     assert.deepEqual(ctxData, ctxSweep.rows.map((row) => row.usd_per_mtok), `${label}: context chart = API sweep`);
     const roofPts = await page.evaluate(() => llmecon.charts.roofline.data.datasets[1].data.map((p) => p.x));
     assert.deepEqual(roofPts, sweep.rows.filter((row) => row.flops > 0).map((row) => row.arithmetic_intensity), `${label}: roofline points`);
     return r;
   }
 
-  // Where the first point of a chart's first dataset is drawn on its canvas; the locator
-  // scrolls the canvas into view before it hovers or clicks there.
-  const firstPoint = async (chart) => {
-    const position = await page.evaluate((name) => {
-      const el = llmecon.charts[name].getDatasetMeta(0).data[0];
+  // Where a point of a chart is drawn on its canvas; the locator scrolls the canvas into view
+  // before it hovers or clicks there.
+  const pointOf = async (chart, dataset = 0, index = 0) => {
+    const position = await page.evaluate(([name, d, i]) => {
+      const el = llmecon.charts[name].getDatasetMeta(d).data[i];
       return { x: el.x, y: el.y };
-    }, chart);
+    }, [chart, dataset, index]);
     return { canvas: page.locator(await page.evaluate((name) => "#" + llmecon.charts[name].canvas.id, chart)), position };
   };
+  const firstPoint = (chart) => pointOf(chart, 0, 0);
 
   const revisions = () =>
     page.evaluate(() => Object.fromEntries([...document.querySelectorAll("canvas")].map((c) => [c.id, +(c.dataset.revision || 0)])));
@@ -154,10 +219,15 @@ try {
   await check("initial page equals the API", () => checkAgainstApi("initial"));
   const rev0 = await revisions();
   const pixels0 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
+  // The Chart instances as they are now: an update must redraw these, not build new ones.
+  const instances0 = await page.evaluate(() => {
+    window.__chartsBefore = Object.assign({}, llmecon.charts);
+    return Object.keys(Chart.instances).length;
+  });
 
   // Change model, hardware and batch; every chart redraws with the new numbers.
-  let updates = +(await page.evaluate(() => document.body.dataset.updates));
-  let plans = +(await page.evaluate(() => document.body.dataset.planUpdates));
+  let updates = await updatesNow();
+  let plans = await plansNow();
   await page.selectOption("#model", "qwen3-30b-a3b");
   await waitUpdates(++updates);
   await waitPlan(++plans);
@@ -173,30 +243,112 @@ try {
   assert.equal(r.batch, 512);
   assert.equal(r.model, "qwen3-30b-a3b");
   assert.equal(r.hardware, "b200");
-  const rev1 = await revisions();
-  for (const id of Object.keys(rev0)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
-  const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
-  assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
 
-  // Pinned curves stay on the cost chart beside the current one, for comparison.
-  await check("pin curves to compare", async () => {
-    const before = +(await page.evaluate(() => document.body.dataset.updates));
+  await check("charts are updated in place", async () => {
+    const rev1 = await revisions();
+    for (const id of Object.keys(rev0)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
+    const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
+    assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
+    const same = await page.evaluate(() => Object.keys(window.__chartsBefore).map((k) => [k, llmecon.charts[k] === window.__chartsBefore[k]]));
+    assert.ok(same.length >= 6, "every chart was drawn");
+    for (const [k, s] of same) assert.ok(s, `chart ${k} is the same Chart instance after the update`);
+    assert.equal(await page.evaluate(() => Object.keys(Chart.instances).length), instances0, "no chart was built anew");
+  });
+
+  // The tiles are one table: each tile in it is on screen, in order, with the API's number.
+  await check("figure tiles come from the table", async () => {
+    const table = await page.evaluate(() => llmecon.tiles.map((t) => ({ key: t.key, label: t.label, from: t.from, field: typeof t.value === "string" ? t.value : null })));
+    const dom = await page.$$eval(".figure", (fs) => fs.map((f) => ({ key: f.dataset.key, label: f.querySelector(".label").textContent, from: f.dataset.from, value: f.dataset.value })));
+    assert.deepEqual(dom.map((d) => [d.key, d.label, d.from]), table.map((t) => [t.key, t.label, t.from]), "tiles = table rows");
+    const board = { model: "qwen3-30b-a3b", hw: "b200" };
+    const want = {
+      roofline: r,
+      batch: (await api("batch", { ...board, context: 4096 })).body,
+      report: (await api("report", { ...board, context: 4096 })).body,
+    };
+    let named = 0;
+    for (const [i, t] of table.entries()) {
+      if (!t.field) continue;
+      named++;
+      assert.equal(dom[i].value, String(want[t.from][t.field]), `tile ${t.key} = API ${t.from}.${t.field}`);
+    }
+    assert.ok(named >= 12, "the tiles name their fields");
+  });
+
+  // Two quick slider moves: the first move's requests are cancelled (AbortController) and only
+  // the second result reaches the screen. The server holds the first roofline request until the
+  // second has been answered.
+  await check("a newer slider move aborts the older requests", async () => {
+    const failedReqs = [];
+    const onFailed = (req) => {
+      if (req.url().endsWith("/api/roofline")) failedReqs.push({ args: JSON.parse(req.postData()), error: req.failure().errorText });
+    };
+    page.on("requestfailed", onFailed);
+    const held = [];
+    let release;
+    const gate = new Promise((resolve) => (release = resolve));
+    await page.route("**/api/roofline", async (route) => {
+      if (JSON.parse(route.request().postData()).batch === 8) {
+        held.push(route);
+        await gate;
+      }
+      await route.continue().catch(() => {}); // the page has cancelled it
+    });
+    const before = await updatesNow();
+    const abortedBefore = await page.evaluate(() => llmecon.aborted);
+    const slide = (v) => page.$eval("#batch", (el, x) => {
+      el.value = String(x);
+      el.dispatchEvent(new Event("input"));
+    }, v);
+    await slide(3); // batch 8
+    await until(() => held.length === 1, "the batch-8 request");
+    await slide(4); // batch 16
+    await page.waitForFunction(() => llmecon.results.roofline.batch === 16, null, { timeout: 20000 });
+    release();
+    await until(() => failedReqs.some((f) => f.args.batch === 8), "the batch-8 request to fail");
+    assert.equal(failedReqs.find((f) => f.args.batch === 8).error, "net::ERR_ABORTED", "the older request was aborted");
+    assert.equal(await updatesNow(), before + 1, "one update reached the screen: the newer one");
+    assert.ok((await page.evaluate(() => llmecon.aborted)) > abortedBefore, "the page counted the cancelled update");
+    const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", batch: 16, context: 4096 })).body;
+    assert.equal(Number(await page.$eval('.figure[data-key="t_step_s"]', (f) => f.dataset.value)), want.t_step_s, "figures are batch 16's");
+    assert.ok((await page.textContent("#summary-title")).includes("batch 16,"));
+    assert.equal(await page.evaluate(() => llmecon.charts.costBatch.options.plugins.xMarkers.markers.find((m) => m.label.startsWith("now")).x), 16);
+    await page.unroute("**/api/roofline");
+    page.off("requestfailed", onFailed);
+    await slide(9);
+    await page.waitForFunction(() => llmecon.results.roofline.batch === 512, null, { timeout: 20000 });
+  });
+
+  // Pinned curves stay on the cost chart beside the current one, for comparison, on the chart of
+  // their own phase only.
+  await check("pin curves to compare, per phase", async () => {
+    const before = await updatesNow();
     await page.click("#pin");
     await page.waitForFunction((k) => +document.body.dataset.updates > k, before, { timeout: 20000 });
     await page.selectOption("#hw", "h200-sxm");
     await page.waitForFunction((k) => +document.body.dataset.updates > k + 1, before, { timeout: 20000 });
-    const sets = await page.evaluate(() => llmecon.charts.costBatch.data.datasets.map((d) => ({ label: d.label, y: d.data.map((p) => p.y) })));
+    const datasets = () => page.evaluate(() => llmecon.charts.costBatch.data.datasets.map((d) => ({ label: d.label, y: d.data.map((p) => p.y) })));
+    const sets = await datasets();
     assert.equal(sets.length, 2, "current curve and one pinned");
     assert.ok(sets[0].label.startsWith("qwen3-30b-a3b on 8 x h200-sxm"), sets[0].label);
     assert.ok(sets[1].label.startsWith("qwen3-30b-a3b on 8 x b200"), sets[1].label);
-    const pinned = (await api("sweep", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: Array.from({ length: 15 }, (_, i) => 2 ** i), context: 4096 })).body;
+    const pinned = (await api("sweep", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: BATCHES, context: 4096 })).body;
     assert.deepEqual(sets[1].y, pinned.rows.map((row) => row.usd_per_mtok), "the pinned curve keeps b200's numbers");
-    const mid = +(await page.evaluate(() => document.body.dataset.updates));
+    // The decode pin is not drawn on the prefill chart, and comes back with decode.
+    await page.selectOption("#phase", "prefill");
+    await page.waitForFunction(() => llmecon.results.roofline.phase === "prefill", null, { timeout: 20000 });
+    const onPrefill = await datasets();
+    assert.equal(onPrefill.length, 1, "no decode pin on the prefill chart");
+    assert.ok(onPrefill[0].label.includes("prefill"), onPrefill[0].label);
+    await page.selectOption("#phase", "decode");
+    await page.waitForFunction(() => llmecon.results.roofline.phase === "decode", null, { timeout: 20000 });
+    assert.deepEqual((await datasets()).map((d) => d.label), sets.map((d) => d.label), "the decode pin is back on the decode chart");
+    const mid = await updatesNow();
     await page.click("#unpin");
     await page.waitForFunction((k) => +document.body.dataset.updates > k, mid, { timeout: 20000 });
     assert.equal(await page.evaluate(() => llmecon.charts.costBatch.data.datasets.length), 1);
-    const back = +(await page.evaluate(() => document.body.dataset.updates));
-    const plansBack = +(await page.evaluate(() => document.body.dataset.planUpdates));
+    const back = await updatesNow();
+    const plansBack = await plansNow();
     await page.selectOption("#hw", "b200");
     await page.waitForFunction((k) => +document.body.dataset.updates > k, back, { timeout: 20000 });
     await waitPlan(plansBack + 1);
@@ -204,9 +356,8 @@ try {
 
   // Prefill: the same charts for a pass over prompts, with the API's numbers.
   await check("prefill phase", async () => {
-    const before = +(await page.evaluate(() => document.body.dataset.updates));
     await page.selectOption("#phase", "prefill");
-    await page.waitForFunction((k) => +document.body.dataset.updates > k, before, { timeout: 20000 });
+    await page.waitForFunction(() => llmecon.results.roofline.phase === "prefill", null, { timeout: 20000 });
     const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", phase: "prefill", batch: 512, context: 4096, explain: true })).body;
     const shown = await page.evaluate(() => ({ r: llmecon.results.roofline, title: document.getElementById("phase-title").textContent,
                                                x: llmecon.charts.costBatch.options.scales.x.title.text }));
@@ -216,7 +367,7 @@ try {
     assert.equal(await page.textContent("#error"), "");
     assert.equal(new URL(page.url()).searchParams.get("phase"), "prefill");
     await page.selectOption("#phase", "decode");
-    await page.waitForFunction((k) => +document.body.dataset.updates > k + 1, before, { timeout: 20000 });
+    await page.waitForFunction(() => llmecon.results.roofline.phase === "decode", null, { timeout: 20000 });
   });
 
   // The view is in the address, and a shared address restores it.
@@ -234,15 +385,17 @@ try {
   });
 
   // Latency targets and request shape reach the planner; the best layout meets them.
+  const planWant = { model: "qwen3-30b-a3b", hw: "b200", isl: 8192, osl: 256, tpot_ms: 20, explain: true };
   await check("planner targets", async () => {
-    const plans = +(await page.evaluate(() => document.body.dataset.planUpdates));
     await page.fill("#tpot_ms", "20");
     await page.fill("#isl", "8192");
     await page.dispatchEvent("#isl", "change");
-    await page.waitForFunction((k) => +document.body.dataset.planUpdates > k, plans, { timeout: 60000 });
     await page.dispatchEvent("#tpot_ms", "change");
-    await page.waitForFunction((k) => +document.body.dataset.planUpdates > k + 1, plans, { timeout: 60000 });
-    const want = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200", isl: 8192, osl: 256, tpot_ms: 20 })).body;
+    await page.waitForFunction(() => {
+      const p = llmecon.results.plan;
+      return p && p.isl === 8192 && p.slo && p.slo.tpot_ms === 20 && !document.getElementById("plan-status").textContent.startsWith("planning");
+    }, null, { timeout: 60000 });
+    const want = (await api("plan", planWant)).body;
     const shown = await page.evaluate(() => llmecon.results.plan);
     assert.deepEqual(shown, want, "plan = API plan with the page's targets");
     if (want.best) assert.ok(want.best.tpot_ms <= 20);
@@ -250,10 +403,43 @@ try {
     assert.equal(new URL(page.url()).searchParams.get("tpot_ms"), "20");
   });
 
-  // Downloads: the batch sweep as CSV and everything shown as JSON, as the API returned them.
+  // The planner chart draws the TPOT target, and its axes end on a labelled tick beyond the data.
+  await check("planner chart: SLO line and top tick", async () => {
+    const got = await page.evaluate(() => {
+      const ch = llmecon.charts.pareto;
+      const pts = ch.data.datasets.flatMap((d) => d.data);
+      const axis = (s, k) => ({
+        min: s.min, max: s.max, first: s.ticks[0], last: s.ticks[s.ticks.length - 1],
+        lo: Math.min(...pts.map((p) => p[k])), hi: Math.max(...pts.map((p) => p[k])),
+      });
+      return { markers: ch.options.plugins.xMarkers.markers, labels: ch.$markerLabels, x: axis(ch.scales.x, "x"), y: axis(ch.scales.y, "y") };
+    });
+    const slo = got.markers.find((m) => m.label.includes("TPOT ≤ 20 ms"));
+    assert.ok(slo, "a TPOT line is drawn");
+    assert.ok(Math.abs(slo.x - 1000 / 20) < 1e-9, `at 1000 / TPOT tokens/s per user: ${slo.x}`);
+    assert.ok(slo.x >= got.x.min && slo.x <= got.x.max, "inside the axis");
+    assert.ok(got.labels.some((l) => l.label === slo.label), "its label is drawn");
+    for (const k of ["x", "y"]) {
+      const a = got[k];
+      assert.ok(a.last.value >= a.hi && a.last.value === a.max, `${k}: the top tick (${a.last.value}) is at the axis end, above the data (${a.hi})`);
+      assert.ok(a.last.label && a.last.label.length > 0, `${k}: the top tick is labelled`);
+      assert.ok(a.first.value <= a.lo && a.first.value === a.min && a.first.label, `${k}: the bottom tick is labelled, below the data`);
+    }
+  });
+
+  // Downloads: the batch sweep as the API's CSV, and everything shown as JSON as the API returned it.
   await check("downloads", async () => {
-    const [csvFile] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
-    const lines = readFileSync(await csvFile.path(), "utf8").trim().split("\n");
+    const [csvFile, csvRequest] = await Promise.all([
+      page.waitForEvent("download"),
+      page.waitForRequest((q) => q.url().endsWith("/api/sweep") && JSON.parse(q.postData()).format === "csv"),
+      page.click("#download-csv"),
+    ]);
+    assert.deepEqual(JSON.parse(csvRequest.postData()).batch, BATCHES, "the page asked the API for the batch sweep's CSV");
+    const text = readFileSync(await csvFile.path(), "utf8");
+    const res = await fetch(`${base}/api/sweep`, { method: "POST", body: JSON.stringify({ model: "qwen3-30b-a3b", hw: "b200", batch: BATCHES, context: 4096, format: "csv" }) });
+    assert.equal(res.headers.get("content-type"), "text/csv");
+    assert.equal(text, await res.text(), "the CSV file = the API's CSV");
+    const lines = text.trim().split("\n");
     assert.ok(lines[0].startsWith("model,hardware,chips,phase,batch,context"), lines[0]);
     assert.equal(lines.length, 1 + 15);
     assert.equal(csvFile.suggestedFilename(), "llmecon-qwen3-30b-a3b-b200-batch.csv");
@@ -264,7 +450,7 @@ try {
 
   // The Pareto frontier equals the planner's, and hovering a point shows its layout.
   await check("pareto frontier and hover", async () => {
-    const plan = (await api("plan", { model: "qwen3-30b-a3b", hw: "b200", isl: 8192, osl: 256, tpot_ms: 20 })).body;
+    const plan = (await api("plan", planWant)).body;
     const front = await page.evaluate(() => llmecon.charts.pareto.data.datasets[0].data.map((p) => [p.x, p.y]));
     const want = plan.frontier.map((p) => [p.tokens_per_s_per_user, p.tokens_per_s_per_chip]).sort((a, b) => a[0] - b[0]);
     assert.deepEqual(front, want, "frontier = API plan");
@@ -279,12 +465,26 @@ try {
     assert.ok(lines.some((l) => l.startsWith(`${first.mapping}, batch `)), "tooltip names the layout");
   });
 
-  // The explain panel shows the derivation behind a clicked number.
-  await check("explain panel", async () => {
+  const panelLines = async () => (await page.textContent("#explain")).replace(/\n$/, "").split("\n");
+
+  // The explain panel shows the engine's derivation (the API's "explain" lines) behind a clicked
+  // number, for every tile.
+  await check("explain panel = the API's explain lines", async () => {
+    const board = { model: "qwen3-30b-a3b", hw: "b200" };
+    const want = {
+      roofline: r.explain,
+      batch: (await api("batch", { ...board, context: 4096, explain: true })).body.explain,
+      report: (await api("report", { ...board, context: 4096, explain: true })).body.explain,
+    };
+    const tiles = await page.evaluate(() => llmecon.tiles.map((t) => ({ key: t.key, from: t.from, match: t.explain })));
+    for (const t of tiles) {
+      await page.click(`.figure[data-key="${t.key}"]`);
+      assert.deepEqual(await panelLines(), want[t.from], `${t.key}: the panel = API ${t.from} explain`);
+      const marked = await page.$$eval("#explain mark", (ms) => ms.map((m) => m.textContent));
+      assert.deepEqual(marked, want[t.from].filter((l) => t.match.some((m) => l.includes(m))), `${t.key}: its lines are marked`);
+    }
     await page.click('.figure[data-key="usd_per_mtok"]');
-    const text = await page.textContent("#explain");
-    assert.ok(text.includes("$/token = chips"), "cost derivation shown");
-    assert.deepEqual(text.trim().split("\n"), r.explain, "explain lines = API explain");
+    assert.ok((await page.textContent("#explain")).includes("$/token = chips"), "cost derivation shown");
     await page.click('.figure[data-key="b_star_kv"]');
     assert.ok((await page.textContent("#explain")).includes("B* = R x S"), "B* derivation shown");
   });
@@ -295,19 +495,85 @@ try {
     await canvas.click({ position });
     await page.waitForFunction(() => document.getElementById("explain-title").textContent.includes("batch 1,"), null, { timeout: 10000 });
     const want = (await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: 1, context: 4096, explain: true })).body;
-    assert.deepEqual((await page.textContent("#explain")).trim().split("\n"), want.explain, "point derivation = API explain");
+    assert.deepEqual(await panelLines(), want.explain, "point derivation = API explain");
   });
 
-  // The lecture report: every claim, and the count that reproduce.
+  // A layout on the Pareto chart: the planner's derivation of the best one, and of another one
+  // as the best of the search narrowed to it.
+  await check("layout explain = the planner's explain lines", async () => {
+    const plan = (await api("plan", planWant)).body;
+    const bestSet = await page.evaluate(() => llmecon.charts.pareto.data.datasets.findIndex((d) => d.label === "best"));
+    let { canvas, position } = await pointOf("pareto", bestSet, 0);
+    await canvas.click({ position });
+    await page.waitForFunction(() => document.getElementById("explain-title").textContent.includes("the best (llmecon plan"), null, { timeout: 10000 });
+    assert.deepEqual(await panelLines(), plan.explain, "best layout = API plan explain");
+    const front = plan.frontier.slice().sort((a, b) => a.tokens_per_s_per_user - b.tokens_per_s_per_user);
+    const i = front.findIndex((p) => !(p.mapping === plan.best.mapping && p.batch === plan.best.batch));
+    const p = front[i];
+    ({ canvas, position } = await pointOf("pareto", 0, i));
+    await canvas.click({ position });
+    await page.waitForFunction((t) => document.getElementById("explain-title").textContent.includes(t), `layout ${p.mapping}, batch ${p.batch},`, { timeout: 10000 });
+    const narrow = (await api("plan", { ...planWant, weight_dtypes: [p.weight_dtype], kv_dtypes: [p.kv_dtype], batches: [p.batch],
+      tpot_ms: p.tpot_ms * (1 + 1e-9), ttft_ms: p.ttft_s * 1000 * (1 + 1e-9) })).body;
+    assert.equal(narrow.best.mapping, p.mapping);
+    assert.deepEqual(await panelLines(), narrow.explain, "another layout = API plan explain of the narrowed search");
+  });
+
+  // Marker labels sit beside their lines without covering each other, a region label or a curve;
+  // on the cost chart not another marker's line either (the step chart's crossing curves can
+  // leave a label no room but across a line, which its background keeps legible).
+  await check("marker labels do not collide", async () => {
+    for (const name of ["costBatch", "stepBatch", "pareto", "roofline"]) {
+      const problems = await page.evaluate(([n, strict]) => {
+        const ch = llmecon.charts[n];
+        const area = ch.chartArea;
+        const xs = ch.options.plugins.xMarkers.markers.map((m) => ch.scales.x.getPixelForValue(m.x)).filter((x) => x >= area.left && x <= area.right);
+        const boxes = ch.$markerLabels || [];
+        const out = [];
+        if (boxes.length !== xs.length) out.push(`${boxes.length} labels for ${xs.length} markers`);
+        const inside = (px, py, b) => px > b.x && px < b.x + b.w && py > b.y && py < b.y + b.h;
+        const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+        // A segment crosses a box when a point on it, every half pixel, is inside.
+        const crosses = (x1, y1, x2, y2, b) => {
+          const n = Math.max(1, Math.ceil(Math.hypot(x2 - x1, y2 - y1) * 2));
+          for (let k = 0; k <= n; k++) if (inside(x1 + ((x2 - x1) * k) / n, y1 + ((y2 - y1) * k) / n, b)) return true;
+          return false;
+        };
+        boxes.forEach((b, i) => {
+          if (b.x < area.left || b.x + b.w > area.right || b.y < area.top || b.y + b.h > area.bottom) out.push(`${b.label} leaves the plot`);
+          boxes.forEach((o, j) => j > i && overlap(b, o) && out.push(`${b.label} covers ${o.label}`));
+          (ch.$regionLabels || []).forEach((o) => overlap(b, o) && out.push(`${b.label} covers ${o.label}`));
+          if (strict) xs.forEach((x) => crosses(x, area.top, x, area.bottom, b) && out.push(`${b.label} crosses a marker line`));
+          ch.data.datasets.forEach((d, di) => {
+            if (!ch.isDatasetVisible(di)) return;
+            const pts = ch.getDatasetMeta(di).data;
+            const line = ch.config.type === "line" || d.showLine;
+            pts.forEach((p, k) => {
+              if (inside(p.x, p.y, b)) out.push(`${b.label} covers a point of ${d.label}`);
+              if (line && k > 0 && crosses(pts[k - 1].x, pts[k - 1].y, p.x, p.y, b)) out.push(`${b.label} crosses the curve ${d.label}`);
+            });
+          });
+        });
+        return out;
+      }, [name, name === "costBatch"]);
+      assert.deepEqual(problems, [], `${name}: marker labels`);
+    }
+    assert.ok((await page.evaluate(() => llmecon.charts.costBatch.$markerLabels.length)) >= 3, "the cost chart has its B*, now and HBM labels");
+  });
+
+  // The lecture report: every claim, the count that reproduce, and each row's derivation.
   await check("lecture report", async () => {
-    const claims = (await api("lecture", {})).body;
+    const claims = (await api("lecture", { explain: true })).body;
     const rows = await page.$$eval("#lecture tr", (trs) => trs.length - 1);
     assert.equal(rows, claims.length);
     const passed = claims.filter((c) => c.pass).length;
     assert.ok((await page.textContent("#lecture-summary")).startsWith(`${passed} of ${claims.length}`));
+    await page.click("#lecture tr:nth-child(2)");
+    assert.deepEqual(await panelLines(), claims[0].explain, "a claim's derivation = API explain");
   });
 
-  // Bad input: the page shows the API's own error message.
+  // Bad input: the page shows the API's own error message, and the numbers it still shows are
+  // marked as the last inputs that worked.
   await check("error message equals the API's", async () => {
     await page.fill("#chips", "0");
     await page.dispatchEvent("#chips", "change");
@@ -316,24 +582,80 @@ try {
     const want = await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", chips: 0, kv_dtype: "bf16", batch: 512, context: 4096 });
     assert.equal(want.status, 400);
     assert.equal(shown, want.body.error);
+    assert.ok(await page.$eval("#summary", (s) => s.classList.contains("stale")), "the old figures are marked");
+    assert.ok((await page.textContent("#summary-title")).includes("not updated"));
     await page.fill("#chips", "");
     await page.dispatchEvent("#chips", "change");
     await page.waitForFunction(() => document.getElementById("error").textContent === "", null, { timeout: 10000 });
+    assert.ok(!(await page.$eval("#summary", (s) => s.classList.contains("stale"))));
+  });
+
+  const openPaste = () => page.$eval("#paste", (d) => (d.open = true));
+  const pasteState = () => page.$eval("#config-status", (s) => s.dataset.state || "");
+  const usePaste = async (text) => {
+    await page.$eval("#config-status", (s) => (s.dataset.state = ""));
+    await page.fill("#config", text);
+    await page.click("#use-config");
+    await page.waitForFunction(() => ["used", "rejected", "cleared"].includes(document.getElementById("config-status").dataset.state), null, { timeout: 10000 });
+  };
+
+  // A paste the server rejects (or that is not JSON) is not used: the error is shown and the
+  // status names the model still on screen, whose numbers stay.
+  await check("a broken paste changes nothing and says so", async () => {
+    await openPaste();
+    const stepNow = () => page.$eval('.figure[data-key="t_step_s"]', (f) => Number(f.dataset.value));
+    const before = await updatesNow();
+    const bad = { architectures: ["LlamaForCausalLM"], hidden_size: "oops" };
+    await usePaste(JSON.stringify(bad));
+    assert.equal(await pasteState(), "rejected");
+    const want = await api("model", { model: bad });
+    assert.equal(want.status, 400);
+    assert.equal(await page.textContent("#error"), want.body.error, "the server's reason is shown");
+    let status = await page.textContent("#config-status");
+    assert.ok(!status.includes("using the pasted"), status);
+    assert.ok(status.includes("still using qwen3-30b-a3b"), status);
+    assert.equal(await stepNow(), r.t_step_s, "qwen3-30b-a3b's numbers stay");
+    assert.ok((await page.textContent("#summary-title")).includes("qwen3-30b-a3b"));
+    await usePaste('{"hidden_size": 8192,');
+    assert.equal(await pasteState(), "rejected");
+    status = await page.textContent("#config-status");
+    assert.ok(status.includes("not a JSON object") && status.includes("still using qwen3-30b-a3b"), status);
+    assert.ok((await page.textContent("#error")).startsWith("pasted config.json: "));
+    assert.equal(await updatesNow(), before, "nothing was recomputed");
+    assert.equal(await stepNow(), r.t_step_s);
   });
 
   // A pasted config.json drives every chart.
   await check("pasted config.json", async () => {
-    updates = +(await page.evaluate(() => document.body.dataset.updates));
-    await page.click("#paste summary");
-    await page.fill("#config", readFileSync(configPath, "utf8"));
-    await page.click("#use-config");
+    updates = await updatesNow();
+    await openPaste();
+    await usePaste(readFileSync(configPath, "utf8"));
+    assert.equal(await pasteState(), "used");
     await waitUpdates(updates + 1);
     const title = await page.textContent("#summary-title");
     assert.ok(title.includes("pasted:"), `summary names the pasted model: ${title}`);
+    assert.ok((await page.textContent("#config-status")).startsWith("using the pasted config (pasted:"));
+    assert.equal(await page.textContent("#error"), "");
     const cfg = JSON.parse(readFileSync(configPath, "utf8"));
     const want = (await api("roofline", { model: cfg, hw: "b200", kv_dtype: "bf16", batch: 512, context: 4096 })).body;
     const shown = await page.$eval('.figure[data-key="t_step_s"]', (f) => Number(f.dataset.value));
     assert.equal(shown, want.t_step_s, "pasted model's step time = API");
+  });
+
+  // A phone: the page fits a 390 px wide screen without scrolling sideways.
+  await check("fits a 390 px screen", async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errs = [];
+    phone.on("pageerror", (e) => errs.push(e.message));
+    await phone.goto(`${base}/?model=qwen3-30b-a3b&hw=b200&batch=512&tpot_ms=20`);
+    await phone.waitForFunction(() => +(document.body.dataset.updates || 0) >= 1 && +(document.body.dataset.planUpdates || 0) >= 1 &&
+      document.getElementById("lecture").rows.length > 1, null, { timeout: 60000 });
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width} px wide at a 390 px viewport`);
+    assert.deepEqual(errs, []);
+    mkdirSync(outDir, { recursive: true });
+    await phone.screenshot({ path: join(outDir, "web-page-390.png") });
+    await phone.close();
   });
 
   // `--plot FILE.html` draws the same charts from the CLI's JSON, offline.
@@ -357,8 +679,16 @@ try {
   assert.deepEqual(pageErrors, [], "no script errors");
   assert.deepEqual(offsite, [], "no request leaves the server (no CDN)");
   mkdirSync(outDir, { recursive: true });
-  await page.screenshot({ path: join(outDir, "web-page.png"), fullPage: true });
-  console.log(`browser test: ${checks.length} checks passed; screenshot ${join(outDir, "web-page.png")}`);
+  await page.screenshot({ path: join(outDir, "web-page-full.png"), fullPage: true });
+  // The README's picture (docs/img/web-page.png): the schema's defaults, DeepSeek-V3 on a GB200
+  // NVL72 rack, at batch 1024 with the cost tile's derivation open.
+  const shot = await browser.newPage({ viewport: { width: 1280, height: 1330 } });
+  await shot.goto(`${base}/?batch=1024`);
+  await shot.waitForFunction(() => +(document.body.dataset.updates || 0) >= 1 && +(document.body.dataset.planUpdates || 0) >= 1, null, { timeout: 60000 });
+  await shot.click('.figure[data-key="usd_per_mtok"]');
+  await shot.screenshot({ path: join(outDir, "web-page.png") });
+  await shot.close();
+  console.log(`browser test: ${checks.length} checks passed in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshot ${join(outDir, "web-page.png")}`);
 } catch (err) {
   failed = true;
   console.error(`browser test FAILED during "${checks[checks.length - 1] || "start"}": ${err.stack || err}`);
