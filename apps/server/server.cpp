@@ -4,6 +4,8 @@
 // ones (plan, sweep, lecture, ...) run in a compute pool while their connection is suspended.
 #include "server.hpp"
 
+#include "request.hpp"
+
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -39,104 +41,6 @@ extern "C" void on_stop_signal(int) {
   const char byte = 1;
   const ssize_t n = write(g_stop_pipe[1], &byte, 1);  // async-signal-safe
   (void)n;
-}
-
-Error request_error(const std::string& what, const std::string& hint) {
-  return Error{"request", "", what, hint};
-}
-
-// Deepest nesting of [ and { outside strings: the parser copes with any depth, but copying and
-// printing recurse, so a megabyte of brackets must not reach them.
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-// A request body as an argument object, or the error the server answers with HTTP 400.
-Result<Json> parse_args(const std::string& body) {
-  if (body.empty()) return Json::object();
-  if (nesting_depth(body) > 32)
-    return request_error("JSON nested deeper than 32 levels", "send one flat JSON object of arguments");
-  Json args;
-  try {
-    args = Json::parse(body);
-  } catch (const Json::parse_error& e) {
-    return request_error("malformed JSON at byte " + std::to_string(e.byte), "send one JSON object of arguments");
-  } catch (const Json::exception& e) {
-    return request_error(std::string("malformed JSON: ") + (e.id == 406 ? "a number out of range" : "invalid value"),
-                         "send one JSON object of arguments");
-  }
-  if (!args.is_object()) return request_error("expected a JSON object of arguments", "");
-  return args;
-}
-
-// Whether answering would read a file (a config path as model, validate, calibrate) or measure
-// the machine: refused unless the server runs with --allow-files, and never cached.
-// The command table says which commands read files or measure; a model argument given as a
-// string that is not a catalog name is a path.
-bool reads_files(const Engine& engine, const std::string& command, const Json& args) {
-  const CommandSpec* spec = find_command(command);
-  if (spec == nullptr) return false;
-  if (spec->reads_files || spec->measures) return true;
-  for (const ArgSpec& a : spec->args) {
-    if (a.type != ArgType::kModel || !args.contains(a.key) || !args[a.key].is_string()) continue;
-    const std::string& m = args[a.key].get_ref<const std::string&>();
-    if (engine.model_catalog().entry(m) != nullptr) continue;
-    std::error_code ec;
-    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec))
-      return true;
-  }
-  return false;
-}
-
-// JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
-std::string dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-std::string error_json(const Error& e) {
-  return dump(Json{{"error", e.message()}});
-}
-
-Error internal_error(const std::exception& e) {
-  return request_error(std::string("internal error: ") + e.what(), "please report it");
-}
-
-// GET /api/roofline?model=...&batch=64: finite numbers as numbers (whole ones as integers),
-// true/false as booleans, the rest as strings.
-Json query_args(const std::vector<std::pair<std::string, std::string>>& params) {
-  Json args = Json::object();
-  for (const auto& [k, v] : params) {
-    double d = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (!v.empty() && ec == std::errc() && end == v.data() + v.size() && std::isfinite(d)) {
-      const bool whole = d == std::floor(d) && std::fabs(d) < 9e15;
-      args[k] = whole ? Json(static_cast<long long>(d)) : Json(d);
-    } else if (v == "true" || v == "false") {
-      args[k] = v == "true";
-    } else {
-      args[k] = v;
-    }
-  }
-  return args;
 }
 
 // Answers are pure functions of the arguments and the catalogs, which never change while serving,
@@ -408,7 +312,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     if (!post && req->body.empty()) {
       std::vector<std::pair<std::string, std::string>> params;
       MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
-      parsed = query_args(params);
+      parsed = query_args(command, params);
     } else {
       parsed = parse_args(req->body);
     }

@@ -12,12 +12,35 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "llmecon/units.hpp"
 
 namespace llmecon {
 
 /// A number with its unit. Units are written the way JSON keys carry them: "s", "B", "B/s",
 /// "FLOP/s", "$", "$/Mtok", "$/h", "tok", "tok/s", "B/tok", "x" (a ratio), "" (a count).
+/// The unit string an analysis writes for a quantity type, and the factor from SI to it: money per
+/// token is written per million tokens, money per second per hour (analysis.hpp's unit table).
+template <class Q>
+constexpr std::pair<const char*, double> analysis_unit() {
+  if constexpr (std::is_same_v<Q, Seconds>) return {"s", 1.0};
+  if constexpr (std::is_same_v<Q, Bytes>) return {"B", 1.0};
+  if constexpr (std::is_same_v<Q, BytesPerSecond>) return {"B/s", 1.0};
+  if constexpr (std::is_same_v<Q, Flops>) return {"FLOP", 1.0};
+  if constexpr (std::is_same_v<Q, FlopsPerSecond>) return {"FLOP/s", 1.0};
+  if constexpr (std::is_same_v<Q, Tokens>) return {"tok", 1.0};
+  if constexpr (std::is_same_v<Q, TokensPerSecond>) return {"tok/s", 1.0};
+  if constexpr (std::is_same_v<Q, BytesPerToken>) return {"B/tok", 1.0};
+  if constexpr (std::is_same_v<Q, Dollars>) return {"$", 1.0};
+  if constexpr (std::is_same_v<Q, DollarsPerToken>) return {"$/Mtok", 1e6};
+  if constexpr (std::is_same_v<Q, DollarsPerSecond>) return {"$/h", 3600.0};
+  if constexpr (std::is_same_v<Q, Watts>) return {"W", 1.0};
+  if constexpr (std::is_same_v<Q, FlopsPerByte>) return {"FLOP/B", 1.0};
+}
+
 struct Figure {
   std::string key;
   double value = 0.0;
@@ -57,6 +80,13 @@ struct Analysis {
   explicit Analysis(std::string t) : title(std::move(t)) {}
   void figure(std::string key, double value, std::string unit, std::string label) {
     figures.push_back(Figure{std::move(key), value, std::move(unit), std::move(label)});
+  }
+  /// A figure whose unit comes from its type: a.figure("drain_time_s", t_drain, "the step interval").
+  template <class Q, class = decltype(Q::kDim)>
+  void figure(std::string key, Q q, std::string label) {
+    constexpr auto u = analysis_unit<Q>();
+    static_assert(u.first != nullptr, "add this quantity type to analysis_unit()");
+    figure(std::move(key), q.si() * u.second, u.first, std::move(label));
   }
   void note(std::string n) { notes.push_back(std::move(n)); }
   void explain(std::string line) { derivation.push_back(std::move(line)); }

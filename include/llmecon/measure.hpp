@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llmecon/model.hpp"
 #include "llmecon/units.hpp"
 
 namespace llmecon {
@@ -73,6 +74,10 @@ struct DecodeSweep {
 /// the first point's, interpolated geometrically between points; 0 when it never doubles. Pure, so
 /// it is tested on synthetic timings.
 double decode_knee(const std::vector<DecodePoint>& points);
+
+/// The synthetic stack measure_decode runs, as a model the engine's roofline evaluates: d_model d,
+/// `layers` layers of multi-head attention projections and a plain 4d MLP, fp32, no embedding.
+ModelSpec synthetic_stack(int d, int layers);
 
 /// Runs the synthetic decode sweep: per layer a fused QKV projection (d x 3d), the output
 /// projection (d x d) and a 4d MLP (d x 4d, 4d x d) in fp32, weights far larger than the LLC.

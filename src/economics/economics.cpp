@@ -107,18 +107,18 @@ Analysis batch_analysis(const Board& b, double context) {
   a.figure("practical_batch_low", 2 * bstar, "", "practical batch, low: 2 B* (operators run 2-3x above, T 00:17)");
   a.figure("practical_batch_high", 3 * bstar, "", "practical batch, high: 3 B*");
   const Seconds floor = b.t_weights();  // F4
-  a.figure("latency_floor_s", floor.si(), "s", "weight fetch over the pooled bandwidth (F4)");
+  a.figure("latency_floor_s", floor, "weight fetch over the pooled bandwidth (F4)");
   a.explain(fmt::format("latency floor = N_total x bytes/param / BW (F4) = {} / {} = {}", format(b.weight_bytes()),
                         format(b.mem_bw), format(floor)));
   const DollarsPerToken c1 = b.cost(1, context), cstar = b.cost(std::max(1.0, bstar), context);
-  a.figure("cost_b1_usd_per_mtok", c1.si() * 1e6, "$/Mtok", "cost per token at B = 1");
-  a.figure("cost_bstar_usd_per_mtok", cstar.si() * 1e6, "$/Mtok", "cost per token at B*");
+  a.figure("cost_b1_usd_per_mtok", c1, "cost per token at B = 1");
+  a.figure("cost_bstar_usd_per_mtok", cstar, "cost per token at B*");
   a.figure("unbatched_penalty", c1 / cstar, "x", "cost(B=1) / cost(B*) (D3)");
   a.explain(fmt::format("unbatched penalty = cost(1) / cost(B*) (D3) = {} / {} = {}x", usd_mtok(c1), usd_mtok(cstar),
                         num(c1 / cstar)));
   // Slow mode: B -> infinity leaves max(compute, KV) per token (F5).
   const DollarsPerToken slow = b.price * seconds(std::max(per_seq_compute, per_seq_kv)) / units::tokens(1);
-  a.figure("slow_mode_floor_usd_per_mtok", slow.si() * 1e6, "$/Mtok", "cost per token as B -> infinity (F5)");
+  a.figure("slow_mode_floor_usd_per_mtok", slow, "cost per token as B -> infinity (F5)");
   const DollarsPerToken practical = b.cost(std::max(1.0, 2.5 * bstar), context);
   a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
   a.explain(fmt::format("slow-mode floor = price x max(2 N_active / FLOPS, c kv / BW) (F5) = {} vs {} at 2.5 B*",
@@ -178,8 +178,8 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
     const double bfast = bstd / ratio;
     a.figure("b_std", bstd, "", "standard batch that explains the pair at this context");
     a.figure("b_fast", bfast, "", "fast-mode batch");
-    a.figure("t_std_s", b.t_step(bstd, context).si(), "s", "standard step");
-    a.figure("t_fast_s", b.t_step(bfast, context).si(), "s", "fast step");
+    a.figure("t_std_s", b.t_step(bstd, context), "standard step");
+    a.figure("t_fast_s", b.t_step(bfast, context), "fast step");
     a.explain(fmt::format("solve s x t(B/{}) = t(B): B_std = {}, B_fast = {}, steps {} -> {}", num(ratio), num(bstd),
                           num(bfast), secs(b.t_step(bstd, context).si()), secs(b.t_step(bfast, context).si())));
     if (bfast < 1) {
@@ -198,8 +198,8 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
 Analysis step_analysis(const Board& b, double batch, double context, double provider) {
   Analysis a("step");
   const Seconds drain = b.hbm / b.mem_bw;  // F8
-  a.figure("drain_time_s", drain.si(), "s", "HBM capacity / HBM bandwidth: the step interval (F8)");
-  a.figure("worst_latency_s", 2 * drain.si(), "s", "just miss a train, wait one interval, ride one (F8)");
+  a.figure("drain_time_s", drain, "HBM capacity / HBM bandwidth: the step interval (F8)");
+  a.figure("worst_latency_s", drain * 2.0, "just miss a train, wait one interval, ride one (F8)");
   a.figure("steps_per_s", 1 / drain.si(), "", "trains per second");
   a.explain(fmt::format("t_drain = HBM / BW (F8) = {} / {} = {}", format(b.hbm), format(b.mem_bw), format(drain)));
   a.explain(fmt::format("worst-case latency = 2 x t_drain = {}", format(drain * 2.0)));
@@ -329,7 +329,7 @@ Analysis layout_analysis(const Board& b, double context, double micro_batch, int
   }
   a.tables.push_back(std::move(t));
   const double w1 = b.weight_bytes().si() / n, kv1 = micro_batch * context * b.kv.si() / n;
-  a.figure("weights_per_chip_bytes", b.weight_bytes().si() / (n * stages), "B", "N_total bytes / (E x P) (F21)");
+  a.figure("weights_per_chip_bytes", b.weight_bytes() / (n * stages), "N_total bytes / (E x P) (F21)");
   a.figure("kv_per_chip_bytes", kv1, "B", "b x c x kv / E, independent of P (F21)");
   a.explain(fmt::format(
       "per chip: weights N/(E P) = {} / ({} x {}) = {}; KV b c kv / E = {} x {} x {} / {} = {} for any P (F21)",
@@ -338,8 +338,8 @@ Analysis layout_analysis(const Board& b, double context, double micro_batch, int
   // F22: pipeline latency in inference adds a hop per stage to each token's loop.
   const Seconds t1 = b.t_step(micro_batch, context);
   const Seconds tp = t1 + b.hop_latency * (stages > 1 ? stages : 0);
-  a.figure("step_s", t1.si(), "s", "step with one stage");
-  a.figure("pipelined_step_s", tp.si(), "s", "step with P stages: the same work plus P hops (F22)");
+  a.figure("step_s", t1, "step with one stage");
+  a.figure("pipelined_step_s", tp, "step with P stages: the same work plus P hops (F22)");
   a.explain(fmt::format("pipelined step = t_step + P x hop (F22) = {} + {} x {} = {}", format(t1),
                         stages > 1 ? stages : 0, format(b.hop_latency), format(tp)));
   // F19: scale-up generations for this chip.

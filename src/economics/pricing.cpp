@@ -115,8 +115,8 @@ Analysis price_forward(const Board& b, double context, double batch) {
   // Input: one prefill pass over the prompt (F14), per token. Output: one decode step at batch B.
   const DollarsPerToken in = b.cost(1, 0, context);
   const DollarsPerToken out = b.cost(batch, context);
-  a.figure("input_usd_per_mtok", in.si() * 1e6, "$/Mtok", "prefill cost per token (F14)");
-  a.figure("output_usd_per_mtok", out.si() * 1e6, "$/Mtok", "decode cost per token at this batch and context");
+  a.figure("input_usd_per_mtok", in, "prefill cost per token (F14)");
+  a.figure("output_usd_per_mtok", out, "decode cost per token at this batch and context");
   a.figure("output_over_input", out / in, "x", "decode cost / prefill cost (F14)");
   const double mfu = b.t_compute(batch) / b.t_step(batch, context);
   a.figure("decode_mfu", mfu, "x", "decode compute time / step time");

@@ -1,6 +1,8 @@
 // Measuring this machine (docs/model.md §20).
 #include "llmecon/measure.hpp"
 
+#include "llmecon/roofline.hpp"
+
 #include <cblas.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -121,6 +123,28 @@ DecodeOptions DecodeOptions::quick(const MachineProfile& p) {
   return d;
 }
 
+ModelSpec synthetic_stack(int d, int layers) {
+  // Per layer: a fused QKV projection (d x 3d) and the output projection (d x d) of multi-head
+  // attention, and a plain 4d MLP (d x 4d, 4d x d), in fp32 with no embedding: what
+  // measure_decode runs.
+  ModelSpec m;
+  m.name = "synthetic-stack";
+  m.family = "synthetic";
+  m.origin = "llmecon measure";
+  m.d_model = d;
+  m.vocab = 0;
+  m.mlp = MlpKind::kPlain;
+  m.attn.heads = std::max(1, d / 64);
+  m.attn.kv_heads = m.attn.heads;
+  m.attn.head_dim = d / m.attn.heads;
+  m.attn.v_head_dim = m.attn.head_dim;
+  m.norms_per_layer = 0;
+  m.native_weight_dtype = DType::kFp32;
+  m.native_expert_dtype = DType::kFp32;
+  for (int l = 0; l < layers; ++l) m.layers.push_back(Layer{Mixer::kFull, 0, false, 4 * d, -1});
+  return m;
+}
+
 double decode_knee(const std::vector<DecodePoint>& points) {
   // Half the batch at which the step first takes twice the B = 1 step, interpolated
   // geometrically between sweep points (model.md §20).
@@ -142,14 +166,14 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   const int d = o.d_model;
   openblas_set_num_threads(p.threads);
   // Per layer: QKV d x 3d, O d x d, MLP d x 4d and 4d x d.
-  struct Layer {
+  struct Weights {
     std::vector<float> qkv, out, up, down;
   };
-  std::vector<Layer> layers;
+  std::vector<Weights> layers;
   for (int l = 0; l < o.layers; ++l) {
     const auto dd = static_cast<std::size_t>(d);
-    layers.push_back(Layer{random_floats(dd * 3 * dd, 10u + static_cast<unsigned>(l)), random_floats(dd * dd, 20),
-                           random_floats(dd * 4 * dd, 30), random_floats(4 * dd * dd, 40)});
+    layers.push_back(Weights{random_floats(dd * 3 * dd, 10u + static_cast<unsigned>(l)), random_floats(dd * dd, 20),
+                             random_floats(dd * 4 * dd, 30), random_floats(4 * dd * dd, 40)});
   }
   s.params = static_cast<double>(o.layers) * 12.0 * d * static_cast<double>(d);
   s.weight_bytes = units::bytes(4.0 * s.params);
@@ -169,6 +193,10 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
     }
   };
   step(1);  // warm up
+  const Result<Hardware> parsed = parse_hardware_toml(machine_toml(p), "measured");
+  LLMECON_ASSERT(parsed.ok(), "machine_toml writes a valid hardware file");
+  const Hardware machine = parsed.value();
+  const ModelSpec stack = synthetic_stack(d, o.layers);
   const double F = p.gemm.si(), BW = p.stream.si();
   s.knee_predicted = F * 4.0 / (2.0 * BW);
   for (int B : o.batches) {
@@ -178,9 +206,15 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
       step(B);
       best = std::min(best, now() - t0);
     }
-    // The roofline for the measured machine: max(2 B P / F, 4 P / BW) (F1, S = 1, no KV).
-    const double pred = std::max(2.0 * B * s.params / F, 4.0 * s.params / BW);
-    s.points.push_back(DecodePoint{B, units::seconds(best), units::seconds(pred)});
+    // The engine's roofline for this machine and this stack: max(t_compute, t_weights + t_kv)
+    // (F1, model.md §5), no efficiency factors.
+    RooflineInput in;
+    in.model = &stack;
+    in.hw = &machine;
+    in.chips = 1;
+    in.step = Step{Phase::kDecode, static_cast<double>(B), 1, 0};
+    in.precision = Precision{DType::kFp32, DType::kFp32, DType::kFp32, DType::kFp32};
+    s.points.push_back(DecodePoint{B, units::seconds(best), roofline_unchecked(in).t_step});
   }
   s.knee_measured = decode_knee(s.points);
   return s;

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "llmecon/hardware.hpp"
 #include "llmecon/measure.hpp"
+#include "llmecon/roofline.hpp"
 
 namespace llmecon {
 namespace {
@@ -48,6 +50,36 @@ TEST(DecodeKnee, NoiseBelowTheKneeDoesNotMoveItMuch) {
   const double k = decode_knee(pts);
   EXPECT_GT(k, 16.0);
   EXPECT_LT(k, 64.0);
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// measure --decode predicts through the engine's roofline: for its synthetic stack that is F1
+// with S = 1 and no KV, max(2 B P / F, 4 P / BW), to within the attention core and KV writes.
+TEST(DecodeKnee, TheSyntheticStackThroughTheEngineIsF1) {
+  const ModelSpec m = synthetic_stack(1024, 4);
+  const double P = 4 * 12.0 * 1024 * 1024;
+  EXPECT_NEAR(m.params_total(), P, 1e-4 * P);  // plus the final norm vector
+  MachineProfile p;
+  p.gemm = units::flop_per_s(200e9);
+  p.stream = units::bytes_per_s(20e9);
+  p.memory = units::bytes(64e9);
+  auto hw = parse_hardware_toml(machine_toml(p), "measured");
+  ASSERT_TRUE(hw) << hw.error().message();
+  for (double B : {1.0, 8.0, 64.0, 512.0}) {
+    RooflineInput in;
+    in.model = &m;
+    in.hw = &*hw;
+    in.step = Step{Phase::kDecode, B, 1, 0};
+    in.precision = Precision{DType::kFp32, DType::kFp32, DType::kFp32, DType::kFp32};
+    const double engine = roofline_unchecked(in).t_step.si();
+    const double f1 = std::max(2.0 * B * P / 200e9, 4.0 * P / 20e9);
+    EXPECT_NEAR(engine, f1, 0.01 * f1) << "B = " << B;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,28 @@
+// Reading API requests for `llmecon serve`: bodies and query strings into facade arguments, and
+// the error replies.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmecon/facade.hpp"
+
+namespace llmecon::server {
+
+Error request_error(const std::string& what, const std::string& hint);
+/// Deepest nesting of [ and { outside strings.
+int nesting_depth(std::string_view text);
+/// A request body as an argument object, or the error the server answers with HTTP 400.
+Result<Json> parse_args(const std::string& body);
+/// Whether answering would read a file (a config path as model, validate, calibrate) or measure
+/// the machine: refused unless the server runs with --allow-files, and never cached.
+bool reads_files(const Engine& engine, const std::string& command, const Json& args);
+/// JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
+std::string dump(const Json& j);
+std::string error_json(const Error& e);
+Error internal_error(const std::exception& e);
+/// GET query parameters as the command's arguments, typed by its schema.
+Result<Json> query_args(const std::string& command, const std::vector<std::pair<std::string, std::string>>& params);
+
+}  // namespace llmecon::server
