@@ -19,8 +19,9 @@ Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view tex
     TRY(name, rd.str(*t, "family", "name", true));
     fe.family = name;
     const std::string path = "family[" + name + "]";
-    TRY_STATUS(rd.only_keys(*t, path, {"name", "chips", "compute", "gemm_half_m", "memory", "comm", "step_overhead",
-                                       "layer_overhead", "source"}));
+    TRY_STATUS(rd.only_keys(
+        *t, path,
+        {"name", "chips", "compute", "gemm_half_m", "memory", "comm", "step_overhead", "layer_overhead", "source"}));
     TRY(chips, rd.strings(*t, path, "chips", true, "chips = [\"h100-sxm\", ...]"));
     fe.chips = chips;
     for (const auto& [key, dst] : {std::pair<const char*, double*>{"compute", &fe.eff.compute},

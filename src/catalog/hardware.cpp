@@ -6,7 +6,6 @@
 #include <set>
 #include <sstream>
 
-
 #include "llmecon/embedded.hpp"
 #include "llmecon/toml_reader.hpp"
 #include "llmecon/units_parse.hpp"

@@ -65,8 +65,9 @@ Result<ModelCatalog> ModelCatalog::builtin() {
     ModelEntry e;
     TRY(name, rd.str(*t, "model", "name", true));
     const std::string path = "model[" + name + "]";
-    TRY_STATUS(rd.only_keys(*t, path, {"name", "file", "source", "notes", "published_total", "published_active",
-                                       "active_tolerance", "active_includes_embedding", "published_source"}));
+    TRY_STATUS(rd.only_keys(*t, path,
+                            {"name", "file", "source", "notes", "published_total", "published_active",
+                             "active_tolerance", "active_includes_embedding", "published_source"}));
     TRY(file, rd.str(*t, path, "file", true));
     TRY(source, rd.str(*t, path, "source", true));
     TRY(notes, rd.str(*t, path, "notes", false));
