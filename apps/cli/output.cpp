@@ -239,7 +239,9 @@ void print_tables(const Json& a) {
     std::vector<std::string> cols, header;
     for (const auto& [col, _] : val[0].items()) {
       cols.push_back(col);
-      header.push_back(label(key + "." + col));
+      std::string path = key;
+      path += "." + col;
+      header.push_back(label(path));
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : val) {

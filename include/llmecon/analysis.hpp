@@ -84,9 +84,9 @@ struct Analysis {
   /// A figure whose unit comes from its type: a.figure("drain_time_s", t_drain, "the step interval").
   template <class Q, class = decltype(Q::kDim)>
   void figure(std::string key, Q q, std::string label) {
-    constexpr auto u = analysis_unit<Q>();
-    static_assert(u.first != nullptr, "add this quantity type to analysis_unit()");
-    figure(std::move(key), q.si() * u.second, u.first, std::move(label));
+    constexpr auto kUnit = analysis_unit<Q>();
+    static_assert(kUnit.first != nullptr, "add this quantity type to analysis_unit()");
+    figure(std::move(key), q.si() * kUnit.second, kUnit.first, std::move(label));
   }
   void note(std::string n) { notes.push_back(std::move(n)); }
   void explain(std::string line) { derivation.push_back(std::move(line)); }

@@ -195,7 +195,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   step(1);  // warm up
   const Result<Hardware> parsed = parse_hardware_toml(machine_toml(p), "measured");
   LLMECON_ASSERT(parsed.ok(), "machine_toml writes a valid hardware file");
-  const Hardware machine = parsed.value();
+  const Hardware& machine = parsed.value();
   const ModelSpec stack = synthetic_stack(d, o.layers);
   const double F = p.gemm.si(), BW = p.stream.si();
   s.knee_predicted = F * 4.0 / (2.0 * BW);
