@@ -29,7 +29,7 @@ std::string run(const std::string& command, const std::string& args_json) {
   }
   auto r = engine().run(command, args);
   if (!r) throw py::value_error(r.error().message());
-  return r->dump();
+  return r->dump(-1, ' ', false, llmecon::Json::error_handler_t::replace);
 }
 
 std::string schema() {

@@ -163,7 +163,8 @@ void print_explain(const std::string& command, const Json& r) {
 // One way out for every command: JSON and CSV are generic, text has a printer per command.
 int emit(const std::string& command, const Json& r, bool explain, Format f) {
   if (f == Format::kJson) {
-    std::puts(r.dump(2).c_str());
+    // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
+    std::puts(r.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     return 0;
   }
   if (f == Format::kCsv) {
@@ -244,12 +245,15 @@ int main(int argc, char** argv) {
   serve->add_option("--threads", serve_opts.threads, "pool threads, each serving many connections")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  serve->add_option("--max-body", serve_opts.max_body, "request body limit in bytes")->capture_default_str();
+  serve->add_option("--max-body", serve_opts.max_body, "request body limit in bytes")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 30));
   serve->add_option("--timeout", serve_opts.timeout_s, "seconds before an idle connection is closed")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
   serve->add_option("--cache-bytes", serve_opts.cache_bytes, "memory for answers to repeated questions (0: off)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(0LL, 1LL << 40));
   serve->add_flag("--allow-files", serve_opts.allow_files,
                   "let requests read files (config paths, validate, calibrate) and run measure");
   serve->add_option("--max-connections", serve_opts.max_connections, "connections served at once")

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cassert>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -97,7 +98,11 @@ using Status = Result<void>;
 std::string closest_names(std::string_view name, const std::vector<std::string>& known,
                           std::size_t max_distance = static_cast<std::size_t>(-1));
 
-/// The contents of a file, or an Error naming it ("cannot open file") with `hint`.
+/// The largest input file llmecon reads (configs, catalogs, measurement CSVs).
+inline constexpr std::uintmax_t kMaxInputFileBytes = 64ull << 20;
+
+/// The contents of a regular file of at most kMaxInputFileBytes, or an Error naming it ("cannot open file") with
+/// `hint`.
 Result<std::string> read_text_file(const std::string& path, const std::string& hint);
 
 }  // namespace llmecon

@@ -92,6 +92,27 @@ Result<std::pair<Ranged<DollarsPerSecond>, std::string>> read_price(const TomlRe
   return std::make_pair(*r, src);
 }
 
+// The physical range of a chip's figures (model.md §1): anything outside is a typo or a unit slip,
+// reported with the field instead of printing meaningless numbers.
+Status check_sane(const Hardware& h, const std::string& origin) {
+  auto within = [&origin](double v, double lo, double hi, const std::string& field,
+                          const std::string& range) -> Status {
+    if (v >= lo && v <= hi) return {};
+    return Error{origin, field, "out of the physical range " + range + ", got " + format_number(v), "check the unit"};
+  };
+  for (std::size_t i = 0; i < kDTypeCount; ++i) {
+    if (!h.compute[i]) continue;
+    TRY_STATUS(within(h.compute[i]->value.si(), 1e9, 1e19, "compute." + std::string(kDTypeNames[i]),
+                      "1 GFLOP/s .. 10 EFLOP/s"));
+  }
+  TRY_STATUS(within(h.hbm_bandwidth.value.si(), 1e6, 1e16, "memory.hbm_bandwidth", "1 MB/s .. 10 PB/s"));
+  TRY_STATUS(within(h.hbm_capacity.value.si(), 1e6, 1e15, "memory.hbm_capacity", "1 MB .. 1 PB"));
+  TRY_STATUS(within(h.scale_up.bandwidth.si(), 1e6, 1e16, "scale_up.bandwidth", "1 MB/s .. 10 PB/s"));
+  TRY_STATUS(within(h.scale_out.bandwidth.si(), 1e5, 1e16, "scale_out.bandwidth", "100 kB/s .. 10 PB/s"));
+  TRY_STATUS(within(h.price.value.si() * 3600, 1e-6, 1e6, "price.rental", "$0.000001/h .. $1M/h"));
+  return {};
+}
+
 Result<Hardware> build(const TomlReader& rd) {
   const toml::table& root = rd.root();
   Hardware h;
@@ -169,7 +190,10 @@ Result<Hardware> build(const TomlReader& rd) {
   {
     TRY_STATUS(rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency"}));
     TRY(n, rd.integer(*up, "scale_up", "domain_size"));
-    if (n < 1) return Error{rd.origin(), "scale_up.domain_size", "must be at least 1", ""};
+    if (n < 1 || n > 1000000) {
+      return Error{rd.origin(), "scale_up.domain_size", "must lie in [1, 10^6], got " + std::to_string(n),
+                   "chips in one scale-up domain (8, 72, 576, ...)"};
+    }
     h.domain_size = static_cast<int>(n);
     TRY(topo, rd.str(*up, "scale_up", "topology", true));
     if (topo == "switch")
@@ -246,6 +270,7 @@ Result<Hardware> build(const TomlReader& rd) {
     h.efficiency = e.first;
     h.efficiency_source = e.second;
   }
+  TRY_STATUS(check_sane(h, rd.origin()));
   return h;
 }
 

@@ -243,9 +243,9 @@ std::vector<CommandSpec> build() {
       "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
       board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
              with_text(unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1), "seq"), "B*"),
-             integer("racks", "racks one MoE layer spans", "rack", 2, 1),
-             integer("stages", "pipeline stages", "stage", 4, 1),
-             integer("layers_per_stage", "layers per stage", "layer", 1, 1),
+             integer("racks", "racks one MoE layer spans", "rack", 2, 1, 1e5),
+             integer("stages", "pipeline stages", "stage", 4, 1, 1e5),
+             integer("layers_per_stage", "layers per stage", "layer", 1, 1, 1e5),
              number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
   {
     ArgSpec hold =

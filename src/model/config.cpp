@@ -12,6 +12,14 @@ namespace {
 
 using JsonValue = nlohmann::json;
 
+// The sane range of model dimensions (model.md §2.4): physically possible with headroom.
+constexpr int kMaxLayers = 100000;
+constexpr int kMaxWidth = 1000000;
+constexpr int kMaxExperts = 1000000;
+constexpr int kMaxVocab = 100000000;
+constexpr int kMaxContext = 100000000;
+constexpr long long kMaxFfn = 10000000;
+
 /// Field access with errors that name the file and field.
 class Cfg {
  public:
@@ -47,6 +55,32 @@ class Cfg {
     if (!has(key) || !j_.at(key).is_string()) return fallback;
     return j_.at(key).get<std::string>();
   }
+  /// A list of whole numbers in [lo, hi] (layer indices, flags); absent is empty.
+  Result<std::vector<int>> int_list(const char* key, int lo, int hi) const {
+    std::vector<int> out;
+    if (!has(key)) return out;
+    const JsonValue& v = j_.at(key);
+    if (!v.is_array())
+      return Error{origin_, field(key), "expected a list of integers, got " + std::string(v.type_name()), ""};
+    for (const auto& e : v) {
+      if (!e.is_number_integer()) {
+        return Error{origin_, field(key), "expected integers, got " + e.dump(), "layer indices like [0, 1, 2]"};
+      }
+      const auto x = e.get<long long>();
+      if (x < lo || x > hi) {
+        return Error{origin_, field(key),
+                     "entry " + e.dump() + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", ""};
+      }
+      out.push_back(static_cast<int>(x));
+    }
+    return out;
+  }
+  /// A text field that, when present, must be text.
+  Result<std::string> text_or(const char* key, std::string fallback) const {
+    if (!has(key)) return fallback;
+    if (!j_.at(key).is_string()) return Error{origin_, field(key), "expected a string, got " + j_.at(key).dump(), ""};
+    return j_.at(key).get<std::string>();
+  }
   const JsonValue& raw() const { return j_; }
   std::string field(const char* key) const { return prefix_ + key; }
   const std::string& origin() const { return origin_; }
@@ -70,12 +104,19 @@ class Cfg {
   std::string prefix_;
 };
 
-DType quant_dtype(const JsonValue& root) {
-  if (root.contains("quantization_config") && root["quantization_config"].is_object()) {
+Result<DType> quant_dtype(const JsonValue& root, const std::string& origin) {
+  if (root.contains("quantization_config") && !root["quantization_config"].is_null()) {
     const auto& q = root["quantization_config"];
-    const std::string m = q.value("quant_method", "");
-    if (m == "fp8") return DType::kFp8;
-    if (m == "mxfp4") return DType::kFp4;
+    if (!q.is_object()) return Error{origin, "quantization_config", "expected an object, got " + q.dump(), ""};
+    if (q.contains("quant_method")) {
+      if (!q["quant_method"].is_string()) {
+        return Error{origin, "quantization_config.quant_method", "expected a string, got " + q["quant_method"].dump(),
+                     "e.g. \"fp8\" or \"mxfp4\""};
+      }
+      const std::string m = q["quant_method"].get<std::string>();
+      if (m == "fp8") return DType::kFp8;
+      if (m == "mxfp4") return DType::kFp4;
+    }
   }
   if (root.contains("dtype") && root["dtype"].is_string() && root["dtype"] == "fp8") return DType::kFp8;
   return DType::kBf16;
@@ -144,6 +185,19 @@ Status read_mla(const Cfg& c, ModelSpec& m) {
   return {};
 }
 
+// The shared experts' total intermediate size, n_shared x moe_intermediate, computed without
+// overflow and held to the sane range (model.md §2.4).
+Result<int> shared_ffn(const Cfg& c, int shared_experts, int expert_ffn) {
+  const long long total = static_cast<long long>(shared_experts) * expert_ffn;
+  if (total > kMaxFfn) {
+    return Error{
+        c.origin(), c.field("n_shared_experts"),
+        "shared experts x moe_intermediate_size = " + std::to_string(total) + " exceeds " + std::to_string(kMaxFfn),
+        "an intermediate size above 10^7 is not a real model"};
+  }
+  return static_cast<int>(total);
+}
+
 Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
   TRY(d, c.integer("hidden_size"));
   TRY(layers, c.integer("num_hidden_layers"));
@@ -164,7 +218,8 @@ Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
     TRY(ns, c.count_or("n_shared_experts", 0));
     TRY(first_dense, c.count_or("first_k_dense_replace", 0));
     TRY(freq, c.integer_or("moe_layer_freq", 1));
-    m.moe = Moe{e, k, fe, ns * fe, false, false, false, 0};
+    TRY(shared, shared_ffn(c, ns, fe));
+    m.moe = Moe{e, k, fe, shared, false, false, false, 0};
     // Node-limited routing only means something with more than one expert group.
     TRY(groups, c.count_or("n_group", 0));
     TRY(limit, c.count_or("topk_group", 0));
@@ -201,7 +256,8 @@ Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
   m.tied_embeddings = false;
   m.attn.heads = heads;
   TRY_STATUS(read_mla(c, m));
-  m.moe = Moe{e, k, fe, ns * fe, false, false, false, 0};
+  TRY(shared, shared_ffn(c, ns, fe));
+  m.moe = Moe{e, k, fe, shared, false, false, false, 0};
   TRY(groups, c.count_or("n_expert_groups", 0));
   TRY(limit, c.count_or("n_limited_groups", 0));
   m.moe.group_limit = groups > 1 ? limit : 0;
@@ -224,8 +280,12 @@ Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, Mod
     prefix = "text_config.";
   }
   Cfg c(*body, origin, prefix);
-  std::string type = c.string_or("model_type", "");
-  if (type.empty() && body != &root) type = root.value("model_type", "");
+  TRY(body_type, c.text_or("model_type", ""));
+  std::string type = body_type;
+  if (type.empty() && body != &root) {
+    TRY(root_type, Cfg(root, origin).text_or("model_type", ""));
+    type = root_type;
+  }
   if (type.empty() && root.contains("architectures") && root["architectures"].is_array() &&
       !root["architectures"].empty() && root["architectures"][0].is_string()) {
     // Configs without model_type (e.g. the Megatron GPT files of the validation set) name their
@@ -243,7 +303,8 @@ Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, Mod
                  "a HuggingFace config.json names its model_type (llama, qwen3, deepseek_v3, ...)"};
   }
   m.family = type;
-  m.native_weight_dtype = quant_dtype(root);
+  TRY(quant, quant_dtype(root, origin));
+  m.native_weight_dtype = quant;
   m.native_expert_dtype = m.native_weight_dtype;
 
   if (type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2" || type == "deepseek_v32") {
@@ -314,10 +375,7 @@ Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, Mod
       TRY(step, c.integer_or("decoder_sparse_step", 1));
       TRY(inter, c.integer("intermediate_size"));
       m.moe = Moe{e, k, fe, shared, shared > 0, false, false, 0};
-      std::vector<int> mlp_only;
-      if (c.has("mlp_only_layers") && c.raw()["mlp_only_layers"].is_array()) {
-        for (const auto& v : c.raw()["mlp_only_layers"]) mlp_only.push_back(v.get<int>());
-      }
+      TRY(mlp_only, c.int_list("mlp_only_layers", 0, static_cast<int>(m.layers.size()) - 1));
       for (std::size_t i = 0; i < m.layers.size(); ++i) {
         const bool only = std::find(mlp_only.begin(), mlp_only.end(), static_cast<int>(i)) != mlp_only.end();
         m.layers[i].moe = !only && (i + 1) % static_cast<std::size_t>(step) == 0;
@@ -375,6 +433,10 @@ Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, Mod
               "has " + std::to_string(types.size()) + " entries for " + std::to_string(m.layers.size()) + " layers",
               "one entry per layer"};
         }
+        if (!types[i].is_string() || (types[i] != "sliding_attention" && types[i] != "full_attention")) {
+          return Error{origin, c.field("layer_types"), "entry " + std::to_string(i) + " is " + types[i].dump(),
+                       "each entry is \"sliding_attention\" or \"full_attention\""};
+        }
         slide = types[i] == "sliding_attention";
       }
       if (slide) {
@@ -393,10 +455,7 @@ Result<ModelSpec> parse_hf(const JsonValue& root, const std::string& origin, Mod
     TRY(step, c.integer_or("interleave_moe_layer_step", 1));
     TRY(chunk, c.integer_or("attention_chunk_size", 8192));
     m.moe = Moe{e, k, fe, fe, false, false, false, 0};
-    std::vector<int> nope;
-    if (c.has("no_rope_layers") && c.raw()["no_rope_layers"].is_array()) {
-      for (const auto& v : c.raw()["no_rope_layers"]) nope.push_back(v.get<int>());
-    }
+    TRY(nope, c.int_list("no_rope_layers", 0, 1));
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
       auto& l = m.layers[i];
       l.moe = (i + 1) % static_cast<std::size_t>(step) == 0;
@@ -455,6 +514,42 @@ Status apply_kv_sharing(const JsonValue& root, const std::string& origin, ModelS
   return {};
 }
 
+// model.md §2.4: the dimensions a real model can have, with headroom; anything outside is an
+// error naming the field, never a silently meaningless number.
+Status check_sane(const ModelSpec& m, const std::string& origin) {
+  auto bad = [&origin](const char* field, const std::string& what, const char* hint) {
+    return Error{origin, field, what, hint};
+  };
+  if (m.n_layers() > kMaxLayers)
+    return bad("num_hidden_layers", "more than 10^5 layers", "no real model has that many");
+  if (m.d_model > kMaxWidth) return bad("hidden_size", "wider than 10^6", "no real model is that wide");
+  if (m.vocab > kMaxVocab) return bad("vocab_size", "more than 10^8 tokens", "");
+  if (m.max_context > kMaxContext) return bad("max_position_embeddings", "more than 10^8 tokens of context", "");
+  if (m.attn.kind == AttentionKind::kGqa && m.attn.heads > 0) {
+    if (m.attn.head_dim < 1) {
+      return bad("hidden_size", "smaller than num_attention_heads: the head dimension would be 0",
+                 "hidden_size / num_attention_heads is the head dimension; give head_dim");
+    }
+    if (m.attn.kv_heads > m.attn.heads) {
+      return bad("num_key_value_heads", "more KV heads than attention heads",
+                 "GQA shares each KV head among query heads");
+    }
+  }
+  if (m.is_moe()) {
+    if (m.moe.experts > kMaxExperts) return bad("num_experts", "more than 10^6 experts", "");
+    if (m.moe.top_k > m.moe.experts) {
+      return bad(
+          "num_experts_per_tok",
+          "routes each token to " + std::to_string(m.moe.top_k) + " of " + std::to_string(m.moe.experts) + " experts",
+          "a token's experts are among the model's experts");
+    }
+  }
+  for (const auto& l : m.layers) {
+    if (l.dense_ffn > kMaxFfn) return bad("intermediate_size", "more than 10^7", "");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<ModelSpec> parse_model_config(std::string_view json_text, const std::string& origin, const std::string& name) {
@@ -464,6 +559,8 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
   } catch (const JsonValue::parse_error& e) {
     return Error{origin, "", "malformed JSON at byte " + std::to_string(e.byte),
                  "the file is truncated or not valid JSON"};
+  } catch (const JsonValue::out_of_range&) {
+    return Error{origin, "", "a number out of range", "sizes are whole numbers well within 10^9"};
   }
   if (!root.is_object()) return Error{origin, "", "expected a JSON object", "a config.json is one object"};
   ModelSpec m;
@@ -484,6 +581,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
     }
   }
   TRY_STATUS(apply_kv_sharing(root, origin, out));
+  TRY_STATUS(check_sane(out, origin));
   return out;
 }
 

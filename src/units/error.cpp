@@ -1,6 +1,7 @@
 #include "llmecon/error.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -28,11 +29,27 @@ Error Error::in_field(const std::string& prefix) const {
 }
 
 Result<std::string> read_text_file(const std::string& path, const std::string& hint) {
+  // Only regular files, and only up to kMaxInputFileBytes: /dev/zero, a FIFO or a directory
+  // never reach the parsers.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return Error{path, "", "cannot open file", hint};
+  if (!std::filesystem::is_regular_file(status)) {
+    return Error{path, "", "not a regular file",
+                 "give the path of a file (devices, pipes and directories are not read)"};
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Error{path, "", "cannot open file", hint};
+  if (size > kMaxInputFileBytes) {
+    return Error{path, "", "larger than 64 MiB",
+                 "inputs are configs, catalogs and measurement tables, all far smaller"};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path, "", "cannot open file", hint};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 std::string closest_names(std::string_view name, const std::vector<std::string>& known, std::size_t max_distance) {

@@ -283,7 +283,12 @@ Result<ParsedQuantity> parse_quantity_any(std::string_view text) {
                    "known units include GB, GiB, TB/s, Gb/s, TFLOP/s, ms, W, $/h"};
     }
   }
-  return ParsedQuantity{number * scale, dim};
+  // "1e308 PB/s" overflows to inf, "1e-320 B/s" is a denormal: neither is a physical value.
+  const double si = number * scale;
+  if (!std::isfinite(si) || (si != 0 && std::fabs(si) < 1e-200)) {
+    return Error{"", "", quoted + " is out of range", "write a physical value, e.g. \"3.35 TB/s\""};
+  }
+  return ParsedQuantity{si, dim};
 }
 
 }  // namespace llmecon

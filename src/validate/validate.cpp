@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -122,9 +123,10 @@ Result<std::vector<std::pair<int, std::vector<std::string>>>> split_csv(std::str
 Result<std::optional<double>> opt_number(const std::string& s, const std::string& where, const std::string& col,
                                          bool integer) {
   if (s.empty()) return std::optional<double>{};
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || !std::isfinite(v)) {
+  // Decimal only, as every input llmecon reads: no hex ("0x10"), no inf or nan.
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
     return Error{where, col, "'" + s + "' is not a number", ""};
   }
   if (v < 0) return Error{where, col, "must not be negative, got " + s, ""};
@@ -162,6 +164,8 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
     auto chips = opt_number(f[4], where, col(4), true);
     if (!chips) return chips.error();
     if (!*chips || **chips < 1) return Error{where, col(4), "chips must be at least 1", ""};
+    // A million chips is beyond any published deployment; degrees never exceed the chips.
+    if (**chips > 1e6) return Error{where, col(4), "more than 10^6 chips", "a measured deployment has fewer"};
     m.chips = static_cast<int>(**chips);
     std::optional<int>* degrees[] = {&m.tp, &m.pp, &m.ep, &m.dp, &m.cp};
     for (std::size_t i = 0; i < 5; ++i) {
@@ -169,11 +173,23 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
       if (!v) return v.error();
       if (*v) {
         if (**v < 1) return Error{where, col(5 + i), "parallel degrees are at least 1", ""};
+        if (**v > m.chips) return Error{where, col(5 + i), "a parallel degree larger than the chips", ""};
         *degrees[i] = static_cast<int>(**v);
       }
     }
+    const double product =
+        static_cast<double>(m.tp.value_or(1)) * m.pp.value_or(1) * m.dp.value_or(1) * m.cp.value_or(1);
+    if (product > m.chips) {
+      return Error{where, col(5),
+                   fmt::format("tp x pp x dp x cp = {} is more than the {} chips", format_number(product), m.chips),
+                   "the schema's degrees multiply to the chips"};
+    }
     m.weight_dtype = f[10];
     m.kv_dtype = f[11];
+    for (std::size_t i : {std::size_t{10}, std::size_t{11}}) {
+      if (f[i].empty()) continue;  // not stated: the model's format, and an envelope note
+      if (auto d = parse_dtype(f[i]); !d) return Error{where, col(i), d.error().what, d.error().hint};
+    }
     m.scenario = f[12];
     if (scenarios().count(m.scenario) == 0) {
       return Error{where, col(12), "unknown scenario '" + m.scenario + "'",
@@ -191,6 +207,7 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
     auto v = opt_number(f[17], where, col(17), false);
     if (!v) return v.error();
     if (!*v) return Error{where, col(17), "empty value", ""};
+    if (**v <= 0) return Error{where, col(17), "a measured value must be positive, got " + f[17], ""};
     m.value = **v;
     m.unit = f[18];
     if (m.unit != mu->second)
@@ -243,8 +260,10 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
     tp = m.chips;
     while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
     dp = m.chips / tp;
-  } else if (tp * pp * dp * cp != m.chips) {
-    const int known = tp * pp * cp;
+  } else if (static_cast<double>(tp) * pp * dp * cp != m.chips) {
+    // Each degree is at most the chips (10^6), so the product is computed in doubles.
+    const double known_d = static_cast<double>(tp) * pp * cp;
+    const int known = known_d > m.chips ? m.chips + 1 : static_cast<int>(known_d);
     if (m.chips % known == 0 && !m.dp) {
       dp = m.chips / known;
     } else {
