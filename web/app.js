@@ -206,47 +206,20 @@
     }
   }
 
-  // A clicked layout on the Pareto chart. The planner derives its best layout; any other is the
-  // best of the search narrowed to its batch, formats and latency, which the planner derives in
-  // turn. When that narrowed search picks another layout, the panel says so and lists the
-  // layout's JSON as the planner returned it.
-  let layoutRequest = null;
-  async function explainLayout(p) {
+  // A clicked layout on the Pareto chart: the planner's own derivation of that point (plan
+  // --explain gives every frontier point its chain).
+  function explainLayout(p) {
     const plan = state.results.plan;
     if (!plan) return;
-    const same = (a, b) => a && b && ["mapping", "batch", "weight_dtype", "kv_dtype"].every((k) => a[k] === b[k]);
+    const isBest = plan.best && ["mapping", "batch", "weight_dtype", "kv_dtype"].every((k) => p[k] === plan.best[k]);
     const title = `layout ${p.mapping}, batch ${p.batch}, ${p.weight_dtype}/${p.kv_dtype}`;
-    if (same(p, plan.best)) {
-      state.explainSources.layout = { title: `${title}: the best (llmecon plan --explain)`, lines: plan.explain || [] };
-      explain("layout", null);
-      return;
-    }
-    if (layoutRequest) layoutRequest.abort();
-    const ctl = (layoutRequest = new AbortController());
-    try {
-      const narrow = Object.assign({}, state.requests.plan, {
-        weight_dtypes: [p.weight_dtype],
-        kv_dtypes: [p.kv_dtype],
-        batches: [p.batch],
-        tpot_ms: p.tpot_ms * (1 + 1e-9),
-        ttft_ms: p.ttft_s * 1000 * (1 + 1e-9),
-        explain: true,
-      });
-      const q = await api("plan", argsFor("plan", narrow), ctl.signal);
-      state.explainSources.layout = same(p, q.best)
-        ? { title: `${title} (llmecon plan --explain, narrowed to this batch and these formats)`, lines: q.explain || [] }
-        : {
-            title: `${title} (llmecon plan --json)`,
-            lines: ["the planner derives the best layout only, and this one is not the best of a narrower search; its JSON:"].concat(
-              Object.entries(p).map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
-            ),
-          };
-      explain("layout", null);
-    } catch (err) {
-      if (isAbort(err)) state.aborted++;
-      else showError(err);
-    }
+    state.explainSources.layout = {
+      title: `${title}${isBest ? ": the best" : ""} (llmecon plan --explain)`,
+      lines: p.explain || [],
+    };
+    explain("layout", null);
   }
+
 
   // ---- figures ------------------------------------------------------------------------------
 

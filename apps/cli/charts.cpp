@@ -1,5 +1,4 @@
-// Charts of command results: SVG (plot.hpp) and the web page's interactive charts in one HTML
-// file (--plot FILE.svg | FILE.html).
+// Charts of command results as SVG (plot.hpp), for --plot FILE.svg.
 #include <fmt/format.h>
 
 #include <string>
@@ -89,64 +88,6 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
     return c;
   }
   return std::nullopt;
-}
-
-namespace {
-
-std::string_view web_asset(std::string_view path) {
-  return llmecon::find_embedded(llmecon::embedded_web(), path).value_or(std::string_view());
-}
-
-// Inline script must not close its <script> element early or open a comment: the library is
-// checked to hold no "<" followed by "/" or "!", and JSON gets "<", ">" and "&" as \u escapes.
-std::string script_safe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '<' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '!')) {
-      out += "<\\";  // "<\/" and "<\!" read the same inside JS strings and regexes
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
-std::string json_in_script(const Json& j) {
-  const std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::optional<std::string> chart_html(const std::string& command, const Json& result) {
-  if (command != "sweep" && command != "batch" && command != "context" && command != "plan") return std::nullopt;
-  std::string title = "llmecon " + command;
-  if (result.contains("model") && result["model"].is_string()) title += ": " + result["model"].get<std::string>();
-  if (result.contains("hardware") && result["hardware"].is_string())
-    title += " on " + result["hardware"].get<std::string>();
-  title = xml_escape(title);
-  std::string page = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title +
-                     "</title>\n<style>\n" + std::string(web_asset("style.css")) + "</style>\n</head>\n<body>\n<h1>" +
-                     title + "</h1>\n<section id=\"charts\"></section>\n";
-  page += "<script>\n" + script_safe(web_asset("node_modules/chart.js/dist/chart.umd.min.js")) + "\n</script>\n";
-  page += "<script>\n" + script_safe(web_asset("charts.js")) + "\n</script>\n";
-  page += "<script>\nconst result = " + json_in_script(result) + ";\nllmeconCharts.renderCommand(\"" + command +
-          "\", result, document.getElementById(\"charts\"));\n</script>\n</body>\n</html>\n";
-  return page;
 }
 
 }  // namespace llmecon::cli

@@ -277,3 +277,24 @@ TEST(Args, AUsersOwnRateOnEveryCostingCommand) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Args, PlanExplainsAnyFrontierPoint) {
+  auto plan = engine().run("plan", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"explain", true}});
+  ASSERT_TRUE(plan);
+  ASSERT_GE((*plan)["frontier"].size(), 2u);
+  for (const auto& p : (*plan)["frontier"]) {
+    ASSERT_TRUE(p["explain"].is_array());
+    // The chain names the point's own layout and ends in its cost.
+    EXPECT_NE(p["explain"][0].get<std::string>().find(p["mapping"].get<std::string>()), std::string::npos);
+    EXPECT_NE(p["explain"].back().get<std::string>().find("cost ="), std::string::npos);
+  }
+  EXPECT_EQ((*plan)["best"]["explain"], (*plan)["explain"]);
+  auto plain = engine().run("plan", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}});
+  EXPECT_FALSE((*plain)["frontier"][0].contains("explain"));
+}
+
+}  // namespace
+}  // namespace llmecon

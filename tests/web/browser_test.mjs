@@ -498,8 +498,8 @@ try {
     assert.deepEqual(await panelLines(), want.explain, "point derivation = API explain");
   });
 
-  // A layout on the Pareto chart: the planner's derivation of the best one, and of another one
-  // as the best of the search narrowed to it.
+  // A layout on the Pareto chart: the planner's derivation of the best one, and of any other
+  // frontier point (plan --explain gives each its chain).
   await check("layout explain = the planner's explain lines", async () => {
     const plan = (await api("plan", planWant)).body;
     const bestSet = await page.evaluate(() => llmecon.charts.pareto.data.datasets.findIndex((d) => d.label === "best"));
@@ -513,10 +513,8 @@ try {
     ({ canvas, position } = await pointOf("pareto", 0, i));
     await canvas.click({ position });
     await page.waitForFunction((t) => document.getElementById("explain-title").textContent.includes(t), `layout ${p.mapping}, batch ${p.batch},`, { timeout: 10000 });
-    const narrow = (await api("plan", { ...planWant, weight_dtypes: [p.weight_dtype], kv_dtypes: [p.kv_dtype], batches: [p.batch],
-      tpot_ms: p.tpot_ms * (1 + 1e-9), ttft_ms: p.ttft_s * 1000 * (1 + 1e-9) })).body;
-    assert.equal(narrow.best.mapping, p.mapping);
-    assert.deepEqual(await panelLines(), narrow.explain, "another layout = API plan explain of the narrowed search");
+    assert.ok(Array.isArray(p.explain) && p.explain.length >= 8, "the API explains every frontier point");
+    assert.deepEqual(await panelLines(), p.explain, "another layout = the API's explain of that frontier point");
   });
 
   // Marker labels sit beside their lines without covering each other, a region label or a curve;

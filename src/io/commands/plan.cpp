@@ -9,7 +9,7 @@
 namespace llmecon::cmd {
 namespace {
 
-Json point_json(const PlanPoint& p) {
+Json point_fields(const PlanPoint& p) {
   return Json{{"tp", p.map.tp},
               {"pp", p.map.pp},
               {"ep", p.map.ep},
@@ -35,7 +35,13 @@ Json point_json(const PlanPoint& p) {
               {"kv_transfer_s", p.kv_transfer.si()}};
 }
 
-Json plan_json(const PlanResult& r, std::size_t frontier_max) {
+// With --explain every point carries its own derivation, so any frontier point can be explained.
+Json plan_json(const PlanResult& r, std::size_t frontier_max, const PlanRequest* explain_for) {
+  auto point_json = [explain_for](const PlanPoint& p) {
+    Json j = point_fields(p);
+    if (explain_for != nullptr) j["explain"] = explain_plan_point(*explain_for, p);
+    return j;
+  };
   Json frontier = Json::array();
   // Keep the frontier readable: an even thinning when it is longer than asked.
   const std::size_t n = r.frontier.size();
@@ -126,7 +132,8 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
   if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
   out["slo"] = slo;
   const PlanResult main = llmecon::plan(rq);
-  const Json planned = plan_json(main, static_cast<std::size_t>(a.number("frontier_max")));
+  const Json planned =
+      plan_json(main, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
   for (const auto& [k, v] : planned.items()) out[k] = v;
   if (main.best && a.flag("range")) {
     const PlanRange r = plan_range(rq, *main.best, a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{});
@@ -146,7 +153,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
       const PlanResult pr = llmecon::plan(r2);
       rows.push_back({{"domain", r2.domain},
                       {"chips", r2.chips},
-                      {"best", pr.best ? point_json(*pr.best) : Json(nullptr)},
+                      {"best", pr.best ? point_fields(*pr.best) : Json(nullptr)},
                       {"meeting_slo", pr.meeting_slo},
                       {"empty_reason", pr.empty_reason}});
     }
