@@ -259,6 +259,17 @@ int main(int argc, char** argv) {
   serve->add_option("--max-connections", serve_opts.max_connections, "connections served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  serve->add_option("--max-per-ip", serve_opts.max_per_ip, "connections one client address may hold at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  serve->add_option("--max-queue", serve_opts.max_queue, "long requests waiting for a compute thread; past it, 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  serve
+      ->add_option("--deadline-ms", serve_opts.deadline_ms,
+                   "a long request still running this many milliseconds after it was queued is cancelled (503)")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 3600000));
   serve->add_option("--hw-file", shell.hw_files, "TOML file adding or overriding chips (repeatable)");
 
   // An unknown command lists the commands (CLI11 would only say that one is required).

@@ -67,11 +67,22 @@ bool reads_files(const Engine& engine, const std::string& command, const Json& a
     if (a.type != ArgType::kModel || !args.contains(a.key) || !args[a.key].is_string()) continue;
     const std::string& m = args[a.key].get_ref<const std::string&>();
     if (engine.model_catalog().entry(m) != nullptr) continue;
-    std::error_code ec;
-    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos || std::filesystem::exists(m, ec))
-      return true;
+    // A path names a directory or a .json file. Whether anything by a bare name exists in the
+    // server's directory is never looked up: "etc" and "nonexistent" get the same answer.
+    if (m.find('/') != std::string::npos || m.find(".json") != std::string::npos) return true;
   }
   return false;
+}
+
+std::optional<Error> unknown_bare_model(const Engine& engine, const std::string& command, const Json& args) {
+  const CommandSpec* spec = find_command(command);
+  if (spec == nullptr) return std::nullopt;
+  for (const ArgSpec& a : spec->args) {
+    if (a.type != ArgType::kModel || !args.contains(a.key) || !args[a.key].is_string()) continue;
+    const std::string& m = args[a.key].get_ref<const std::string&>();
+    if (engine.model_catalog().entry(m) == nullptr) return engine.model_catalog().unknown_model(m, a.flag());
+  }
+  return std::nullopt;
 }
 
 // JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.

@@ -2,6 +2,7 @@
 // the error replies.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ bool reads_files(const Engine& engine, const std::string& command, const Json& a
 std::string dump(const Json& j);
 std::string error_json(const Error& e);
 Error internal_error(const std::exception& e);
+/// With files off: the error for a model argument that is a bare name outside the catalog, answered
+/// without looking at the file system (nullopt when every model argument is a catalog name).
+std::optional<Error> unknown_bare_model(const Engine& engine, const std::string& command, const Json& args);
 /// GET query parameters as the command's arguments, typed by its schema.
 Result<Json> query_args(const std::string& command, const std::vector<std::pair<std::string, std::string>>& params);
 

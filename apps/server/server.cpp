@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -111,25 +112,29 @@ class ResponseCache {
 // does not hold up the other connections of the pool thread that read it.
 class ComputePool {
  public:
-  explicit ComputePool(int threads) {
+  ComputePool(int threads, std::size_t max_queue) : max_queue_(max_queue) {
     for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
   }
   ~ComputePool() { stop(); }
   ComputePool(const ComputePool&) = delete;
   ComputePool& operator=(const ComputePool&) = delete;
 
-  /// Suspends the connection and queues the job (which must resume it); false once stopping,
-  /// with the connection untouched. The check and the suspension happen under one lock, so no
-  /// connection is suspended after stop() has begun.
-  bool submit_suspended(MHD_Connection* conn, std::function<void()> job) {
+  /// Suspends the connection and queues the job (which must resume it); kStopping once stopping
+  /// and kFull past the queue's bound, with the connection untouched. The check and the suspension happen under one
+  /// lock, so no connection is suspended after stop() has begun.
+  enum class Submit { kQueued, kStopping, kFull };
+  Submit submit_suspended(MHD_Connection* conn, std::function<void()> job) {
     {
       std::lock_guard lock(mu_);
-      if (stop_) return false;
+      if (stop_) return Submit::kStopping;
+      // A bounded queue: every idle thread takes one job, and at most max_queue wait beyond them;
+      // past that the server says "busy" instead of holding memory and sockets.
+      if (jobs_.size() >= max_queue_ + (threads_.size() - running_)) return Submit::kFull;
       MHD_suspend_connection(conn);
       jobs_.push_back(std::move(job));
     }
     cv_.notify_one();
-    return true;
+    return Submit::kQueued;
   }
 
   /// Refuses new jobs, finishes (and so resumes) every queued one, and joins the threads.
@@ -154,14 +159,19 @@ class ComputePool {
         if (jobs_.empty()) return;
         job = std::move(jobs_.front());
         jobs_.pop_front();
+        ++running_;
       }
       job();
+      std::lock_guard lock(mu_);
+      --running_;
     }
   }
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;
+  std::size_t max_queue_;
+  std::size_t running_ = 0;  // jobs being computed now
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
@@ -190,14 +200,17 @@ struct Request {
 };
 
 // The answer to one API call, into req: status and JSON, the CLI's message on bad input.
-void compute(const Engine& engine, const std::string& command, const Json& args, Request& req) {
+void compute(const Engine& engine, const std::string& command, const Json& args, Request& req,
+             const Cancel& cancel = {}) {
   try {
-    auto r = engine.run(command, args);
+    auto r = engine.run(command, args, {}, cancel);
     if (r) {
       req.status = MHD_HTTP_OK;
       req.json = req.csv ? csv_of(command, *r) : dump(*r);
     } else {
-      req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST;
+      req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND
+                   : r.error().what.rfind("cancelled", 0) == 0     ? MHD_HTTP_SERVICE_UNAVAILABLE
+                                                                   : MHD_HTTP_BAD_REQUEST;
       req.json = error_json(r.error());
     }
   } catch (const std::exception& e) {
@@ -207,20 +220,22 @@ void compute(const Engine& engine, const std::string& command, const Json& args,
 }
 
 MHD_Result reply(MHD_Connection* conn, unsigned status, std::string_view body, const char* type, bool copy = true,
-                 const char* allow = nullptr) {
+                 const char* allow = nullptr, const char* retry_after = nullptr) {
   MHD_Response* res = MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()),
                                                       copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
   if (res == nullptr) return MHD_NO;
   MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
   if (allow != nullptr) MHD_add_response_header(res, MHD_HTTP_HEADER_ALLOW, allow);
+  if (retry_after != nullptr) MHD_add_response_header(res, MHD_HTTP_HEADER_RETRY_AFTER, retry_after);
   const MHD_Result ok = MHD_queue_response(conn, status, res);
   MHD_destroy_response(res);
   return ok;
 }
 
-MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e, const char* allow = nullptr) {
-  return reply(conn, status, error_json(e), "application/json", true, allow);
+MHD_Result error_reply(MHD_Connection* conn, unsigned status, const Error& e, const char* allow = nullptr,
+                       const char* retry_after = nullptr) {
+  return reply(conn, status, error_json(e), "application/json", true, allow, retry_after);
 }
 
 MHD_Result collect_param(void* cls, MHD_ValueKind, const char* key, const char* value) {
@@ -240,7 +255,9 @@ const char* content_type(std::string_view path) {
 MHD_Result answer(const Context& ctx, MHD_Connection* conn, const Request& req) {
   if (req.status == MHD_HTTP_OK && !req.cache_key.empty()) ctx.cache->put(req.cache_key, req.json);
   const bool csv = req.csv && req.status == MHD_HTTP_OK;
-  return reply(conn, static_cast<unsigned>(req.status), req.json, csv ? "text/csv" : "application/json");
+  const bool busy = req.status == MHD_HTTP_SERVICE_UNAVAILABLE;
+  return reply(conn, static_cast<unsigned>(req.status), req.json, csv ? "text/csv" : "application/json", true, nullptr,
+               busy ? "1" : nullptr);
 }
 
 // Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
@@ -330,7 +347,21 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
       req->csv = args["format"] == "csv";
       args.erase("format");
     }
+    // A page on another site can make a browser send simple GETs here (an <img>, a link); long
+    // commands answer only to this server's own page.
+    const char* fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+    if (is_long(command) && fetch_site != nullptr && std::string_view(fetch_site) != "same-origin" &&
+        std::string_view(fetch_site) != "none") {
+      return error_reply(conn, MHD_HTTP_FORBIDDEN,
+                         request_error(std::string("long commands are not started from ") + fetch_site + " pages",
+                                       "use the page this server serves, or a client that is not a browser"));
+    }
     const bool files = reads_files(*ctx.engine, command, args);
+    if (!o.allow_files) {
+      if (auto e = unknown_bare_model(*ctx.engine, command, args); e && !files) {
+        return error_reply(conn, MHD_HTTP_BAD_REQUEST, *e);
+      }
+    }
     if (files && !o.allow_files) {
       return error_reply(
           conn, MHD_HTTP_FORBIDDEN,
@@ -348,10 +379,23 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
         return reply(conn, MHD_HTTP_OK, hit, req->csv ? "text/csv" : "application/json");
       }
     }
-    req->queued = is_long(command) && ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn] {
-      compute(*engine, command, args, *req);
-      MHD_resume_connection(conn);
-    });
+    if (is_long(command)) {
+      // Each long request has a deadline from when it is queued; past it the search stops, the
+      // answer is 503 and the compute thread is free again.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.deadline_ms);
+      const auto submitted =
+          ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn, deadline] {
+            compute(*engine, command, args, *req, [deadline] { return std::chrono::steady_clock::now() > deadline; });
+            MHD_resume_connection(conn);
+          });
+      if (submitted == ComputePool::Submit::kFull) {
+        return error_reply(
+            conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+            request_error("busy: " + std::to_string(o.max_queue) + " long requests are waiting", "retry in a second"),
+            nullptr, "1");
+      }
+      req->queued = submitted == ComputePool::Submit::kQueued;
+    }
     if (req->queued) return MHD_YES;
     compute(*ctx.engine, command, args, *req);  // quick, or the pool is stopping
     return answer(ctx, conn, *req);
@@ -410,7 +454,7 @@ int serve(const Engine& engine, const Options& o) {
   sigaction(SIGTERM, &sa, nullptr);
 
   ResponseCache cache(o.cache_bytes);
-  ComputePool pool(std::max(2, o.threads));
+  ComputePool pool(std::max(2, o.threads), o.max_queue);
   Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool};
   // One thread is one event loop without a pool; the library warns if told a pool size of 1.
   MHD_OptionItem pool_size[] = {{o.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, o.threads, nullptr},
@@ -419,7 +463,8 @@ int serve(const Engine& engine, const Options& o) {
       flags, static_cast<uint16_t>(o.port), nullptr, nullptr, &on_request, &ctx, MHD_OPTION_SOCK_ADDR,
       reinterpret_cast<sockaddr*>(&addr), MHD_OPTION_ARRAY, pool_size, MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(o.timeout_s), MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U, MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(o.max_per_ip),
+      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
   if (d == nullptr) {
     std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(),
                  o.port);

@@ -16,6 +16,9 @@ struct Options {
   int max_connections = 1024;           ///< connections beyond this are refused
   std::size_t cache_bytes = 64u << 20;  ///< answers kept for repeated questions (0: off)
   bool allow_files = false;             ///< let requests read files and measure the machine
+  int max_per_ip = 256;                 ///< connections one address may hold at once
+  std::size_t max_queue = 64;           ///< long requests waiting for the compute pool; past it, 503
+  int deadline_ms = 60000;              ///< a long request still running this long after it was queued: 503
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

@@ -52,6 +52,7 @@ struct ArgSpec {
   std::string def_text;              ///< the default in words when `def` is null ("the whole scale-up domain")
   std::optional<double> min, max;    ///< bounds of a number (each element of a list), inclusive
   bool exclusive_min = false;        ///< the value must exceed `min`
+  std::size_t max_items = 100000;    ///< lists: the most values one request may give (work is bounded)
   std::vector<std::string> choices;  ///< kChoice
   std::string short_flag;            ///< "-m", or empty
   bool positional = false;           ///< the CLI takes it without a flag (a file, a model name)

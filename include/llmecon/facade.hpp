@@ -27,6 +27,9 @@ namespace llmecon {
 
 /// Told the fraction done (0..1) during long calls (sweep, plan); shells draw it, the library never prints.
 using Progress = std::function<void(double)>;
+/// Polled by long calls (plan, sweep); once it returns true they stop with an Error whose `what`
+/// begins "cancelled" (a server's deadline). The library never decides when to cancel.
+using Cancel = std::function<bool()>;
 
 class Engine {
  public:
@@ -80,7 +83,8 @@ class Engine {
   static bool implements(const std::string& command);
   /// Dispatch by command name ("roofline", "batch", ...): the arguments are checked against the
   /// command's spec (args.hpp), then the command runs. Every shell calls this.
-  [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {}) const;
+  [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {},
+                                 const Cancel& cancel = {}) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).
   [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
 

@@ -198,6 +198,8 @@ class ModelCatalog {
   [[nodiscard]] std::vector<std::string> names() const;
   /// A built-in name, or else a path to a config file. Errors name `flag`.
   [[nodiscard]] Result<ModelSpec> resolve(std::string_view name_or_path, const std::string& flag) const;
+  /// The error for a name that is neither a built-in model nor a path, with the nearest names.
+  [[nodiscard]] Error unknown_model(std::string_view name, const std::string& flag) const;
 
  private:
   std::vector<ModelEntry> entries_;

@@ -42,6 +42,9 @@ struct PlanRequest {
   /// Called now and then with the fraction of the search done (0..1), from one thread; the
   /// library never prints, so a shell draws the bar.
   std::function<void(double)> progress;
+  /// Polled as the search goes; once it returns true the search stops and the result says
+  /// `cancelled` (a server's deadline). Called from the search threads.
+  std::function<bool()> cancelled;
 };
 
 struct PlanPoint {
@@ -67,6 +70,7 @@ struct PlanResult {
   long feasible = 0;
   long meeting_slo = 0;
   std::string empty_reason;  ///< set when nothing meets the SLO
+  bool cancelled = false;    ///< the search was stopped by PlanRequest::cancelled
 };
 
 /// Every mapping of `chips` chips this planner considers (model.md §17.1).

@@ -116,8 +116,10 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
         items.push_back(v);  // one value is a one-element list
       }
       if (items.empty()) return Error{arg.flag(), "", "the list is empty", "give at least one value"};
-      if (items.size() > kMaxListLength) {
-        return Error{arg.flag(), "", fmt::format("{} values; at most {}", items.size(), kMaxListLength), ""};
+      if (items.size() > std::min(kMaxListLength, arg.max_items)) {
+        return Error{arg.flag(), "",
+                     fmt::format("{} values; at most {}", items.size(), std::min(kMaxListLength, arg.max_items)),
+                     "each value is a separate computation; give fewer"};
       }
       Json out = Json::array();
       for (const auto& e : items) {

@@ -38,6 +38,10 @@ ArgSpec unit(ArgSpec a, std::string u) {
   a.unit = std::move(u);
   return a;
 }
+ArgSpec capped(ArgSpec a, std::size_t items) {
+  a.max_items = items;
+  return a;
+}
 ArgSpec short_flag(ArgSpec a, std::string s) {
   a.short_flag = std::move(s);
   return a;
@@ -248,9 +252,9 @@ std::vector<CommandSpec> build() {
              integer("layers_per_stage", "layers per stage", "layer", 1, 1, 1e5),
              number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
   {
-    ArgSpec hold =
-        with_default(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"),
-                     Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
+    ArgSpec hold = with_default(
+        capped(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"), 10000),
+        Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
     hold.exclusive_min = true;
     add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
                 board({hold, usd_per_hour()})));
@@ -296,16 +300,19 @@ std::vector<CommandSpec> build() {
          with_text(
              unit(bounded(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), 0), "$/Mtok"),
              "none"),
-         with_text(unit(bounded(arg("scaleup", T::kIntegerList, "also plan on these scale-up domain sizes: 8,72,576"),
-                                1, 1e6),
-                        "chip"),
+         with_text(capped(unit(bounded(arg("scaleup", T::kIntegerList,
+                                           "also plan on these scale-up domain sizes: 8,72,576 (a whole plan each)"),
+                                       1, 1e6),
+                               "chip"),
+                          16),
                    "none"),
-         with_text(arg("weight_dtypes", T::kDTypeList, "weight formats to search: bf16,fp8,fp4"),
+         with_text(capped(arg("weight_dtypes", T::kDTypeList, "weight formats to search: bf16,fp8,fp4"), 6),
                    "the model's format and narrower ones"),
-         with_text(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), "bf16 and fp8"),
-         with_text(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"), 1,
-                                kMaxCount),
-                        "seq"),
+         with_text(capped(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), 6), "bf16 and fp8"),
+         with_text(capped(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"),
+                                       1, kMaxCount),
+                               "seq"),
+                          256),
                    "powers of two"),
          number("overlap", "fraction of communication hidden under compute", "", 0, 0, 1),
          integer("threads", "search threads", "", 1, 1, 64),
@@ -434,6 +441,9 @@ Json schema_json() {
       j["min"] = a.min ? Json(*a.min) : Json(nullptr);
       j["max"] = a.max ? Json(*a.max) : Json(nullptr);
       if (a.exclusive_min) j["exclusive_min"] = true;
+      if (a.type == ArgType::kNumberList || a.type == ArgType::kIntegerList || a.type == ArgType::kDTypeList) {
+        j["max_items"] = a.max_items;
+      }
       if (!a.choices.empty()) j["choices"] = a.choices;
       if (a.type == ArgType::kDType || a.type == ArgType::kDTypeList) {
         Json names = Json::array();

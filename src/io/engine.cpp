@@ -42,12 +42,13 @@ Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std:
   return e;
 }
 
-Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress) const {
+Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress,
+                         const Cancel& cancel) const {
   const CommandSpec* spec = find_command(command);
   if (spec == nullptr) return unknown_command(command);
   TRY(a, Args::parse(*spec, args));
   for (const Impl& i : kImpls) {
-    if (command == i.name) return i.run(*this, a, progress);
+    if (command == i.name) return i.run(*this, a, progress, cancel);
   }
   LLMECON_ASSERT(false, "a command in the table has no implementation");
   return unknown_command(command);

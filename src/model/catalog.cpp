@@ -132,9 +132,13 @@ Result<ModelSpec> ModelCatalog::resolve(std::string_view name_or_path, const std
   if (s.find('/') != std::string::npos || s.find(".json") != std::string::npos || std::filesystem::exists(s, ec)) {
     return load_model_file(s);
   }
+  return unknown_model(s, flag);
+}
+
+Error ModelCatalog::unknown_model(std::string_view name, const std::string& flag) const {
   return Error{
-      flag, "", "unknown model '" + s + "'",
-      "did you mean " + closest_names(s, names()) + "? `llmecon models` lists all, or pass a path to a config.json"};
+      flag, "", "unknown model '" + std::string(name) + "'",
+      "did you mean " + closest_names(name, names()) + "? `llmecon models` lists all, or pass a path to a config.json"};
 }
 
 }  // namespace llmecon

@@ -124,6 +124,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
   for (std::size_t fi = begin; fi < formats.size(); fi += step) {
     const auto [w, kv] = formats[fi];
     for (const Mapping& mp : maps) {
+      if (rq.cancelled && rq.cancelled()) return;
       const long finished = done.fetch_add(1, std::memory_order_relaxed);
       if (begin == 0 && rq.progress) rq.progress(static_cast<double>(finished) / total);
       {
@@ -241,6 +242,11 @@ PlanResult plan(const PlanRequest& rq) {
                         std::ref(parts[static_cast<std::size_t>(t)]));
     }
     for (auto& th : pool) th.join();
+  }
+  if (rq.cancelled && rq.cancelled()) {
+    out.cancelled = true;
+    out.empty_reason = "cancelled";
+    return out;
   }
   if (rq.progress) rq.progress(1.0);
   std::vector<PlanPoint> points;

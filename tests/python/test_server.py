@@ -282,3 +282,134 @@ def test_server_json_equals_cli_json(server, command, argv, args):
     status, _, body = request(port, "POST", "/api/" + command, json.dumps(args))
     assert status == 200
     assert json.loads(body) == json.loads(cli)
+
+
+def test_long_requests_past_the_queue_get_503_with_retry_after():
+    # One compute lane of two threads and a queue of one: of six long plans sent at once, the
+    # first two run, one waits, and the rest are told to come back.
+    import threading
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--max-queue", "1",
+                             "--cache-bytes", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        results = []
+
+        def plan(i):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "isl": 2048 + i}))
+            res = conn.getresponse()
+            results.append((res.status, res.getheader("Retry-After"), res.read()))
+            conn.close()
+
+        threads = [threading.Thread(target=plan, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        statuses = sorted(s for s, _, _ in results)
+        assert statuses.count(200) >= 3 and statuses.count(503) >= 1, statuses
+        for status, retry, body in results:
+            if status == 503:
+                assert retry == "1"
+                assert "busy: 1 long requests are waiting" in json.loads(body)["error"]
+        # Quick requests never queue behind them.
+        assert request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm")[0] == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=60) == 0
+
+
+def test_one_address_cannot_take_every_connection():
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--max-per-ip", "4"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+        extra = socket.create_connection(("127.0.0.1", port))
+        extra.settimeout(5)
+        extra.sendall(b"GET /api/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        try:  # the fifth connection from this address is closed unanswered
+            answer = extra.recv(100)
+        except ConnectionResetError:
+            answer = b""
+        assert answer == b"", answer
+        for s in socks:
+            s.close()
+        extra.close()
+        time.sleep(0.2)
+        assert request(port, "GET", "/api/models")[0] == 200  # and once they close, it is served again
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_cross_site_gets_do_not_start_long_commands(server):
+    _, port = server
+    headers = {"Sec-Fetch-Site": "cross-site"}
+    status, _, body = request(port, "GET", "/api/plan?model=llama-3.1-8b&hw=h100-sxm", headers=headers)
+    assert status == 403 and "long commands are not started from cross-site pages" in json.loads(body)["error"]
+    assert request(port, "GET", "/api/plan?model=llama-3.1-8b&hw=h100-sxm",
+                   headers={"Sec-Fetch-Site": "same-origin"})[0] == 200
+    assert request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm", headers=headers)[0] == 200
+
+
+def test_the_servers_directory_is_not_revealed(tmp_path):
+    # With files off, a bare name that happens to exist beside the server gets the same answer as
+    # one that does not, and nothing is read.
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "qwen").write_text(open(CONFIG).read())
+    port = free_port()
+    proc = subprocess.Popen([os.path.abspath(BIN), "serve", "--port", str(port)], cwd=tmp_path, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        answers = {}
+        for name in ("etc", "qwen", "nonexistent"):
+            status, _, body = request(port, "GET", f"/api/roofline?model={name}&hw=h100-sxm")
+            # The hint suggests names near the one asked; the answer itself must not differ.
+            answers[name] = (status, json.loads(body)["error"].split(" (hint")[0].replace(name, "NAME"))
+        assert answers["etc"] == answers["qwen"] == answers["nonexistent"], answers
+        assert answers["etc"][0] == 400 and "--model: unknown model 'NAME'" in answers["etc"][1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_each_request_caps_its_work(server):
+    _, port = server
+    for args, cap in [({"model": "llama-3.1-8b", "hw": "h100-sxm", "scaleup": list(range(1, 18))}, "--scaleup: 17 values; at most 16"),
+                      ({"model": "llama-3.1-8b", "hw": "h100-sxm", "batches": "1:100000:+1"}, "--batches: 100000 values; at most 256"),
+                      ({"batch": "1:200000:+1"}, "--batch: the range has more than 100000 values")]:
+        command = "sweep" if "batch" in args else "plan"
+        status, _, body = request(port, "POST", "/api/" + command, json.dumps(args))
+        assert status == 400, (args, body)
+        assert cap in json.loads(body)["error"], body
+
+
+def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
+    port = free_port()
+    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--deadline-ms", "1500",
+                             "--cache-bytes", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving on" in proc.stderr.readline()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        start = time.monotonic()
+        conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16}))
+        res = conn.getresponse()
+        body = json.loads(res.read())
+        took = time.monotonic() - start
+        conn.close()
+        assert res.status == 503, body
+        assert res.getheader("Retry-After") == "1"
+        assert body["error"].startswith("request: cancelled: past its deadline")
+        # Two compute threads: tie both up past the deadline, then a small plan still gets through.
+        statuses = [request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16}))[0]
+                    for _ in range(2)]
+        assert statuses == [503, 503]
+        assert request(port, "POST", "/api/plan", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1}))[0] == 200
+        assert took < 30, took
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=60) == 0

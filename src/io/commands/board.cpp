@@ -44,7 +44,7 @@ double practical_batch(const Args& a, const Board& b) {
 
 }  // namespace
 
-Result<Json> batch(const Engine& e, const Args& a, const Progress&) {
+Result<Json> batch(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   const double ctx = a.number("context");
   Json out = to_json(batch_analysis(b.board, ctx));
@@ -56,21 +56,21 @@ Result<Json> batch(const Engine& e, const Args& a, const Progress&) {
   return with_board(out, b.board);
 }
 
-Result<Json> step(const Engine& e, const Args& a, const Progress&) {
+Result<Json> step(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   return with_board(to_json(step_analysis(b.board, practical_batch(a, b.board), a.number("context"),
                                           a.number("provider_tokens_per_s"))),
                     b.board);
 }
 
-Result<Json> context(const Engine& e, const Args& a, const Progress&) {
+Result<Json> context(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   return with_board(to_json(context_analysis(b.board, practical_batch(a, b.board), a.number("knee"), a.number("topk"),
                                              a.number("index_bytes"), a.number("sqrt_block"))),
                     b.board);
 }
 
-Result<Json> price(const Engine& e, const Args& a, const Progress&) {
+Result<Json> price(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   Json out = with_board(to_json(price_forward(b.board, a.number("context"), practical_batch(a, b.board))), b.board);
   if (a.has("sheet")) {
@@ -89,7 +89,7 @@ Result<Json> price(const Engine& e, const Args& a, const Progress&) {
   return out;
 }
 
-Result<Json> layout(const Engine& e, const Args& a, const Progress&) {
+Result<Json> layout(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   Board board = b.board;
   board.hop_latency = units::ms(a.number("hop_ms"));
@@ -100,12 +100,12 @@ Result<Json> layout(const Engine& e, const Args& a, const Progress&) {
       board);
 }
 
-Result<Json> cache(const Engine& e, const Args& a, const Progress&) {
+Result<Json> cache(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   return with_board(to_json(cache_analysis(b.board, a.numbers("hold_s"))), b.board);
 }
 
-Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&) {
+Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   LifecycleInputs in;
   if (a.has("model")) {
     TRY(m, load_model(e, a));
@@ -122,14 +122,14 @@ Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&) {
   return to_json(lifecycle_analysis(in));
 }
 
-Result<Json> revnet(const Engine& e, const Args& a, const Progress&) {
+Result<Json> revnet(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(m, load_model(e, a));
   Json out = to_json(revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype")));
   out["model"] = m.name;
   return out;
 }
 
-Result<Json> lecture(const Engine& e, const Args&, const Progress&) {
+Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel&) {
   TRY(claims, lecture_claims(e.hardware_catalog(), e.model_catalog()));
   Json out = Json::array();
   for (const auto& c : claims) {

@@ -3,7 +3,7 @@
 
 namespace llmecon::cmd {
 
-Result<Json> models(const Engine& e, const Args&, const Progress&) {
+Result<Json> models(const Engine& e, const Args&, const Progress&, const Cancel&) {
   const ModelCatalog& cat = e.model_catalog();
   Json out = Json::array();
   for (const auto& entry : cat.entries()) {
@@ -23,7 +23,7 @@ Result<Json> models(const Engine& e, const Args&, const Progress&) {
   return out;
 }
 
-Result<Json> hardware(const Engine& e, const Args&, const Progress&) {
+Result<Json> hardware(const Engine& e, const Args&, const Progress&, const Cancel&) {
   Json out = Json::array();
   for (const auto& h : e.hardware_catalog().all()) {
     Json compute = Json::object();
@@ -60,7 +60,7 @@ Result<Json> hardware(const Engine& e, const Args&, const Progress&) {
   return out;
 }
 
-Result<Json> model_show(const Engine& e, const Args& a, const Progress&) {
+Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(m, load_model(e, a));
   const DType kv = *a.dtype("kv_dtype");
   Json layers = Json::object();

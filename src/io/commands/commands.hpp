@@ -9,35 +9,39 @@
 
 namespace llmecon::cmd {
 
-using Fn = Result<Json> (*)(const Engine&, const Args&, const Progress&);
+using Fn = Result<Json> (*)(const Engine&, const Args&, const Progress&, const Cancel&);
 
 // catalog.cpp
-Result<Json> models(const Engine& e, const Args& a, const Progress& p);
-Result<Json> hardware(const Engine& e, const Args& a, const Progress& p);
-Result<Json> model_show(const Engine& e, const Args& a, const Progress& p);
+Result<Json> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> hardware(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> model_show(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // roofline.cpp
-Result<Json> roofline(const Engine& e, const Args& a, const Progress& p);
-Result<Json> sweep(const Engine& e, const Args& a, const Progress& p);
-Result<Json> report(const Engine& e, const Args& a, const Progress& p);
+Result<Json> roofline(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<RooflineResult> evaluate(const Engine& e, const Args& a);
 // board.cpp
-Result<Json> batch(const Engine& e, const Args& a, const Progress& p);
-Result<Json> step(const Engine& e, const Args& a, const Progress& p);
-Result<Json> context(const Engine& e, const Args& a, const Progress& p);
-Result<Json> price(const Engine& e, const Args& a, const Progress& p);
-Result<Json> layout(const Engine& e, const Args& a, const Progress& p);
-Result<Json> cache(const Engine& e, const Args& a, const Progress& p);
-Result<Json> lifecycle(const Engine& e, const Args& a, const Progress& p);
-Result<Json> revnet(const Engine& e, const Args& a, const Progress& p);
-Result<Json> lecture(const Engine& e, const Args& a, const Progress& p);
+Result<Json> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> step(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> context(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> price(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> layout(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> cache(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> lifecycle(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // plan.cpp
-Result<Json> plan(const Engine& e, const Args& a, const Progress& p);
+Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
-Result<Json> validate(const Engine& e, const Args& a, const Progress& p);
-Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p);
-Result<Json> measure(const Engine& e, const Args& a, const Progress& p);
+Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> measure(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 
 // Shared by the commands.
+/// The error a cancelled long call returns.
+inline Error cancelled_error() {
+  return Error{"request", "", "cancelled: past its deadline", "ask for less (fewer chips, formats or batches)"};
+}
 /// Whole numbers as JSON integers ("batch": 64), others as numbers.
 Json count(double v);
 /// The `model` argument: a built-in name, a config.json path, or the config object itself.

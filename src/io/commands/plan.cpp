@@ -76,7 +76,7 @@ Json quantiles_json(const Quantiles& x) {
 
 }  // namespace
 
-Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
+Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(model, load_model(e, a));
   TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
   const Hardware* hw = hw_owner.get();
@@ -109,6 +109,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
   rq.overlap = a.number("overlap");
   rq.threads = static_cast<int>(a.number("threads"));
   rq.progress = progress;
+  rq.cancelled = cancel;
   rq.spec_acceptance = a.number("spec_acceptance");
   if (rq.spec_acceptance >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
   rq.spec_draft = static_cast<int>(a.number("spec_draft"));
@@ -132,6 +133,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
   if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
   out["slo"] = slo;
   const PlanResult main = llmecon::plan(rq);
+  if (main.cancelled) return cancelled_error();
   const Json planned =
       plan_json(main, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
   for (const auto& [k, v] : planned.items()) out[k] = v;
@@ -151,6 +153,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress) {
       r2.domain = static_cast<int>(d);
       r2.chips = static_cast<int>(d);
       const PlanResult pr = llmecon::plan(r2);
+      if (pr.cancelled) return cancelled_error();
       rows.push_back({{"domain", r2.domain},
                       {"chips", r2.chips},
                       {"best", pr.best ? point_fields(*pr.best) : Json(nullptr)},

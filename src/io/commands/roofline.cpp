@@ -105,7 +105,7 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
   return r;
 }
 
-Result<Json> roofline(const Engine& e, const Args& a, const Progress&) {
+Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, a.number("batch"), a.number("context")));
   res.in.step = step;
@@ -129,7 +129,7 @@ Result<Json> roofline(const Engine& e, const Args& a, const Progress&) {
   return out;
 }
 
-Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress) {
+Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   const std::vector<double> batches = a.numbers("batch");
   const std::vector<double> contexts = a.numbers("context");
   if (batches.size() * contexts.size() > 100000) {
@@ -146,6 +146,7 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress) {
   for (const double c : contexts) {
     for (const double b : batches) {
       if (progress) progress(static_cast<double>(rows.size()) / total);
+      if (cancel && rows.size() % 256 == 0 && cancel()) return cancelled_error();
       TRY(step, step_at(a, b, c));
       RooflineInput in = res.in;
       in.step = step;
@@ -159,7 +160,7 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress) {
   return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
 }
 
-Result<Json> report(const Engine& e, const Args& a, const Progress&) {
+Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, 1, a.number("context")));
   res.in.step = step;

@@ -16,7 +16,7 @@ Result<std::vector<Measurement>> read_measurements(const Args& a, std::string& d
 
 }  // namespace
 
-Result<Json> validate(const Engine& e, const Args& a, const Progress&) {
+Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   ValidationContext ctx;
@@ -49,7 +49,7 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&) {
               {"summary", summary}};
 }
 
-Result<Json> calibrate(const Engine& e, const Args& a, const Progress&) {
+Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
@@ -74,7 +74,7 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&) {
               {"toml", cal.toml}};
 }
 
-Result<Json> measure(const Engine&, const Args& a, const Progress&) {
+Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel&) {
   const bool quick = a.flag("quick");
   MeasureOptions mo = quick ? MeasureOptions::quick() : MeasureOptions{};
   mo.threads = static_cast<int>(a.number("threads"));
