@@ -46,6 +46,7 @@ struct Figure {
   double value = 0.0;
   std::string unit;
   std::string label;
+  std::string reason = {};  ///< why there is no finite value (JSON: null with this reason), else empty
 };
 
 /// A table cell: a number, or text when `text` is set.
@@ -80,6 +81,10 @@ struct Analysis {
   explicit Analysis(std::string t) : title(std::move(t)) {}
   void figure(std::string key, double value, std::string unit, std::string label) {
     figures.push_back(Figure{std::move(key), value, std::move(unit), std::move(label)});
+  }
+  /// A figure that may have no finite value; when it has none, `reason` says why (never a bare null).
+  void figure(std::string key, double value, std::string unit, std::string label, std::string reason) {
+    figures.push_back(Figure{std::move(key), value, std::move(unit), std::move(label), std::move(reason)});
   }
   /// A figure whose unit comes from its type: a.figure("drain_time_s", t_drain, "the step interval").
   template <class Q, class = decltype(Q::kDim)>

@@ -96,7 +96,11 @@ Analysis batch_analysis(const Board& b, double context) {
   const double per_seq_compute = (units::flops(2.0 * b.n_active) / b.flops).si();
   const double per_seq_kv = (bytes(context * b.kv.si()) / b.mem_bw).si();
   const double bstar_kv = per_seq_compute > per_seq_kv ? b.t_weights().si() / (per_seq_compute - per_seq_kv) : kInf;
-  a.figure("b_star_kv", bstar_kv, "", "optimal batch with the KV term at this context (F6 with KV)");
+  a.figure("b_star_kv", bstar_kv, "", "optimal batch with the KV term at this context (F6 with KV)",
+           std::isfinite(bstar_kv) ? ""
+                                   : fmt::format("KV-bound at every batch: per sequence, KV fetch {} >= compute {} "
+                                                 "(past the F10 crossover)",
+                                                 secs(per_seq_kv), secs(per_seq_compute)));
   if (std::isfinite(bstar_kv)) {
     a.explain(fmt::format("B*_kv = t_weights / (2 N_active / FLOPS - c kv / BW) = {} / ({} - {}) = {}",
                           secs(b.t_weights().si()), secs(per_seq_compute), secs(per_seq_kv), num(bstar_kv)));
@@ -271,7 +275,10 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
   } else if (index_bytes > 0) {
     topk_cross = (budget - topk * b.kv.si()) / index_bytes;
   }
-  a.figure("crossover_context_topk", topk_cross, "tok", "crossover with top-k attention and its indexer");
+  a.figure("crossover_context_topk", topk_cross, "tok", "crossover with top-k attention and its indexer",
+           std::isfinite(topk_cross) ? ""
+                                     : "top-k reads a fixed number of tokens and its indexer costs nothing: "
+                                       "KV fetch never reaches compute");
   a.figure("crossover_context_sqrt", (budget / b.kv.si()) * (budget / b.kv.si()) / block, "tok",
            "crossover with sqrt(block x context) attention");
   a.explain(fmt::format("top-k: min(c, {}) kv + c x {} B; sqrt: sqrt({} c) kv; dense: c kv (F13)", num(topk),

@@ -61,12 +61,20 @@ Json to_json(const RooflineResult& r) {
 Json to_json(const Analysis& a) {
   Json out{{"analysis", a.title}};
   Json figs = Json::array();
+  Json reasons = Json::object();
   for (const auto& f : a.figures) {
+    // A figure without a finite value is null only with the reason the analysis gives for it.
+    LLMECON_ASSERT(std::isfinite(f.value) || !f.reason.empty(), "a non-finite figure needs its reason");
     out[f.key] = std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : count(f.value)) : Json(nullptr);
-    figs.push_back({{"key", f.key},
-                    {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
-                    {"unit", f.unit},
-                    {"label", f.label}});
+    Json fig{{"key", f.key},
+             {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
+             {"unit", f.unit},
+             {"label", f.label}};
+    if (!std::isfinite(f.value)) {
+      fig["reason"] = f.reason;
+      reasons[f.key] = f.reason;
+    }
+    figs.push_back(std::move(fig));
   }
   for (const auto& t : a.tables) {
     Json rows = Json::array();
@@ -78,6 +86,7 @@ Json to_json(const Analysis& a) {
     out[t.key] = rows;
   }
   out["figures"] = figs;
+  if (!reasons.empty()) out["reasons"] = reasons;
   Json units = Json::object();
   for (const auto& t : a.tables)
     for (const auto& c : t.columns) units[t.key + "." + c.key] = c.unit;

@@ -298,3 +298,40 @@ TEST(Args, PlanExplainsAnyFrontierPoint) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// A number in an analysis's JSON is never a bare null: where a division has no finite answer
+// (KV-bound at every batch, a free indexer), the figure is null with its reason.
+TEST(Args, NoBareNullsAcrossTheAnalyses) {
+  int reasons = 0;
+  for (const char* model : {"deepseek-v3", "llama-3.1-8b", "qwen3-next-80b-a3b", "gpt-oss-120b"}) {
+    for (const char* hw : {"gb200", "h100-sxm", "blackboard", "tpu-v5e"}) {
+      for (const Json& extra : {Json::object(), Json{{"context", 1000000}}, Json{{"context", 1}}}) {
+        for (const char* command : {"batch", "step", "context", "price", "layout", "cache"}) {
+          Json args = extra;
+          args["model"] = model;
+          args["hw"] = hw;
+          if (std::string(command) == "cache") args.erase("context");
+          if (std::string(command) == "context" && args.contains("context")) {
+            args.erase("context");
+            args["index_bytes"] = 0;
+          }
+          auto r = engine().run(command, args);
+          ASSERT_TRUE(r) << command << " " << args.dump() << ": " << r.error().message();
+          for (const auto& f : (*r)["figures"]) {
+            if (!f["value"].is_null()) continue;
+            ++reasons;
+            EXPECT_FALSE(f.value("reason", std::string()).empty()) << command << " " << args.dump() << " " << f["key"];
+            EXPECT_EQ((*r)["reasons"][f["key"].get<std::string>()], f["reason"]);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(reasons, 0);  // the grid reaches the KV-bound and free-indexer cases
+}
+
+}  // namespace
+}  // namespace llmecon
