@@ -4,3 +4,12 @@ if(LLMECON_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# LLMECON_FUZZ=ON (clang) instruments everything for libFuzzer under ASan and UBSan and builds
+# the fuzz targets (fuzz/).
+option(LLMECON_FUZZ "Build the libFuzzer targets (clang)" OFF)
+if(LLMECON_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined,float-cast-overflow)
+endif()

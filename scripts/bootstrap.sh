@@ -3,7 +3,8 @@
 #
 #   scripts/bootstrap.sh run    install what is missing, build (release), run the default report
 #   scripts/bootstrap.sh test   install what is missing, build, check the format, run every test,
-#                               run clang-tidy, then the sanitizer (ASan+UBSan) build and its tests.
+#                               run clang-tidy, then the sanitizer (ASan+UBSan) build and its tests,
+#                               then the libFuzzer targets over their seed corpora (scripts/fuzz.sh).
 #                               Tests that time this machine (label `measure`) are left out:
 #                               `ctest --test-dir build/dev -L measure` runs them.
 #
@@ -20,7 +21,7 @@ packages=(build-essential cmake ninja-build ccache python3
           libmicrohttpd-dev pybind11-dev python3-dev python3-pytest)
 # npm for the web page's chart library; Debian's chromium for the browser test.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-test_packages=(chromium clang-format clang-tidy)
+test_packages=(chromium clang-format clang-tidy clang libclang-rt-14-dev)
 
 install_missing() {
   local missing=()
@@ -66,6 +67,11 @@ case "$mode" in
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs"
+    # Every input parser under libFuzzer (clang, ASan+UBSan): a fixed, seeded budget, so the
+    # same inputs run every time.
+    cmake --preset fuzz >/dev/null
+    cmake --build --preset fuzz -j "$jobs"
+    scripts/fuzz.sh
     ;;
   *)
     echo "usage: scripts/bootstrap.sh run|test" >&2

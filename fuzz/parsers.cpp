@@ -1,0 +1,53 @@
+// libFuzzer targets, one per input parser (built with -DLLMECON_FUZZ=ON and clang; see
+// fuzz/CMakeLists.txt). Each target is compiled from this file with LLMECON_FUZZ_TARGET naming
+// the parser. Any crash, sanitizer report or uncaught exception is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "llmecon/facade.hpp"
+#include "llmecon/hardware.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/pricing.hpp"
+#include "llmecon/validate.hpp"
+#include "request.hpp"
+
+namespace {
+
+const llmecon::Engine& engine() {
+  static const llmecon::Engine e = llmecon::Engine::open({}).value();
+  return e;
+}
+
+// The commands a fuzzed request may reach: the quick ones (plan, lecture, measure and friends
+// take seconds by design, and the server bounds them with deadlines instead).
+constexpr const char* kCommands[] = {"model",   "roofline", "sweep", "batch",    "step",
+                                     "context", "price",    "cache", "lifecycle", "revnet"};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string target = LLMECON_FUZZ_TARGET;
+  if (target == "hf_config") {
+    (void)llmecon::parse_model_config(text, "fuzz.json", "fuzz");
+  } else if (target == "hardware_toml") {
+    (void)llmecon::parse_hardware_toml(text, "fuzz.toml");
+  } else if (target == "price_toml") {
+    (void)llmecon::parse_price_sheet(text, "fuzz.toml");
+  } else if (target == "validation_csv") {
+    (void)llmecon::read_validation_csv(text, "fuzz.csv");
+  } else if (target == "facade_args" || target == "http_request") {
+    if (size == 0) return 0;
+    const std::string command = kCommands[data[0] % (sizeof(kCommands) / sizeof(kCommands[0]))];
+    const std::string body(text.substr(1));
+    // The server's own path: body to arguments (depth, range and type checks), then the facade.
+    auto args = llmecon::server::parse_args(body);
+    if (!args) return 0;
+    if (target == "http_request" && llmecon::server::reads_files(engine(), command, *args)) return 0;
+    auto r = engine().run(command, *args);
+    if (r) (void)llmecon::server::dump(*r);
+  }
+  return 0;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (the `fuzz` preset, clang) from its seed corpus in fuzz/corpus/.
+#   scripts/fuzz.sh             a fixed, seeded budget per target (what CI runs: deterministic)
+#   scripts/fuzz.sh SECONDS     each target for SECONDS of wall time (the long runs)
+# Any crash, sanitizer report, leak or timeout fails. Corpus growth goes to a temporary folder,
+# never into the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/fuzz/fuzz
+[ -x "$bin/fuzz_hf_config" ] || { echo "fuzz: build the fuzz preset first (cmake --preset fuzz && cmake --build --preset fuzz)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+for t in hf_config hardware_toml price_toml validation_csv facade_args http_request; do
+  cp -r "fuzz/corpus/$t" "$work/$t"
+  if [ $# -ge 1 ]; then budget=(-max_total_time="$1"); else budget=(-seed=1 -runs=300000); fi
+  if "$bin/fuzz_$t" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+       -artifact_prefix="$work/" "$work/$t" > "$work/$t.log" 2>&1; then
+    execs=$(grep -m1 'stat::number_of_executed_units' "$work/$t.log" | awk '{print $2}')
+    rate=$(grep -m1 'stat::average_exec_per_sec' "$work/$t.log" | awk '{print $2}')
+    echo "fuzz: $t clean: $execs inputs, $rate per second"
+  else
+    echo "fuzz: $t FOUND A PROBLEM:" >&2
+    grep -E "ERROR|runtime error|SUMMARY|Test unit written" "$work/$t.log" | head -20 >&2
+    status=1
+  fi
+done
+exit $status
