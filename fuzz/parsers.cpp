@@ -22,7 +22,7 @@ const llmecon::Engine& engine() {
 
 // The commands a fuzzed request may reach: the quick ones (plan, lecture, measure and friends
 // take seconds by design, and the server bounds them with deadlines instead).
-constexpr const char* kCommands[] = {"model",   "roofline", "sweep", "batch",    "step",
+constexpr const char* kCommands[] = {"model",   "roofline", "sweep", "batch",     "step",
                                      "context", "price",    "cache", "lifecycle", "revnet"};
 
 }  // namespace
