@@ -33,6 +33,10 @@ echo 'function delay() return 20 end' >"$tmp/think.lua"
 
 base="http://127.0.0.1:$port"
 same="$base/api/roofline?model=llama-3.1-70b&hw=h100-sxm&batch=64&context=8192"
+declare -A P99
+ms() {  # wrk latency (e.g. 1.23ms, 850.00us, 1.02s) in milliseconds
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.4f", n }'
+}
 run() {  # run LABEL URL [SCRIPT]
   local label=$1 url=$2 script=${3:-}
   local out
@@ -44,6 +48,7 @@ run() {  # run LABEL URL [SCRIPT]
   p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
   errors=$(awk '/Socket errors|Non-2xx/ {print}' <<<"$out" | tr '\n' ' ')
   printf '| %s | %s | %s | %s | %s | %s |\n' "$label" "$rps" "$p50" "$p90" "$p99" "${errors:-none}"
+  P99[$label]=$(ms "$p99")
 }
 
 echo "llmecon serve --threads $threads; wrk -t2 -c200 -d${secs}s on the same $(nproc)-core machine"
@@ -55,3 +60,12 @@ run "roofline, one question repeated" "$same"
 run "roofline, a new question each time" "$base" "$tmp/varied.lua"
 run "roofline repeated, 20 ms pause per connection" "$same" "$tmp/think.lua"
 run "roofline new each time, 20 ms pause per connection" "$base" "$tmp/varied_think.lua"
+
+# The targets, as ratios to the static-file floor measured in the same run (the load generator
+# shares the cores, so absolute latencies say more about the machine than the server).
+floor=${P99["static asset (style.css)"]}
+cached=${P99["roofline, one question repeated"]}
+fresh=${P99["roofline, a new question each time"]}
+echo
+awk -v f="$floor" -v c="$cached" -v n="$fresh" 'BEGIN {
+  printf "p99 ratios to the static floor (%.3f ms): cached %.2fx (target <= 1.3x), fresh roofline %.2fx (target <= 3x)\n", f, c / f, n / f }'

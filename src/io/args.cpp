@@ -199,17 +199,21 @@ Result<std::vector<double>> parse_number_list(std::string_view text, const std::
     const char* shape = "a range is START:STOP:xFACTOR or START:STOP:+STEP, e.g. 1:4096:x2";
     if (b == std::string_view::npos) return Error{flag, "", "malformed range '" + std::string(text) + "'", shape};
     const std::string_view st = text.substr(b + 1);
-    const auto lo = parse_number_text(text.substr(0, a));
-    const auto hi = parse_number_text(text.substr(a + 1, b - a - 1));
-    const auto step = st.size() < 2 ? std::nullopt : parse_number_text(st.substr(1));
-    if (!lo || !hi || !step || (st[0] != 'x' && st[0] != '+')) {
-      return Error{flag, "", "malformed range '" + std::string(text) + "'", shape};
-    }
+    // Plain doubles, not optionals: GCC 12 at -O3 misreads optionals here (maybe-uninitialized).
+    double lo = 0, hi = 0, step = 0;
+    auto read = [](std::string_view s, double& into) {
+      const auto v = parse_number_text(s);
+      if (v.has_value()) into = *v;
+      return v.has_value();
+    };
+    const bool ok = read(text.substr(0, a), lo) && read(text.substr(a + 1, b - a - 1), hi) && st.size() >= 2 &&
+                    read(st.substr(1), step) && (st[0] == 'x' || st[0] == '+');
+    if (!ok) return Error{flag, "", "malformed range '" + std::string(text) + "'", shape};
     const bool geometric = st[0] == 'x';
-    if ((geometric && (*step <= 1 || *lo <= 0)) || (!geometric && *step <= 0) || *hi < *lo) {
+    if ((geometric && (step <= 1 || lo <= 0)) || (!geometric && step <= 0) || hi < lo) {
       return Error{flag, "", "the range must grow: FACTOR > 1 (START > 0) or STEP > 0, and STOP >= START", shape};
     }
-    for (double v = *lo; v <= *hi * (1 + 1e-12); v = geometric ? v * *step : v + *step) {
+    for (double v = lo; v <= hi * (1 + 1e-12); v = geometric ? v * step : v + step) {
       if (out.size() == kMaxListLength) {
         return Error{flag, "", fmt::format("the range has more than {} values", kMaxListLength), "use a larger step"};
       }
