@@ -97,6 +97,11 @@ Json schema_json();
 /// docs/cli.md's flag reference (Markdown), generated from the table.
 std::string schema_markdown();
 
+/// The flag of an argument key: "weight_dtype" is "--weight-dtype".
+std::string flag_of(std::string_view key);
+/// A number as JSON the way every answer writes one: whole numbers as integers ("batch": 64).
+Json whole_json(double v);
+
 /// A number written the way every shell reads one: decimal, optional exponent ("64", "1e9",
 /// "2.5"); no hex, no spaces, not empty.
 std::optional<double> parse_number_text(std::string_view text);

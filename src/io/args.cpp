@@ -14,20 +14,8 @@ namespace {
 
 constexpr std::size_t kMaxListLength = 100000;
 
-std::string dashed(std::string_view key) {
-  std::string f(key);
-  std::replace(f.begin(), f.end(), '_', '-');
-  return f;
-}
-
 bool is_integer(ArgType t) {
   return t == ArgType::kInteger || t == ArgType::kIntegerList;
-}
-
-// Whole numbers as JSON integers, others as numbers.
-Json number_json(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
-  return v;
 }
 
 std::vector<std::string> split_commas(std::string_view text) {
@@ -60,7 +48,7 @@ Result<Json> check_number(const ArgSpec& arg, const Json& v) {
     return Error{arg.flag(), "", fmt::format("must be at most {}, got {}", format_number(*arg.max), v.dump()),
                  arg.help};
   }
-  return is_integer(arg.type) ? number_json(x) : v;
+  return is_integer(arg.type) ? whole_json(x) : v;
 }
 
 Result<Json> check_dtype(const ArgSpec& arg, const Json& v) {
@@ -111,7 +99,7 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
         for (auto& s : split_commas(v.get<std::string>())) items.push_back(s);
       } else if (v.is_string()) {
         TRY(xs, parse_number_list(v.get<std::string>(), arg.flag()));
-        for (double x : xs) items.push_back(number_json(x));
+        for (double x : xs) items.push_back(whole_json(x));
       } else {
         items.push_back(v);  // one value is a one-element list
       }
@@ -162,8 +150,20 @@ std::string_view name(ArgType t) {
   return "?";
 }
 
+std::string flag_of(std::string_view key) {
+  std::string f = "--" + std::string(key);
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+Json whole_json(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
 std::string ArgSpec::flag() const {
-  return positional ? dashed(key) : "--" + dashed(key);
+  const std::string f = flag_of(key);
+  return positional ? f.substr(2) : f;
 }
 
 std::string ArgSpec::default_str() const {
@@ -256,7 +256,7 @@ Result<Json> Args::from_text(const ArgSpec& arg, std::string_view text) {
     return Error{arg.flag(), "", "expected one number, got a list",
                  "lists are for sweep --batch/--context, plan --batches and cache --hold-s"};
   }
-  return number_json(xs.front());
+  return whole_json(xs.front());
 }
 
 const Json& Args::value(std::string_view key) const {

@@ -371,12 +371,6 @@ std::vector<CommandSpec> build() {
   return out;
 }
 
-std::string dashed(std::string_view key) {
-  std::string f = "--" + std::string(key);
-  std::replace(f.begin(), f.end(), '_', '-');
-  return f;
-}
-
 }  // namespace
 
 const std::vector<CommandSpec>& commands() {
@@ -403,7 +397,7 @@ Error unknown_command(std::string_view name) {
 }
 
 Error unknown_argument(const CommandSpec& spec, std::string_view key) {
-  const std::string f = dashed(key);
+  const std::string f = flag_of(key);
   for (const auto& [k, why] : spec.redirects) {
     if (k == key) return Error{f, "", spec.cli_name() + " does not take it", why};
   }

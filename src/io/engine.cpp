@@ -136,9 +136,12 @@ Efficiency Engine::efficiency(const Hardware& hw, std::string* source) const {
 
 namespace cmd {
 
-Json count(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
-  return v;
+Uncertainty uncertainty(const Args& a) {
+  return a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{};
+}
+
+Json quantiles_json(const Quantiles& x) {
+  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
 }
 
 Result<ModelSpec> load_model(const Engine& e, const Args& a) {

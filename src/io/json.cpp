@@ -6,12 +6,10 @@
 
 namespace llmecon {
 
-using cmd::count;
-
 namespace {
 
 Json cell_json(const Cell& c) {
-  return c.text ? Json(*c.text) : count(c.value);
+  return c.text ? Json(*c.text) : whole_json(c.value);
 }
 
 }  // namespace
@@ -28,9 +26,9 @@ Json to_json(const RooflineResult& r) {
   put("hardware", in.hw->name);
   put("chips", in.chips);
   put("phase", std::string(name(in.step.phase)));
-  put("batch", count(in.step.batch));
-  put("context", count(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)));
-  put("new_tokens", count(in.step.new_tokens));
+  put("batch", whole_json(in.step.batch));
+  put("context", whole_json(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)));
+  put("new_tokens", whole_json(in.step.new_tokens));
   put("weight_dtype", std::string(name(in.precision.weights)));
   put("expert_dtype", std::string(name(in.precision.experts)));
   put("act_dtype", std::string(name(in.precision.act)));
@@ -65,7 +63,8 @@ Json to_json(const Analysis& a) {
   for (const auto& f : a.figures) {
     // A figure without a finite value is null only with the reason the analysis gives for it.
     LLMECON_ASSERT(std::isfinite(f.value) || !f.reason.empty(), "a non-finite figure needs its reason");
-    out[f.key] = std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : count(f.value)) : Json(nullptr);
+    out[f.key] =
+        std::isfinite(f.value) ? Json(f.unit == "bool" ? Json(f.value != 0) : whole_json(f.value)) : Json(nullptr);
     Json fig{{"key", f.key},
              {"value", std::isfinite(f.value) ? Json(f.value) : Json(nullptr)},
              {"unit", f.unit},

@@ -13,6 +13,7 @@ import pytest
 
 import llmecon
 from serving import serving
+from shells import api_request, cli_argv, python_function
 
 BIN = os.environ["LLMECON_BIN"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -180,21 +181,6 @@ def flag_cases():
     return out
 
 
-def cli_words(command, args):
-    spec = next(s for s in llmecon.COMMANDS if s["name"] == command)
-    by_key = {a["key"]: a for a in spec["args"]}
-    argv = spec["cli"].split()
-    for k, v in args.items():
-        a = by_key[k]
-        if a["positional"]:
-            argv.append(str(v))
-        elif isinstance(v, bool):
-            argv += [a["flag"]] if v else []
-        else:
-            argv += [a["flag"], str(v)]
-    return argv
-
-
 def run_cli(argv):
     out = subprocess.run([BIN, *argv], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2, (argv, out.returncode, out.stderr)
@@ -212,24 +198,21 @@ def port():
 
 
 def api_error(port, command, args):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(args).encode(),
-                                 headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as e:
-        urllib.request.urlopen(req, timeout=120)
+        urllib.request.urlopen(api_request(port, command, args), timeout=120)
     assert e.value.code == 400, e.value.read()
     return json.loads(e.value.read())["error"]
 
 
 def python_error(command, args):
-    fn = getattr(llmecon, "model_show" if command == "model" else command)
     with pytest.raises(ValueError) as e:
-        fn(**args)
+        python_function(command)(**args)
     return str(e.value)
 
 
 def everywhere(port, command, args, expected):
     """The case through the CLI, the API and Python: the same one-line message from each."""
-    cli = run_cli(cli_words(command, args))
+    cli = run_cli(cli_argv(command, args))
     assert expected in cli, (cli, expected)
     assert api_error(port, command, args) == cli
     assert python_error(command, args) == cli
@@ -288,7 +271,7 @@ def text_cases():
 @pytest.mark.parametrize("name,command,args,key", text_cases(), ids=[c[0] for c in text_cases()])
 def test_text_for_a_number(port, name, command, args, key):
     flag = "--" + key.replace("_", "-")
-    assert run_cli(cli_words(command, args)).startswith(f"{flag}: 'lots' is not a number")
+    assert run_cli(cli_argv(command, args)).startswith(f"{flag}: 'lots' is not a number")
     assert api_error(port, command, args).startswith(f'{flag}: expected a number, got "lots"')
     assert python_error(command, args).startswith(f'{flag}: expected a number, got "lots"')
 

@@ -11,11 +11,11 @@ import pytest
 
 import llmecon
 from serving import serving
+from shells import SCHEMA, api_request, cli_argv, python_function
 
 BIN = os.environ["LLMECON_BIN"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CSV = os.path.join(ROOT, "data", "validation", "dev.csv")
-SCHEMA = {c["name"]: c for c in llmecon.COMMANDS}
 
 # One question per command with arguments, besides the defaults-only question. measure times the
 # machine, so two runs never agree; it is covered by its schema below and by the measure label.
@@ -45,25 +45,6 @@ CASES = [
 ]
 
 
-def cli_argv(command, args):
-    """The CLI's words for a JSON question, from the schema: positionals bare, booleans as flags,
-    lists as comma-separated text, ranges as given."""
-    spec = SCHEMA[command]
-    argv = spec["cli"].split()
-    by_key = {a["key"]: a for a in spec["args"]}
-    for key, value in args.items():
-        a = by_key[key]
-        if a["positional"]:
-            argv.append(str(value))
-        elif a["type"] == "boolean":
-            if value:
-                argv.append(a["flag"])
-        else:
-            text = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
-            argv += [a["flag"], text]
-    return argv
-
-
 @pytest.fixture(scope="module")
 def port():
     with serving("--threads", "2", "--allow-files", "--cache-bytes", "0") as p:
@@ -71,15 +52,12 @@ def port():
 
 
 def api(port, command, args):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(args).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as resp:
+    with urllib.request.urlopen(api_request(port, command, args), timeout=120) as resp:
         return json.loads(resp.read())
 
 
 def python_call(command, args):
-    fn = getattr(llmecon, "model_show" if command == "model" else command)
-    return fn(**args)
+    return python_function(command)(**args)
 
 
 def test_every_command_has_a_case():

@@ -52,7 +52,7 @@ Result<Json> batch(const Engine& e, const Args& a, const Progress&, const Cancel
     out["fast_mode"] =
         to_json(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
   }
-  out["context"] = count(ctx);
+  out["context"] = whole_json(ctx);
   return with_board(out, b.board);
 }
 

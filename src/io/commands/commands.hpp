@@ -42,8 +42,10 @@ Result<Json> measure(const Engine& e, const Args& a, const Progress& p, const Ca
 inline Error cancelled_error() {
   return Error{"request", "", "cancelled: past its deadline", "ask for less (fewer chips, formats or batches)"};
 }
-/// Whole numbers as JSON integers ("batch": 64), others as numbers.
-Json count(double v);
+/// The priors behind --range (model.md §21); with --ideal only the catalog's spec ranges.
+Uncertainty uncertainty(const Args& a);
+/// {"p10", "p50", "p90"} of a sample.
+Json quantiles_json(const Quantiles& x);
 /// The `model` argument: a built-in name, a config.json path, or the config object itself.
 Result<ModelSpec> load_model(const Engine& e, const Args& a);
 /// The chip named `name`, priced at --usd-per-hour when given: the catalog's entry, or an owned

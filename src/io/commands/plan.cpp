@@ -17,7 +17,7 @@ Json point_fields(const PlanPoint& p) {
               {"dp_attn", p.map.dp_attn},
               {"cp", p.map.cp},
               {"mapping", p.map.str()},
-              {"batch", count(p.batch)},
+              {"batch", whole_json(p.batch)},
               {"weight_dtype", std::string(name(p.weights))},
               {"kv_dtype", std::string(name(p.kv))},
               {"tokens_per_s_per_chip", p.decode.tokens_per_s_per_chip.si()},
@@ -70,10 +70,6 @@ Json plan_json(const PlanResult& r, std::size_t frontier_max, const PlanRequest*
               {"empty_reason", r.empty_reason}};
 }
 
-Json quantiles_json(const Quantiles& x) {
-  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
-}
-
 }  // namespace
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -91,19 +87,15 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.chips = static_cast<int>(chips);
   rq.isl = a.number("isl");
   rq.osl = a.number("osl");
+  // An SLO of 0 passes the table's bound (>= 0) but no deployment can meet it.
   for (const char* k : {"ttft_ms", "tpot_ms", "max_usd_per_mtok"}) {
-    if (!a.has(k)) continue;
-    const double v = a.number_or(k, 0);
-    if (v <= 0) {
-      return Error{"--" + std::string(k == std::string("ttft_ms")   ? "ttft-ms"
-                                      : k == std::string("tpot_ms") ? "tpot-ms"
-                                                                    : "max-usd-per-mtok"),
-                   "", "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
+    if (a.has(k) && a.number(k) <= 0) {
+      return Error{flag_of(k), "", "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
     }
-    if (k == std::string("ttft_ms")) rq.ttft = units::ms(v);
-    if (k == std::string("tpot_ms")) rq.tpot = units::ms(v);
-    if (k == std::string("max_usd_per_mtok")) rq.max_cost = units::usd_per_mtok(v);
   }
+  if (a.has("ttft_ms")) rq.ttft = units::ms(a.number("ttft_ms"));
+  if (a.has("tpot_ms")) rq.tpot = units::ms(a.number("tpot_ms"));
+  if (a.has("max_usd_per_mtok")) rq.max_cost = units::usd_per_mtok(a.number("max_usd_per_mtok"));
   if (a.has("weight_dtypes")) rq.weight_dtypes = a.dtypes("weight_dtypes");
   if (a.has("kv_dtypes")) rq.kv_dtypes = a.dtypes("kv_dtypes");
   rq.overlap = a.number("overlap");
@@ -125,8 +117,8 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
            {"domain", hw->domain_size},
            {"prefill_pool",
             rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
-           {"isl", count(rq.isl)},
-           {"osl", count(rq.osl)}};
+           {"isl", whole_json(rq.isl)},
+           {"osl", whole_json(rq.osl)}};
   Json slo = Json::object();
   if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;
   if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
@@ -138,7 +130,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
       plan_json(main, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
   for (const auto& [k, v] : planned.items()) out[k] = v;
   if (main.best && a.flag("range")) {
-    const PlanRange r = plan_range(rq, *main.best, a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{});
+    const PlanRange r = plan_range(rq, *main.best, uncertainty(a));
     out["best_range"] = {{"samples", r.samples},
                          {"tokens_per_s_per_chip", quantiles_json(r.tokens_per_s_per_chip)},
                          {"tpot_ms", quantiles_json(r.tpot_ms)},

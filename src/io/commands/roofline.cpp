@@ -48,15 +48,6 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   return r;
 }
 
-Json quantiles_json(const Quantiles& x) {
-  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
-}
-
-Uncertainty uncertainty(const Args& a) {
-  // The pure roofline keeps only the catalog's spec ranges.
-  return a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{};
-}
-
 Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
   // Per layer and operator (model.md §4), and the same summed by operator kind.
   const StepCost detail = step_cost(m, in.step, in.precision, in.touch, true);
@@ -202,11 +193,11 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
   Json out{{"model", show},
            {"hardware", hardware},
            {"phase", std::string(name(in0.step.phase))},
-           {"context", count(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
+           {"context", whole_json(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
            {"weight_dtype", std::string(name(in0.precision.weights))},
            {"kv_dtype", std::string(name(in0.precision.kv))},
-           {"max_batch_fits", count(max_batch)},
-           {"balance_batch", balance ? count(*balance) : Json(nullptr)},
+           {"max_batch_fits", whole_json(max_batch)},
+           {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
            {"best", best},
            {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
            {"rows", rows}};
