@@ -2,6 +2,9 @@
 # Runs every libFuzzer target (the `fuzz` preset, clang) from its seed corpus in fuzz/corpus/.
 #   scripts/fuzz.sh             a fixed, seeded budget per target (what CI runs: deterministic)
 #   scripts/fuzz.sh SECONDS     each target for SECONDS of wall time (the long runs)
+#   FUZZ_TARGETS="hf_config price_toml" scripts/fuzz.sh ...   only those targets (run several at once)
+#   FUZZ_TIMEOUT=300 ...        seconds one input may take (10); raise it when sharing the cores,
+#                               since libFuzzer times wall-clock and a starved process looks hung
 # Any crash, sanitizer report, leak or timeout fails. Corpus growth goes to a temporary folder,
 # never into the repository.
 set -euo pipefail
@@ -11,10 +14,10 @@ bin=build/fuzz/fuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for t in hf_config hardware_toml price_toml validation_csv facade_args http_request; do
+for t in ${FUZZ_TARGETS:-hf_config hardware_toml price_toml validation_csv facade_args http_request}; do
   cp -r "fuzz/corpus/$t" "$work/$t"
   if [ $# -ge 1 ]; then budget=(-max_total_time="$1"); else budget=(-seed=1 -runs=300000); fi
-  if "$bin/fuzz_$t" "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+  if "$bin/fuzz_$t" "${budget[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
        -artifact_prefix="$work/" "$work/$t" > "$work/$t.log" 2>&1; then
     execs=$(grep -m1 'stat::number_of_executed_units' "$work/$t.log" | awk '{print $2}')
     rate=$(grep -m1 'stat::average_exec_per_sec' "$work/$t.log" | awk '{print $2}')
@@ -22,6 +25,9 @@ for t in hf_config hardware_toml price_toml validation_csv facade_args http_requ
   else
     echo "fuzz: $t FOUND A PROBLEM:" >&2
     grep -E "ERROR|runtime error|SUMMARY|Test unit written" "$work/$t.log" | head -20 >&2
+    mkdir -p build/fuzz-findings && cp "$work/$t.log" "$work"/crash-* "$work"/leak-* "$work"/timeout-* \
+      "$work"/oom-* build/fuzz-findings/ 2>/dev/null || true
+    echo "fuzz: the log and the input are in build/fuzz-findings/" >&2
     status=1
   fi
 done

@@ -270,6 +270,11 @@ int main(int argc, char** argv) {
                    "a long request still running this many milliseconds after it was queued is cancelled (503)")
       ->capture_default_str()
       ->check(CLI::Range(10, 3600000));
+  serve
+      ->add_option("--receive-deadline", serve_opts.receive_deadline_s,
+                   "seconds a client has to send a whole request (headers and body); a slower one is cut off")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   serve->add_option("--hw-file", shell.hw_files, "TOML file adding or overriding chips (repeatable)");
 
   // An unknown command lists the commands (CLI11 would only say that one is required).

@@ -9,7 +9,9 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +178,65 @@ class ComputePool {
   std::vector<std::thread> threads_;
 };
 
+// Slow clients. MHD's connection timeout is an idle timeout: a client that trickles one byte of
+// its headers every few seconds would hold its connection forever. So each connection has a
+// receive deadline: from when it opens (or from its last answer, when kept alive) to when its whole
+// request (headers and body) has arrived. Past it, its socket is shut down; MHD sees the end of
+// the stream and closes the connection as it would any other. While a request is being computed
+// or answered, no deadline runs.
+class ReceiveDeadlines {
+ public:
+  explicit ReceiveDeadlines(std::chrono::milliseconds limit) : limit_(limit) {}
+
+  void opened(MHD_Connection* conn) {
+    const MHD_ConnectionInfo* info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == nullptr) return;
+    std::lock_guard lock(mu_);
+    watched_[conn] = Watch{info->connect_fd, Clock::now(), true};
+  }
+  void closed(MHD_Connection* conn) {
+    std::lock_guard lock(mu_);
+    watched_.erase(conn);
+  }
+  /// The whole request has arrived: no deadline until it has been answered.
+  void received(MHD_Connection* conn) {
+    std::lock_guard lock(mu_);
+    if (auto it = watched_.find(conn); it != watched_.end()) it->second.receiving = false;
+  }
+  /// Answered; a kept-alive connection has the full limit again for its next request.
+  void answered(MHD_Connection* conn) {
+    std::lock_guard lock(mu_);
+    if (auto it = watched_.find(conn); it != watched_.end()) it->second = Watch{it->second.fd, Clock::now(), true};
+  }
+  /// Shuts down every connection past its deadline; the number cut off. The socket stays open
+  /// (MHD closes it, after telling closed(), which needs this lock), so the descriptor is never
+  /// one that has been reused.
+  int cut_off_late() {
+    const auto now = Clock::now();
+    int cut = 0;
+    std::lock_guard lock(mu_);
+    for (auto& [conn, w] : watched_) {
+      if (w.receiving && now - w.since > limit_) {
+        shutdown(w.fd, SHUT_RDWR);
+        w.receiving = false;
+        ++cut;
+      }
+    }
+    return cut;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Watch {
+    int fd;
+    Clock::time_point since;
+    bool receiving;
+  };
+  std::chrono::milliseconds limit_;
+  std::mutex mu_;
+  std::unordered_map<MHD_Connection*, Watch> watched_;
+};
+
 bool is_long(const std::string& command) {
   const CommandSpec* spec = find_command(command);
   return spec != nullptr && spec->long_running;
@@ -186,6 +247,7 @@ struct Context {
   const Options* options;
   ResponseCache* cache;
   ComputePool* pool;
+  ReceiveDeadlines* deadlines;
 };
 
 // Per request: the body read so far, and the answer once computed (in the pool or inline).
@@ -296,6 +358,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     *upload_size = 0;
     return MHD_YES;
   }
+  ctx.deadlines->received(conn);
   if (req->too_large) return MHD_YES;               // answered on the first call
   if (req->queued) return answer(ctx, conn, *req);  // resumed: the pool has computed it
   if (!post && !get) {
@@ -418,9 +481,19 @@ MHD_Result on_request(void* cls, MHD_Connection* conn, const char* url, const ch
   }
 }
 
-void on_completed(void*, MHD_Connection*, void** req_cls, MHD_RequestTerminationCode) {
+void on_completed(void* cls, MHD_Connection* conn, void** req_cls, MHD_RequestTerminationCode) {
   delete static_cast<Request*>(*req_cls);
   *req_cls = nullptr;
+  static_cast<ReceiveDeadlines*>(cls)->answered(conn);
+}
+
+void on_connection(void* cls, MHD_Connection* conn, void**, MHD_ConnectionNotificationCode code) {
+  auto* deadlines = static_cast<ReceiveDeadlines*>(cls);
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    deadlines->opened(conn);
+  } else {
+    deadlines->closed(conn);
+  }
 }
 
 }  // namespace
@@ -455,7 +528,8 @@ int serve(const Engine& engine, const Options& o) {
 
   ResponseCache cache(o.cache_bytes);
   ComputePool pool(std::max(2, o.threads), o.max_queue);
-  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool};
+  ReceiveDeadlines deadlines(std::chrono::seconds(o.receive_deadline_s));
+  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool, &deadlines};
   // One thread is one event loop without a pool; the library warns if told a pool size of 1.
   MHD_OptionItem pool_size[] = {{o.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, o.threads, nullptr},
                                 {MHD_OPTION_END, 0, nullptr}};
@@ -464,15 +538,21 @@ int serve(const Engine& engine, const Options& o) {
       reinterpret_cast<sockaddr*>(&addr), MHD_OPTION_ARRAY, pool_size, MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(o.timeout_s), MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_connections),
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U, MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(o.max_per_ip),
-      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, &on_completed, &deadlines, MHD_OPTION_NOTIFY_CONNECTION, &on_connection, &deadlines,
+      MHD_OPTION_END);
   if (d == nullptr) {
     std::fprintf(stderr, "llmecon: error: --port: cannot listen on %s:%d (hint: is the port in use?)\n", o.host.c_str(),
                  o.port);
     return 2;
   }
   std::fprintf(stderr, "llmecon: serving on http://%s:%d (%d threads)\n", o.host.c_str(), o.port, o.threads);
-  char byte = 0;
-  while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+  // The main thread waits for the stop signal and, ten times a second, cuts off slow senders.
+  pollfd stop{g_stop_pipe[0], POLLIN, 0};
+  for (;;) {
+    const int ready = poll(&stop, 1, 100);
+    if (ready > 0) break;
+    if (ready < 0 && errno != EINTR) break;
+    deadlines.cut_off_late();
   }
   // No connection may stay suspended when the daemon stops: the pool refuses new jobs (they are
   // answered inline) and finishes, resuming, the ones it holds.

@@ -19,6 +19,7 @@ struct Options {
   int max_per_ip = 256;                 ///< connections one address may hold at once
   std::size_t max_queue = 64;           ///< long requests waiting for the compute pool; past it, 503
   int deadline_ms = 60000;              ///< a long request still running this long after it was queued: 503
+  int receive_deadline_s = 10;          ///< a request (headers and body) not in whole by then is cut off
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

@@ -101,6 +101,9 @@ std::string schema_markdown();
 std::string flag_of(std::string_view key);
 /// A number as JSON the way every answer writes one: whole numbers as integers ("batch": 64).
 Json whole_json(double v);
+/// The path ("rows[3].tpot_s") of the first number in `j` that is not finite, or "" when none.
+/// JSON has no inf or NaN; written out they become null, so a result never holds one (model.md §0).
+std::string first_non_finite(const Json& j);
 
 /// A number written the way every shell reads one: decimal, optional exponent ("64", "1e9",
 /// "2.5"); no hex, no spaces, not empty.

@@ -41,12 +41,12 @@ Result<Json> check_number(const ArgSpec& arg, const Json& v) {
   if (arg.min && (arg.exclusive_min ? x <= *arg.min : x < *arg.min)) {
     return Error{arg.flag(), "",
                  fmt::format("must be {} {}, got {}", arg.exclusive_min ? "greater than" : "at least",
-                             format_number(*arg.min), v.dump()),
+                             format_number(*arg.min), format_number(x, 10)),
                  arg.help};
   }
   if (arg.max && x > *arg.max) {
-    return Error{arg.flag(), "", fmt::format("must be at most {}, got {}", format_number(*arg.max), v.dump()),
-                 arg.help};
+    return Error{arg.flag(), "",
+                 fmt::format("must be at most {}, got {}", format_number(*arg.max), format_number(x, 10)), arg.help};
   }
   return is_integer(arg.type) ? whole_json(x) : v;
 }
@@ -159,6 +159,37 @@ std::string flag_of(std::string_view key) {
 Json whole_json(double v) {
   if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<long long>(v);
   return v;
+}
+
+namespace {
+bool find_non_finite(const Json& j, std::string& path) {
+  if (j.is_number_float()) return !std::isfinite(j.get<double>());
+  if (!j.is_structured()) return false;
+  const std::size_t at = path.size();
+  if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const Json& v = j[i];
+      if (!v.is_structured() && (!v.is_number_float() || std::isfinite(v.get<double>()))) continue;
+      path += "[" + std::to_string(i) + "]";
+      if (find_non_finite(j[i], path)) return true;
+      path.resize(at);
+    }
+    return false;
+  }
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_structured() && (!v.is_number_float() || std::isfinite(v.get<double>()))) continue;
+    path += (at == 0 ? "" : ".") + k;
+    if (find_non_finite(v, path)) return true;
+    path.resize(at);
+  }
+  return false;
+}
+}  // namespace
+
+std::string first_non_finite(const Json& j) {
+  std::string path;
+  if (!find_non_finite(j, path)) return "";
+  return path.empty() ? "(the value)" : path;
 }
 
 std::string ArgSpec::flag() const {

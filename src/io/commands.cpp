@@ -47,8 +47,14 @@ ArgSpec short_flag(ArgSpec a, std::string s) {
   return a;
 }
 
-// Counts (chips, sequences, tokens) are whole and at most 2e9.
-constexpr double kMaxCount = 2e9;
+// The sane range of every flag (model.md §2.5): physically possible, with headroom.
+constexpr double kMaxCount = 2e9;      // chips and other whole counts: no integer overflow downstream
+constexpr double kMaxTokens = 1e8;     // a context, prompt, output or chunk: 10^8 tokens (§2.4)
+constexpr double kMaxSequences = 1e8;  // sequences in one batch
+constexpr double kMaxFactor = 1e6;     // multiples, inefficiencies, model counts
+constexpr double kMaxMs = 1e9;         // latencies and targets: about 11 days
+constexpr double kMaxRate = 1e15;      // tokens per second of traffic
+constexpr double kMaxUsd = 1e9;        // dollars per million tokens
 
 ArgSpec model(const char* fallback = "deepseek-v3") {
   ArgSpec a = short_flag(
@@ -72,8 +78,7 @@ ArgSpec dtype(std::string key, std::string help, std::string text) {
 ArgSpec flag(std::string key, std::string help) {
   return with_default(arg(std::move(key), T::kBool, std::move(help)), false);
 }
-ArgSpec number(std::string key, std::string help, std::string u, Json def, double lo,
-               std::optional<double> hi = std::nullopt) {
+ArgSpec number(std::string key, std::string help, std::string u, Json def, double lo, double hi) {
   return unit(with_default(bounded(arg(std::move(key), T::kNumber, std::move(help)), lo, hi), std::move(def)),
               std::move(u));
 }
@@ -88,9 +93,14 @@ ArgSpec choice(std::string key, std::string help, std::vector<std::string> choic
 }
 // A user's own price per chip-hour of --hw, for every command that costs something.
 ArgSpec usd_per_hour() {
-  ArgSpec a =
-      with_text(unit(bounded(arg("usd_per_hour", T::kNumber, "your own price per chip-hour of --hw"), 0, 1e6), "$/h"),
-                "the catalog's rental price");
+  ArgSpec a = with_text(
+      unit(bounded(arg("usd_per_hour", T::kNumber, "your own price per chip-hour of --hw"), 1e-6, 1e6), "$/h"),
+      "the catalog's rental price");
+  return a;
+}
+// A service-level target: positive, none when absent.
+ArgSpec target(ArgSpec a, double hi, std::string u) {
+  a = with_text(unit(bounded(std::move(a), 0, hi), std::move(u)), "none");
   a.exclusive_min = true;
   return a;
 }
@@ -119,23 +129,23 @@ std::vector<ArgSpec> step_args(bool lists) {
   std::vector<ArgSpec> a{model(), hw(), chips(), choice("phase", "decode or prefill", {"decode", "prefill"})};
   if (lists) {
     a.push_back(short_flag(
-        unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxCount),
+        unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxSequences),
                           Json::array({1})),
              "seq"),
         "-b"));
     a.push_back(short_flag(
-        unit(with_default(
-                 bounded(arg("context", T::kIntegerList, "context lengths: 1024,8192 or 1024:131072:x2"), 0, kMaxCount),
-                 Json::array({4096})),
+        unit(with_default(bounded(arg("context", T::kIntegerList, "context lengths: 1024,8192 or 1024:131072:x2"), 0,
+                                  kMaxTokens),
+                          Json::array({4096})),
              "tok"),
         "-c"));
   } else {
-    a.push_back(short_flag(integer("batch", "sequences per step", "seq", 1, 1), "-b"));
-    a.push_back(short_flag(integer("context", "tokens of context", "tok", 4096, 0), "-c"));
+    a.push_back(short_flag(integer("batch", "sequences per step", "seq", 1, 1, kMaxSequences), "-b"));
+    a.push_back(short_flag(integer("context", "tokens of context", "tok", 4096, 0, kMaxTokens), "-c"));
   }
-  a.push_back(
-      with_text(unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxCount), "tok"),
-                "the whole context"));
+  a.push_back(with_text(
+      unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxTokens), "tok"),
+      "the whole context"));
   for (auto& f : formats()) a.push_back(std::move(f));
   a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
   a.push_back(usd_per_hour());
@@ -158,7 +168,7 @@ ArgSpec prefill_hw() {
 }
 
 ArgSpec practical_batch(const char* help) {
-  return with_text(unit(bounded(arg("batch", T::kNumber, help), 1), "seq"), "2.5 B*");
+  return with_text(unit(bounded(arg("batch", T::kNumber, help), 1, kMaxSequences), "seq"), "2.5 B*");
 }
 
 // A command of the table; traits are set on the returned value.
@@ -217,45 +227,50 @@ std::vector<CommandSpec> build() {
   }
   add(charted(command(
       "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-      board({short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0), "-c"),
-             number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x",
-                    6, 1),
-             number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1), usd_per_hour()}))));
+      board(
+          {short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0, kMaxTokens),
+                      "-c"),
+           number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x", 6,
+                  1, kMaxFactor),
+           number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1, kMaxFactor), usd_per_hour()}))));
   add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
               board({short_flag(practical_batch("sequences per step"), "-b"),
-                     short_flag(number("context", "tokens of context", "tok", 0, 0), "-c"),
-                     number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 0)})));
+                     short_flag(number("context", "tokens of context", "tok", 0, 0, kMaxTokens), "-c"),
+                     number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 1, kMaxRate)})));
   add(charted(
       command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
               board({short_flag(practical_batch("sequences per step"), "-b"),
-                     number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0),
-                     integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1),
-                     number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0),
-                     integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1), usd_per_hour()}))));
+                     number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0, kMaxTokens),
+                     integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1, kMaxTokens),
+                     number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0, 1e9),
+                     integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1, kMaxTokens),
+                     usd_per_hour()}))));
   add(command(
       "price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
-      board({short_flag(number("context", "prompt length", "tok", 8192, 1), "-c"),
+      board({short_flag(number("context", "prompt length", "tok", 8192, 1, kMaxTokens), "-c"),
              short_flag(practical_batch("decode batch"), "-b"),
              with_text(arg("sheet", T::kString,
                            "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
                        "none"),
-             with_text(
-                 unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1), "param"),
-                 "the model's"),
+             with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1, 1e15),
+                            "param"),
+                       "the model's"),
              usd_per_hour()})));
   add(command(
       "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
-      board({short_flag(number("context", "tokens of context", "tok", 8192, 0), "-c"),
-             with_text(unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1), "seq"), "B*"),
+      board({short_flag(number("context", "tokens of context", "tok", 8192, 0, kMaxTokens), "-c"),
+             with_text(
+                 unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1, kMaxSequences), "seq"),
+                 "B*"),
              integer("racks", "racks one MoE layer spans", "rack", 2, 1, 1e5),
              integer("stages", "pipeline stages", "stage", 4, 1, 1e5),
              integer("layers_per_stage", "layers per stage", "layer", 1, 1, 1e5),
-             number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0)})));
+             number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0, kMaxMs)})));
   {
     ArgSpec hold = with_default(
-        capped(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 0), "s"), 10000),
+        capped(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 1e-3, 1e10), "s"),
+               10000),
         Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
-    hold.exclusive_min = true;
     add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
                 board({hold, usd_per_hour()})));
   }
@@ -266,20 +281,20 @@ std::vector<CommandSpec> build() {
     add(command(
         "lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
         {m,
-         with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1), "param"),
+         with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1, 1e15), "param"),
                    "the model's, else 1e11"),
-         number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 0),
-         number("lifetime_days", "deployment lifetime", "day", 60, 0),
-         number("models", "models sharing the traffic", "", 10, 1),
+         number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 1, kMaxRate),
+         number("lifetime_days", "deployment lifetime", "day", 60, 0.01, 1e5),
+         number("models", "models sharing the traffic", "", 10, 1, kMaxFactor),
          number("rl_multiplier", "FLOPs per parameter per RL token: 2 (rollouts only) to 6 (train on all) (F25)",
                 "FLOP/param", 3, 2, 6),
-         number("rl_inefficiency", "1 / RL MFU", "x", 3, 1),
-         number("inference_inefficiency", "1 / inference MFU", "x", 3, 1),
+         number("rl_inefficiency", "1 / RL MFU", "x", 3, 1, kMaxFactor),
+         number("inference_inefficiency", "1 / inference MFU", "x", 3, 1, kMaxFactor),
          choice("policy", "the compute split: thirds or half", {"thirds", "half"}), explain()}));
   }
   add(command("revnet", "training activation memory with and without reversible layers",
-              {model(), short_flag(integer("batch", "sequences", "seq", 8, 1), "-b"),
-               integer("seq_len", "tokens per sequence", "tok", 4096, 1),
+              {model(), short_flag(integer("batch", "sequences", "seq", 8, 1, kMaxSequences), "-b"),
+               integer("seq_len", "tokens per sequence", "tok", 4096, 1, kMaxTokens),
                with_default(dtype("act_dtype", "activation format", ""), "bf16"), explain()}));
   add(command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
               true));
@@ -293,13 +308,11 @@ std::vector<CommandSpec> build() {
              unit(bounded(arg("racks", T::kInteger, "scale-up domains to deploy on (instead of --chips)"), 1, 1e6),
                   "domain"),
              "none"),
-         integer("isl", "input tokens per request", "tok", 2048, 1),
-         integer("osl", "output tokens per request", "tok", 256, 1),
-         with_text(unit(bounded(arg("ttft_ms", T::kNumber, "time-to-first-token target"), 0), "ms"), "none"),
-         with_text(unit(bounded(arg("tpot_ms", T::kNumber, "time-per-output-token target"), 0), "ms"), "none"),
-         with_text(
-             unit(bounded(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), 0), "$/Mtok"),
-             "none"),
+         integer("isl", "input tokens per request", "tok", 2048, 1, kMaxTokens),
+         integer("osl", "output tokens per request", "tok", 256, 1, kMaxTokens),
+         target(arg("ttft_ms", T::kNumber, "time-to-first-token target"), kMaxMs, "ms"),
+         target(arg("tpot_ms", T::kNumber, "time-per-output-token target"), kMaxMs, "ms"),
+         target(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), kMaxUsd, "$/Mtok"),
          with_text(capped(unit(bounded(arg("scaleup", T::kIntegerList,
                                            "also plan on these scale-up domain sizes: 8,72,576 (a whole plan each)"),
                                        1, 1e6),
@@ -310,15 +323,15 @@ std::vector<CommandSpec> build() {
                    "the model's format and narrower ones"),
          with_text(capped(arg("kv_dtypes", T::kDTypeList, "KV formats to search: bf16,fp8"), 6), "bf16 and fp8"),
          with_text(capped(unit(bounded(arg("batches", T::kNumberList, "batch sizes per replica to search: 1:16384:x2"),
-                                       1, kMaxCount),
+                                       1, kMaxSequences),
                                "seq"),
                           256),
                    "powers of two"),
          number("overlap", "fraction of communication hidden under compute", "", 0, 0, 1),
          integer("threads", "search threads", "", 1, 1, 64),
-         number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0),
+         number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0, 0.999),
          integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
-         integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0),
+         integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0, 1e6),
          usd_per_hour(),
          prefill_hw(),
          with_text(

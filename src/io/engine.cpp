@@ -48,7 +48,17 @@ Result<Json> Engine::run(const std::string& command, const Json& args, const Pro
   if (spec == nullptr) return unknown_command(command);
   TRY(a, Args::parse(*spec, args));
   for (const Impl& i : kImpls) {
-    if (command == i.name) return i.run(*this, a, progress, cancel);
+    if (command != i.name) continue;
+    Result<Json> r = i.run(*this, a, progress, cancel);
+    // A figure that cannot be computed is null with its reason, never an inf or NaN that the
+    // JSON writer would turn into a silent null. One that slips through is a bug, reported as such.
+    if (r) {
+      if (std::string path = first_non_finite(*r); !path.empty()) {
+        return Error{command, path, "internal error: this figure is not finite",
+                     "a bug in llmecon; please report the command line that gave it"};
+      }
+    }
+    return r;
   }
   LLMECON_ASSERT(false, "a command in the table has no implementation");
   return unknown_command(command);

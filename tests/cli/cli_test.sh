@@ -118,8 +118,8 @@ json_ok plan-range "d['best_range']['tpot_ms']['p10'] <= d['best']['tpot_ms'] * 
   "$bin" plan --json --range --model llama-3.1-8b --hw h100-sxm --tpot-ms 30
 ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --frontier-max 8
 ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
-bad plan-impossible-slo "--tpot-ms: an SLO must be positive" "$bin" plan --tpot-ms 0
-bad plan-negative-slo "--ttft-ms: must be at least 0" "$bin" plan --ttft-ms -5
+bad plan-impossible-slo "--tpot-ms: must be greater than 0, got 0" "$bin" plan --tpot-ms 0
+bad plan-negative-slo "--ttft-ms: must be greater than 0, got -5" "$bin" plan --ttft-ms -5
 bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
 bad plan-zero-chips "--chips: must be at least 1, got 0" "$bin" plan --chips 0
 bad plan-chips-and-racks "give --chips or --racks" "$bin" plan --chips 8 --racks 2
@@ -136,7 +136,7 @@ bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi300x'"
 bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
 bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
 bad negative-context "--context: must be at least 0" "$bin" batch --context -1
-bad zero-hold "--hold-s: must be greater than 0, got 0" "$bin" cache --hold-s 0
+bad zero-hold "--hold-s: must be at least 0.001, got 0" "$bin" cache --hold-s 0
 bad rl-range "--rl-multiplier: must be at most 6, got 9" "$bin" lifecycle --rl-multiplier 9
 bad unknown-model "--model: unknown model 'gpt-5'" "$bin" roofline --model gpt-5
 bad unknown-hw "--hw: unknown hardware 'h100'.*hint" "$bin" roofline --hw h100

@@ -14,14 +14,16 @@ def free_port():
 
 
 @contextlib.contextmanager
-def serving(*flags):
-    """Yields the port of a server started with `flags`, once it says it is serving."""
+def serving(*flags, cwd=None):
+    """Yields the port of a server started with `flags` (in `cwd`), once it says it is serving;
+    then stops it with SIGTERM, which must end it cleanly."""
     port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), *flags], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([os.path.abspath(BIN), "serve", "--port", str(port), *flags], cwd=cwd,
+                            stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
         assert f"serving on http://127.0.0.1:{port}" in line, line
         yield port
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        assert proc.wait(timeout=120) == 0

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from serving import free_port
+from serving import free_port, serving
 
 BIN = os.environ["LLMECON_BIN"]
 
@@ -209,10 +209,7 @@ def test_other_sites_are_refused(server):
 
 
 def test_allow_files_reads_them_fresh_each_time(tmp_path):
-    port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--allow-files"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving("--allow-files") as port:
         cfg = json.load(open(CONFIG))
         path = tmp_path / "m.json"
         path.write_text(json.dumps(cfg))
@@ -225,18 +222,12 @@ def test_allow_files_reads_them_fresh_each_time(tmp_path):
         assert b["bytes_weights"] < a["bytes_weights"]
         status, _, reply = request(port, "POST", "/api/measure", json.dumps({"quick": "x"}))
         assert status == 400 and "--quick: expected true or false" in json.loads(reply)["error"]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_a_long_plan_does_not_hold_up_other_requests():
     # One event-loop thread: without the compute pool, the plan would block every other request.
     import threading
-    port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving("--threads", "1") as port:
         done = {}
 
         def long_plan():
@@ -254,9 +245,6 @@ def test_a_long_plan_does_not_hold_up_other_requests():
         assert done["status"] == 200 and quick == [200, 200, 200]
         assert done["seconds"] > 0.5  # the plan is long enough to matter
         assert quick_s < done["seconds"] / 2, (quick_s, done["seconds"])
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=30) == 0
 
 
 # The commands the issue names, each asked the same question through the CLI and the server.
@@ -288,11 +276,7 @@ def test_long_requests_past_the_queue_get_503_with_retry_after():
     # One compute lane of two threads and a queue of one: of six long plans sent at once, the
     # first two run, one waits, and the rest are told to come back.
     import threading
-    port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--max-queue", "1",
-                             "--cache-bytes", "0"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving("--threads", "1", "--max-queue", "1", "--cache-bytes", "0") as port:
         results = []
 
         def plan(i):
@@ -315,17 +299,10 @@ def test_long_requests_past_the_queue_get_503_with_retry_after():
                 assert "busy: 1 long requests are waiting" in json.loads(body)["error"]
         # Quick requests never queue behind them.
         assert request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm")[0] == 200
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=60) == 0
 
 
 def test_one_address_cannot_take_every_connection():
-    port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--max-per-ip", "4"],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving("--threads", "1", "--max-per-ip", "4") as port:
         socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
         extra = socket.create_connection(("127.0.0.1", port))
         extra.settimeout(5)
@@ -340,9 +317,6 @@ def test_one_address_cannot_take_every_connection():
         extra.close()
         time.sleep(0.2)
         assert request(port, "GET", "/api/models")[0] == 200  # and once they close, it is served again
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_cross_site_gets_do_not_start_long_commands(server):
@@ -360,11 +334,7 @@ def test_the_servers_directory_is_not_revealed(tmp_path):
     # one that does not, and nothing is read.
     (tmp_path / "etc").mkdir()
     (tmp_path / "qwen").write_text(open(CONFIG).read())
-    port = free_port()
-    proc = subprocess.Popen([os.path.abspath(BIN), "serve", "--port", str(port)], cwd=tmp_path, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving(cwd=tmp_path) as port:
         answers = {}
         for name in ("etc", "qwen", "nonexistent"):
             status, _, body = request(port, "GET", f"/api/roofline?model={name}&hw=h100-sxm")
@@ -372,9 +342,6 @@ def test_the_servers_directory_is_not_revealed(tmp_path):
             answers[name] = (status, json.loads(body)["error"].split(" (hint")[0].replace(name, "NAME"))
         assert answers["etc"] == answers["qwen"] == answers["nonexistent"], answers
         assert answers["etc"][0] == 400 and "--model: unknown model 'NAME'" in answers["etc"][1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_each_request_caps_its_work(server):
@@ -389,11 +356,7 @@ def test_each_request_caps_its_work(server):
 
 
 def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
-    port = free_port()
-    proc = subprocess.Popen([BIN, "serve", "--port", str(port), "--threads", "1", "--deadline-ms", "1500",
-                             "--cache-bytes", "0"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert "serving on" in proc.stderr.readline()
+    with serving("--threads", "1", "--deadline-ms", "1500", "--cache-bytes", "0") as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         start = time.monotonic()
         conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16}))
@@ -410,6 +373,52 @@ def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
         assert statuses == [503, 503]
         assert request(port, "POST", "/api/plan", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1}))[0] == 200
         assert took < 30, took
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=60) == 0
+
+
+def test_a_slow_sender_is_cut_off_at_the_receive_deadline_while_others_are_served():
+    # An idle timeout alone never closes a client that trickles a byte of its headers at a time;
+    # the receive deadline does, and everyone else is answered throughout.
+    import threading
+    with serving("--threads", "2", "--timeout", "60", "--receive-deadline", "2") as port:
+        cut = {}
+
+        def trickle(name, first, more):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.settimeout(30)
+            start = time.monotonic()
+            s.sendall(first)
+            try:
+                for _ in range(60):  # 30 s of one line every half second, unless cut off
+                    time.sleep(0.5)
+                    s.sendall(more)
+                cut[name] = None
+            except (BrokenPipeError, ConnectionResetError):
+                cut[name] = time.monotonic() - start
+            finally:
+                s.close()
+
+        slow = [threading.Thread(target=trickle, args=("headers%d" % i, b"GET /api/hardware HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+                                                       b"X-Slow: 1\r\n")) for i in range(8)]
+        slow.append(threading.Thread(target=trickle, args=(
+            "body", b"POST /api/roofline HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60000\r\n\r\n{", b" ")))
+        for t in slow:
+            t.start()
+        # A kept-alive client that asks often is never cut off: each answer gives it the full limit again.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        statuses = []
+        start = time.monotonic()
+        while time.monotonic() - start < 4:
+            conn.request("GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=%d" % (len(statuses) + 1))
+            res = conn.getresponse()
+            res.read()
+            statuses.append(res.status)
+            statuses.append(request(port, "GET", "/api/hardware")[0])  # and fresh connections too
+            time.sleep(0.2)
+        conn.close()
+        for t in slow:
+            t.join(timeout=40)
+        assert statuses and set(statuses) == {200}, statuses
+        assert len(cut) == 9
+        for name, seconds in cut.items():
+            assert seconds is not None, name + " was never cut off"
+            assert 1.5 < seconds < 6, (name, seconds)
