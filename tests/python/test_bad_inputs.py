@@ -226,6 +226,35 @@ def test_bad_config(port, tmp_path, name, text, expected):
     everywhere(port, "roofline", {"model": str(path), "hw": "h100-sxm"}, expected)
 
 
+def pasted_cases():
+    """The config cases that are JSON objects (the others are malformed files, not objects)."""
+    out = []
+    for case in config_cases():
+        try:
+            if isinstance(json.loads(case[1]), dict):
+                out.append(case)
+        except ValueError:
+            pass
+    return out
+
+
+@pytest.mark.parametrize("name,text,expected", pasted_cases(), ids=[c[0] for c in pasted_cases()])
+def test_bad_config_pasted_as_an_object(port, name, text, expected):
+    # The API and Python take the config object itself, with no file: the same field is named.
+    body = ('{"model": %s, "hw": "h100-sxm"}' % text).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/roofline", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=120)
+    assert e.value.code == 400
+    message = json.loads(e.value.read())["error"]
+    assert expected in message, (message, expected)
+    assert message.startswith(("--model: ", "request: malformed JSON")), message
+    message = python_error("roofline", {"model": json.loads(text), "hw": "h100-sxm"})
+    if "1e400" not in text:  # Python reads that one as inf, which no JSON carries
+        assert message.startswith("--model: ") and expected in message, (message, expected)
+
+
 @pytest.mark.parametrize("name,text,expected", hw_cases(), ids=[c[0] for c in hw_cases()])
 def test_bad_hardware_file(tmp_path, name, text, expected):
     path = tmp_path / f"{name}.toml"
@@ -291,6 +320,6 @@ def test_bad_files_and_flags(argv, expected):
 
 
 def test_the_corpus_is_large():
-    n = (len(config_cases()) * 2 + len(hw_cases()) + len(price_cases()) + len(csv_cases()) + len(flag_cases()) +
+    n = (len(config_cases()) * 2 + len(pasted_cases()) + len(hw_cases()) + len(price_cases()) + len(csv_cases()) + len(flag_cases()) +
          len(text_cases()) + 8)
     assert n >= 150, n
