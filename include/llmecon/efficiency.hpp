@@ -1,26 +1,52 @@
-// llmecon/efficiency.hpp: the achievable fractions of peak and fixed costs (docs/model.md §18).
+// llmecon/efficiency.hpp: what real kernels reach, operator by operator (docs/model.md §18).
 #pragma once
+
+#include <algorithm>
+#include <cmath>
 
 #include "llmecon/units.hpp"
 
 namespace llmecon {
 
 /// What real kernels achieve (docs/model.md §18). The default-constructed value is the pure
-/// roofline; hardware families carry calibrated values (efficiency.hpp).
+/// roofline (`--ideal`); hardware families carry sourced or fitted values (data/efficiency.toml).
 struct Efficiency {
-  double compute = 1.0;      ///< fraction of peak FLOP/s a large GEMM reaches
-  double gemm_half_m = 0.0;  ///< GEMM rows (tokens) at which that fraction halves; 0 = no size effect
-  double memory = 1.0;       ///< fraction of HBM bandwidth streaming reaches
-  double comm = 1.0;         ///< fraction of link bandwidth collectives reach
-  Seconds step_overhead{};   ///< fixed cost per forward pass (scheduling, launch, sampling)
-  Seconds layer_overhead{};  ///< fixed cost per layer per pass (kernel launches, synchronization)
-  /// The compute fraction for a GEMM with m rows: compute x m / (m + gemm_half_m).
-  [[nodiscard]] double compute_at(double m) const {
-    return gemm_half_m > 0 ? compute * m / (m + gemm_half_m) : compute;
+  double compute = 1.0;  ///< fraction of peak FLOP/s a large GEMM reaches (GEMM microbenchmarks)
+  /// Rows of one GEMM tile: a GEMM of m rows computes ceil(m / tile_m) tiles of rows, so a
+  /// decode GEMM of 1 row runs at 1 / tile_m of the rate (0: no tiling).
+  double tile_m = 0;
+  double tile_n = 0;         ///< columns of one tile, for wave quantization (0: none)
+  double compute_units = 0;  ///< SMs, CUs or cores one wave of tiles fills (0: no wave quantization)
+  double memory = 1.0;       ///< fraction of HBM bandwidth a large streaming read reaches
+  /// Bytes one kernel reads at which it reaches half of that (the bandwidth-latency product):
+  /// a kernel reading b bytes reaches memory x b / (b + memory_half). 0: no size effect.
+  Bytes memory_half{};
+  double comm = 1.0;          ///< fraction of link bandwidth collectives reach
+  Seconds step_overhead{};    ///< fixed cost per forward pass (scheduler, sampling, graph replay)
+  Seconds kernel_overhead{};  ///< fixed cost per kernel launched (launch and ramp, between kernels)
+  double layer_kernels = 0;   ///< kernels per layer besides GEMMs and attention (norms, activations, RoPE)
+
+  /// The compute fraction of a GEMM of m rows and n columns on one chip: padding to whole tiles
+  /// of rows, and wave quantization once the tiles outnumber the compute units (fewer tiles are
+  /// spread over the units by splitting k). Attention and other non-GEMM work: n = 0.
+  [[nodiscard]] double compute_at(double m, double n) const {
+    double f = compute;
+    if (tile_m > 0 && m > 0) f *= m / (std::ceil(m / tile_m) * tile_m);
+    if (tile_n > 0 && compute_units > 0 && n > 0 && m > 0) {
+      const double tiles = std::ceil(m / std::max(tile_m, 1.0)) * std::ceil(n / tile_n);
+      if (tiles > compute_units) f *= tiles / (std::ceil(tiles / compute_units) * compute_units);
+    }
+    return f;
+  }
+  /// The memory fraction of a kernel that reads `bytes`.
+  [[nodiscard]] double memory_at(Bytes bytes) const {
+    const double b = bytes.si(), h = memory_half.si();
+    return h > 0 && b > 0 ? memory * b / (b + h) : memory;
   }
   [[nodiscard]] bool ideal() const {
-    return compute == 1.0 && gemm_half_m == 0.0 && memory == 1.0 && comm == 1.0 && step_overhead.si() == 0.0 &&
-           layer_overhead.si() == 0.0;
+    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && memory == 1.0 &&
+           memory_half.si() == 0.0 && comm == 1.0 && step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 &&
+           layer_kernels == 0;
   }
 };
 

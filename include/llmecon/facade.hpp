@@ -77,6 +77,8 @@ class Engine {
   [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
+  /// The parameters of that efficiency fitted to measurements (the rest are sourced).
+  [[nodiscard]] std::vector<std::string> fitted_parameters(const Hardware& hw) const;
   /// Every command run() dispatches, in the order the CLI lists them (the table in args.hpp).
   static const std::vector<std::string>& commands();
   /// Whether run() has an implementation for this command of the table.
@@ -100,6 +102,8 @@ class Engine {
 };
 
 /// JSON of one roofline evaluation (the keys documented in docs/cli.md).
+/// The fields of an efficiency (model.md §18.3), as calibrate and --explain report them.
+Json efficiency_json(const Efficiency& e);
 Json to_json(const RooflineResult& r);
 /// JSON of an analysis: figures as top-level keys, tables as arrays of row objects, plus
 /// "figures" (with units and labels), "notes" and "explain".

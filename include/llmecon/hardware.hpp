@@ -78,6 +78,7 @@ struct Hardware {
   /// Calibrated efficiency for this chip ([efficiency] table or an overlay file); unset: the
   /// family default applies.
   std::optional<Efficiency> efficiency;
+  std::vector<std::string> efficiency_keys;  ///< the fields the table sets; the family gives the rest
   std::string efficiency_source;
 
   /// The dense peak for a format. A format without native support runs at the next wider
@@ -120,11 +121,15 @@ struct FamilyEfficiency {
   std::vector<std::string> chips;
   Efficiency eff;
   std::string source;
+  std::vector<std::string> fitted;  ///< parameters fitted to measurements; the rest are sourced
 };
+/// The keys of an efficiency table (model.md §18.3), in the order files write them.
+const std::vector<std::string>& efficiency_keys();
 Result<std::vector<FamilyEfficiency>> builtin_efficiency();
 /// Parses an efficiency-defaults file ([[family]] tables); strict like every catalog file.
 Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view text, const std::string& origin);
-/// The efficiency for a chip: its own [efficiency] table, else its family's, else ideal.
+/// The efficiency for a chip: its family's, with the fields its own [efficiency] table names
+/// replaced; ideal when it has neither.
 Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families,
                           std::string* source = nullptr);
 

@@ -88,6 +88,21 @@ struct OpCost {
   Bytes act{};
 };
 
+/// One kind of kernel in a pass: `count` identical launches (one per layer of identical layers,
+/// merged across them), each with these costs. The per-operator step model (model.md §18) times
+/// each against the chip's achievable rates.
+struct Kernel {
+  OpKind kind = OpKind::kQkvProj;
+  ComputeClass cls = ComputeClass::kDense;
+  double count = 1;
+  double rows = 0;  ///< GEMM rows (tokens; routed experts: tokens per expert read); 0: not a GEMM
+  double cols = 0;  ///< GEMM output columns before tensor parallelism splits them; 0: not a GEMM
+  Flops flops{};    ///< per launch
+  Bytes weights{};  ///< per launch
+  Bytes kv{};       ///< KV read and written, per launch
+  Bytes act{};      ///< activations read and written, per launch
+};
+
 struct StepCost {
   Flops flops_dense{};
   Flops flops_expert{};
@@ -99,6 +114,7 @@ struct StepCost {
   Bytes act{};
   double experts_read_per_layer = 0;  ///< distinct routed experts read per MoE layer
   std::vector<OpCost> ops;            ///< filled only when detail is requested
+  std::vector<Kernel> kernels;        ///< every kernel of the pass, identical ones merged
 
   [[nodiscard]] Flops flops_total() const { return flops_dense + flops_expert + flops_attention; }
   [[nodiscard]] Bytes kv_bytes() const { return kv_read + kv_write; }

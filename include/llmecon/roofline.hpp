@@ -29,6 +29,46 @@ namespace llmecon {
 enum class Bound { kCompute, kWeights, kKv };
 std::string_view name(Bound b);
 
+/// How one chip's share of a pass is divided (model.md §18.2). The single-domain roofline pools
+/// n chips as tensor parallelism over all of them; a deployment stage divides by its mapping.
+struct ChipShare {
+  double dense_flops = 1;    ///< chips sharing the dense GEMMs' FLOPs (tp x dp_attn x cp)
+  double dense_weights = 1;  ///< chips sharing the dense weights (tp)
+  double rows = 1;           ///< divisor of a dense GEMM's rows (dp_attn x cp: tokens split)
+  double cols = 1;           ///< divisor of a dense GEMM's columns (tp)
+  double experts = 1;        ///< chips sharing the routed experts (the stage)
+  double attention = 1;      ///< chips sharing attention FLOPs
+  double kv = 1;             ///< chips sharing KV bytes
+  double stages = 1;         ///< pipeline stages: each chip runs 1/stages of the layers
+};
+
+/// The per-operator step of one chip (model.md §18): each kernel's max(compute, memory) at its
+/// achievable rates, summed, plus a launch cost per kernel.
+/// One kernel group's time on one chip (for --explain).
+struct KernelTime {
+  OpKind kind = OpKind::kQkvProj;
+  double launches = 0;          ///< per chip per pass
+  double rows = 0, cols = 0;    ///< the chip's GEMM shape (0: not a GEMM)
+  Seconds compute{}, memory{};  ///< per launch
+  Bound bound = Bound::kWeights;
+};
+
+struct OperatorTimes {
+  Seconds compute{};   ///< Σ FLOPs / achievable FLOP/s
+  Seconds weights{};   ///< Σ weight bytes / achievable bandwidth
+  Seconds kv{};        ///< Σ KV bytes / achievable bandwidth
+  Seconds act{};       ///< Σ activation bytes / achievable bandwidth
+  Seconds busy{};      ///< Σ max(compute, memory) over kernels
+  Seconds launches{};  ///< kernels x kernel_overhead
+  double kernels = 0;  ///< kernels launched per chip per pass
+  /// The term that binds most of `busy`: the time of kernels bound by compute against the time of
+  /// memory-bound kernels, split between weights and KV by their bytes. Never a penalty.
+  Bound bound = Bound::kWeights;
+  std::vector<KernelTime> detail;  ///< filled only when asked for
+};
+OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precision& p, const Efficiency& e,
+                             const ChipShare& share, double layers, bool detail = false);
+
 struct RooflineInput {
   const ModelSpec* model = nullptr;
   const Hardware* hw = nullptr;
@@ -51,7 +91,8 @@ struct RooflineResult {
   Seconds t_compute{};
   Seconds t_weights{};
   Seconds t_kv{};
-  Seconds t_overhead{};  ///< fixed per-pass and per-layer costs (model.md §18)
+  Seconds t_overhead{};  ///< fixed costs: per pass and per kernel launched (model.md §18)
+  OperatorTimes ops;     ///< the per-operator times (empty under --ideal, the pooled roofline)
   Seconds t_step{};
   Seconds t_upper{};
   Bound bound = Bound::kCompute;
@@ -87,11 +128,11 @@ inline constexpr double kPracticalBatchFactor = 2.5;
 /// Widths of the efficiency priors for uncertainty ranges (model.md §21); zero widths give a
 /// point.
 struct Uncertainty {
-  double compute_rel = 0.15;     ///< compute fraction x U-triangular(1 - w, 1, 1 + w), capped at 1
-  double memory_rel = 0.10;      ///< memory fraction likewise
-  double overhead_factor = 1.5;  ///< fixed costs x / this factor, log-triangular
-  double half_m_factor = 2.0;    ///< gemm_half_m x / this factor
-  bool spec_ranges = true;       ///< sample the catalog's disagreeing-source ranges
+  double compute_rel = 0.15;       ///< compute fraction x U-triangular(1 - w, 1, 1 + w), capped at 1
+  double memory_rel = 0.10;        ///< memory fraction likewise
+  double overhead_factor = 1.5;    ///< fixed costs x / this factor, log-triangular
+  double half_bytes_factor = 2.0;  ///< memory_half x / this factor
+  bool spec_ranges = true;         ///< sample the catalog's disagreeing-source ranges
   static Uncertainty none() { return Uncertainty{0, 0, 1, 1, false}; }
 };
 

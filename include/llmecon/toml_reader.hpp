@@ -40,6 +40,12 @@ class TomlReader {
   // Rejects keys of `t` (at path `path`) not in `allowed`.
   Status only_keys(const toml::table& t, const std::string& path,
                    std::initializer_list<std::string_view> allowed) const {
+    return only_keys(t, path, std::vector<std::string_view>(allowed));
+  }
+  Status only_keys(const toml::table& t, const std::string& path, const std::vector<std::string>& allowed) const {
+    return only_keys(t, path, std::vector<std::string_view>(allowed.begin(), allowed.end()));
+  }
+  Status only_keys(const toml::table& t, const std::string& path, const std::vector<std::string_view>& allowed) const {
     for (const auto& [k, v] : t) {
       const std::string_view key = k.str();
       bool ok = std::find(allowed.begin(), allowed.end(), key) != allowed.end();

@@ -86,13 +86,19 @@ struct CalibrationResult {
   double in_sample_median_ape = 0;
   double cv_median_ape = 0;  ///< k-fold cross-validated
   int folds = 0;
+  int sources = 0;             ///< distinct sources among the rows
+  double loso_median_ape = 0;  ///< leave-one-source-out (0 with a single source)
+  double loso_p90_ape = 0;
+  std::vector<std::string> fitted;  ///< the parameters fitted; the rest kept as the family sets them
   /// A TOML overlay for --hw-file: `name` plus the fitted [efficiency] table.
   std::string toml;
 };
 
-/// Fits the efficiency parameters of one chip to the rows measured on it: least squares on
+/// Fits the efficiency parameters `fit` (compute, memory, memory_half, comm, step_overhead,
+/// kernel_overhead; empty: all of them) of one chip to the rows measured on it: least squares on
 /// log(predicted / measured) (model.md §19). Errors when no usable row exists.
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& rows, const ValidationContext& ctx,
-                                    const std::string& hardware, int folds = 5);
+                                    const std::string& hardware, int folds = 5,
+                                    const std::vector<std::string>& fit = {});
 
 }  // namespace llmecon

@@ -2,11 +2,53 @@
 // beside the chip catalog.
 #include <algorithm>
 
+#include "efficiency_fields.hpp"
 #include "llmecon/embedded.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/toml_reader.hpp"
 
 namespace llmecon {
+
+const std::vector<std::string>& efficiency_keys() {
+  static const std::vector<std::string> keys{"compute",         "tile_m",       "tile_n", "compute_units",
+                                             "memory",          "memory_half",  "comm",   "step_overhead",
+                                             "kernel_overhead", "layer_kernels"};
+  return keys;
+}
+
+Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const std::string& path, Efficiency& e,
+                              std::vector<std::string>& present) {
+  // Fractions of peak lie in (0, 1]; counts and sizes within what a chip can be (model.md §18.3).
+  struct Number {
+    const char* key;
+    double* field;
+    double lo, hi;
+  };
+  for (const Number& f :
+       {Number{"compute", &e.compute, 1e-3, 1.0}, Number{"memory", &e.memory, 1e-3, 1.0},
+        Number{"comm", &e.comm, 1e-3, 1.0}, Number{"tile_m", &e.tile_m, 0, 4096}, Number{"tile_n", &e.tile_n, 0, 4096},
+        Number{"compute_units", &e.compute_units, 0, 1e6}, Number{"layer_kernels", &e.layer_kernels, 0, 1000}}) {
+    TRY(v, rd.number(t, path, f.key, false, f.lo, f.hi));
+    if (!v) continue;
+    *f.field = *v;
+    present.emplace_back(f.key);
+  }
+  TRY(half, rd.quantity<Bytes>(t, path, "memory_half", false));
+  if (half) {
+    if (half->si() > 1e12) return Error{rd.origin(), path + ".memory_half", "at most 1 TB", "e.g. \"2 MB\""};
+    e.memory_half = *half;
+    present.emplace_back("memory_half");
+  }
+  for (const auto& [key, field] :
+       {std::pair<const char*, Seconds*>{"step_overhead", &e.step_overhead}, {"kernel_overhead", &e.kernel_overhead}}) {
+    TRY(v, rd.quantity<Seconds>(t, path, key, false));
+    if (!v) continue;
+    if (v->si() > 10) return Error{rd.origin(), path + "." + key, "at most 10 s", "e.g. \"50 us\""};
+    *field = *v;
+    present.emplace_back(key);
+  }
+  return {};
+}
 
 Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view text, const std::string& origin) {
   TRY(root, TomlReader::parse(text, origin));
@@ -19,23 +61,26 @@ Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view tex
     TRY(name, rd.str(*t, "family", "name", true));
     fe.family = name;
     const std::string path = "family[" + name + "]";
-    TRY_STATUS(rd.only_keys(
-        *t, path,
-        {"name", "chips", "compute", "gemm_half_m", "memory", "comm", "step_overhead", "layer_overhead", "source"}));
+    std::vector<std::string> allowed{"name", "chips", "source", "fitted"};
+    allowed.insert(allowed.end(), efficiency_keys().begin(), efficiency_keys().end());
+    TRY_STATUS(rd.only_keys(*t, path, allowed));
     TRY(chips, rd.strings(*t, path, "chips", true, "chips = [\"h100-sxm\", ...]"));
     fe.chips = chips;
-    for (const auto& [key, dst] : {std::pair<const char*, double*>{"compute", &fe.eff.compute},
-                                   {"memory", &fe.eff.memory},
-                                   {"comm", &fe.eff.comm}}) {
-      TRY(v, rd.number(*t, path, key, true, 1e-6, 1.0));
-      *dst = *v;
+    std::vector<std::string> present;
+    TRY_STATUS(read_efficiency_fields(rd, *t, path, fe.eff, present));
+    for (const char* key : {"compute", "memory", "comm"}) {
+      if (std::find(present.begin(), present.end(), key) == present.end()) {
+        return Error{origin, path + "." + key, "missing required field", "a fraction of peak in (0, 1]"};
+      }
     }
-    TRY(half, rd.number(*t, path, "gemm_half_m", false, 0.0, 1e9));
-    fe.eff.gemm_half_m = half.value_or(0.0);
-    TRY(so, rd.quantity<Seconds>(*t, path, "step_overhead", false));
-    TRY(lo, rd.quantity<Seconds>(*t, path, "layer_overhead", false));
-    fe.eff.step_overhead = so.value_or(Seconds{});
-    fe.eff.layer_overhead = lo.value_or(Seconds{});
+    TRY(fitted, rd.strings(*t, path, "fitted", false, "fitted = [\"step_overhead\", ...]"));
+    for (const auto& f : fitted) {
+      if (std::find(present.begin(), present.end(), f) == present.end()) {
+        return Error{origin, path + ".fitted", "'" + f + "' is not a parameter this family sets",
+                     "name parameters of this table"};
+      }
+    }
+    fe.fitted = fitted;
     TRY(src, rd.str(*t, path, "source", true));
     if (src.empty()) return Error{origin, path + ".source", "every default cites its source", ""};
     fe.source = src;
@@ -53,19 +98,39 @@ Result<std::vector<FamilyEfficiency>> builtin_efficiency() {
   return out;
 }
 
+namespace {
+// Copies the field named `key` from `from` into `to`.
+void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) {
+  if (key == "compute") to.compute = from.compute;
+  if (key == "tile_m") to.tile_m = from.tile_m;
+  if (key == "tile_n") to.tile_n = from.tile_n;
+  if (key == "compute_units") to.compute_units = from.compute_units;
+  if (key == "memory") to.memory = from.memory;
+  if (key == "memory_half") to.memory_half = from.memory_half;
+  if (key == "comm") to.comm = from.comm;
+  if (key == "step_overhead") to.step_overhead = from.step_overhead;
+  if (key == "kernel_overhead") to.kernel_overhead = from.kernel_overhead;
+  if (key == "layer_kernels") to.layer_kernels = from.layer_kernels;
+}
+}  // namespace
+
 Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source) {
-  if (hw.efficiency) {
-    if (source != nullptr) *source = hw.efficiency_source;
-    return *hw.efficiency;
-  }
+  Efficiency e;
+  std::string from = "ideal (no family default)";
   for (const auto& f : families) {
     if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) {
-      if (source != nullptr) *source = f.family + ": " + f.source;
-      return f.eff;
+      e = f.eff;
+      from = f.family + ": " + f.source;
+      break;
     }
   }
-  if (source != nullptr) *source = "ideal (no family default)";
-  return Efficiency{};
+  if (hw.efficiency) {
+    for (const auto& key : hw.efficiency_keys) copy_field(e, *hw.efficiency, key);
+    from = hw.efficiency_source.empty() ? "the chip's [efficiency] table, over " + from
+                                        : hw.efficiency_source + " (over " + from + ")";
+  }
+  if (source != nullptr) *source = from;
+  return e;
 }
 
 }  // namespace llmecon

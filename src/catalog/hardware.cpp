@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "efficiency_fields.hpp"
 #include "llmecon/embedded.hpp"
 #include "llmecon/toml_reader.hpp"
 #include "llmecon/units_parse.hpp"
@@ -56,31 +57,21 @@ const HostTier* Hardware::tier(std::string_view tier_name) const {
 
 namespace {
 
-// [efficiency]: fractions in (0, 1], gemm_half_m >= 0 rows, overheads as times.
-Result<std::pair<Efficiency, std::string>> read_efficiency(const TomlReader& rd, const toml::table& t) {
-  TRY_STATUS(rd.only_keys(t, "efficiency",
-                          {"compute", "gemm_half_m", "memory", "comm", "step_overhead", "layer_overhead", "source"}));
-  Efficiency e;
-  for (const auto& [key, field] : {std::pair<const char*, double*>{"compute", &e.compute},
-                                   {"memory", &e.memory},
-                                   {"comm", &e.comm},
-                                   {"gemm_half_m", &e.gemm_half_m}}) {
-    if (const toml::node* n = t.get(key)) {
-      auto v = n->value<double>();
-      const bool fraction = std::string(key) != "gemm_half_m";
-      if (!v || *v < 0 || (fraction && (*v <= 0 || *v > 1))) {
-        return Error{line_of(*n, rd.origin()), std::string("efficiency.") + key,
-                     fraction ? "expected a fraction in (0, 1]" : "expected a number of rows >= 0", ""};
-      }
-      *field = *v;
-    }
-  }
-  TRY(so, rd.quantity<Seconds>(t, "efficiency", "step_overhead", false));
-  TRY(lo, rd.quantity<Seconds>(t, "efficiency", "layer_overhead", false));
-  e.step_overhead = so.value_or(Seconds{});
-  e.layer_overhead = lo.value_or(Seconds{});
+// [efficiency]: the fields it names replace the family's (model.md §18.3).
+struct EfficiencyTable {
+  Efficiency eff;
+  std::vector<std::string> keys;
+  std::string source;
+};
+Result<EfficiencyTable> read_efficiency(const TomlReader& rd, const toml::table& t) {
+  std::vector<std::string> allowed{"source"};
+  allowed.insert(allowed.end(), efficiency_keys().begin(), efficiency_keys().end());
+  TRY_STATUS(rd.only_keys(t, "efficiency", allowed));
+  EfficiencyTable out;
+  TRY_STATUS(read_efficiency_fields(rd, t, "efficiency", out.eff, out.keys));
   TRY(src, rd.str(t, "efficiency", "source", false));
-  return std::make_pair(e, src);
+  out.source = src;
+  return out;
 }
 
 // [price]: the rental rate (and its range) with its source.
@@ -267,8 +258,9 @@ Result<Hardware> build(const TomlReader& rd) {
   TRY(eff, rd.table(root, "", "efficiency"));
   if (eff != nullptr) {
     TRY(e, read_efficiency(rd, *eff));
-    h.efficiency = e.first;
-    h.efficiency_source = e.second;
+    h.efficiency = e.eff;
+    h.efficiency_keys = e.keys;
+    h.efficiency_source = e.source;
   }
   TRY_STATUS(check_sane(h, rd.origin()));
   return h;
@@ -316,8 +308,9 @@ Status HardwareCatalog::add_file(const std::string& path) {
     }
     if (eff != nullptr) {
       TRY(e, read_efficiency(rd, *eff));
-      h->efficiency = e.first;
-      h->efficiency_source = e.second.empty() ? path : e.second;
+      h->efficiency = e.eff;
+      h->efficiency_keys = e.keys;
+      h->efficiency_source = e.source.empty() ? path : e.source;
     }
     if (price != nullptr) {
       TRY(p, read_price(rd, *price));

@@ -144,6 +144,13 @@ Efficiency Engine::efficiency(const Hardware& hw, std::string* source) const {
   return efficiency_for(hw, families_, source);
 }
 
+std::vector<std::string> Engine::fitted_parameters(const Hardware& hw) const {
+  for (const auto& f : families_) {
+    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) return f.fitted;
+  }
+  return {};
+}
+
 namespace cmd {
 
 Uncertainty uncertainty(const Args& a) {

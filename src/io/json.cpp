@@ -14,13 +14,26 @@ Json cell_json(const Cell& c) {
 
 }  // namespace
 
+Json efficiency_json(const Efficiency& e) {
+  return Json{{"compute", e.compute},
+              {"tile_m", e.tile_m},
+              {"tile_n", e.tile_n},
+              {"compute_units", e.compute_units},
+              {"memory", e.memory},
+              {"memory_half_bytes", e.memory_half.si()},
+              {"comm", e.comm},
+              {"step_overhead_s", e.step_overhead.si()},
+              {"kernel_overhead_s", e.kernel_overhead.si()},
+              {"layer_kernels", e.layer_kernels}};
+}
+
 Json to_json(const RooflineResult& r) {
   const auto& in = r.in;
   // Built key by key into reserved storage: an initializer list makes every pair a JSON array
   // first, and this runs once per sweep row and per server request.
   Json out = Json::object();
   auto& o = out.get_ref<Json::object_t&>();
-  o.reserve(31);
+  o.reserve(33);
   auto put = [&o](const char* key, Json v) { o.emplace_back(key, std::move(v)); };
   put("model", in.model ? Json(in.model->name) : Json());
   put("hardware", in.hw->name);
@@ -41,6 +54,8 @@ Json to_json(const RooflineResult& r) {
   put("t_weights_s", r.t_weights.si());
   put("t_kv_s", r.t_kv.si());
   put("t_overhead_s", r.t_overhead.si());
+  put("t_busy_s", (r.in.eff.ideal() ? r.t_step : r.ops.busy).si());
+  put("kernels", whole_json(r.ops.kernels));
   put("t_step_s", r.t_step.si());
   put("t_upper_s", r.t_upper.si());
   put("bound", std::string(name(r.bound)));

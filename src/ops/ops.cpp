@@ -81,7 +81,9 @@ class Accumulator {
   /// Later adds count `k` times: identical layers are costed once and multiplied.
   void set_repeat(double k) { k_ = k; }
 
-  void add(OpKind kind, int layer, ComputeClass cls, Flops f, Bytes w, Bytes kv_r, Bytes kv_w, Bytes act) {
+  void add(OpKind kind, int layer, ComputeClass cls, Flops f, Bytes w, Bytes kv_r, Bytes kv_w, Bytes act,
+           double rows = 0, double cols = 0) {
+    record(Kernel{kind, cls, k_, rows, cols, f, w, kv_r + kv_w, act});
     f *= k_;
     w *= k_;
     kv_r *= k_;
@@ -109,10 +111,23 @@ class Accumulator {
   void gemm(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe,
             double weight_fraction = 1.0) {
     add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe * weight_fraction), Bytes{}, Bytes{},
-        units::bytes((m * k + m * n) * ba_));
+        units::bytes((m * k + m * n) * ba_), m, n);
   }
 
  private:
+  // Identical launches (the same operator in identical layers, alternating or not) merge into one
+  // record with their count.
+  void record(const Kernel& k) {
+    for (Kernel& x : c_.kernels) {
+      if (x.kind == k.kind && x.cls == k.cls && x.rows == k.rows && x.cols == k.cols && x.flops == k.flops &&
+          x.weights == k.weights && x.kv == k.kv && x.act == k.act) {
+        x.count += k.count;
+        return;
+      }
+    }
+    c_.kernels.push_back(k);
+  }
+
   StepCost& c_;
   bool detail_;
   double ba_;
@@ -137,6 +152,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
   const bool absorbed = s.phase == Phase::kDecode;  // MLA weight absorption for decode (§4.3)
   Accumulator acc(c, detail, ba);
   if (detail) c.ops.reserve(m.layers.size() * 6 + 2);
+  c.kernels.reserve(24);
 
   // Embedding lookup: T rows of the table.
   acc.add(OpKind::kEmbedding, -1, ComputeClass::kDense, Flops{}, units::bytes(std::min(T, d(m.vocab)) * dm * bw),
@@ -196,7 +212,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
         // q_nope absorbs W_UK and the output absorbs W_UV: kv_b_proj weights, per token.
         acc.add(OpKind::kAttnCore, li, ComputeClass::kDense,
                 matmul_flops(T * H, kl, nope) + matmul_flops(T * H, vd, kl), units::bytes(kl * H * (nope + vd) * bw),
-                Bytes{}, Bytes{}, Bytes{});
+                Bytes{}, Bytes{}, Bytes{}, T, H * kl);
         acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (2 * kl + rope)),
                 Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat),
                 units::bytes(T * H * (kl + rope + kl) * ba));
@@ -258,7 +274,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       acc.add(OpKind::kExperts, li, ComputeClass::kExpert,
               matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
               units::bytes(touched * m.params_expert() * be), Bytes{}, Bytes{},
-              units::bytes(pairs * (3 * dm + 3 * fe) * ba));
+              units::bytes(pairs * (3 * dm + 3 * fe) * ba), touched > 0 ? pairs / touched : 0.0, 2 * fe);
       if (m.moe.shared_ffn > 0) {
         const double fs = d(m.moe.shared_ffn);
         acc.gemm(OpKind::kSharedExperts, li, ComputeClass::kDense, T, 2 * fs, dm, bw);

@@ -126,24 +126,29 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   const double dpa = micro / std::ceil(micro / d(mp.dp_attn));
   const double attn_chips = d(mp.tp) * dpa * d(mp.cp);
   // Compute: attention and dense work over the busy attention chips, experts over the stage.
-  // GEMM efficiency by rows per GEMM (model.md §18): the chip's share of tokens for dense and
-  // attention work, tokens per expert read for experts.
-  const double rows = std::max(1.0, micro * n / (dpa * d(mp.cp)));
-  const double expert_rows =
-      sc.experts_read_per_layer > 0 ? std::max(1.0, micro * n * d(m.moe.top_k) / sc.experts_read_per_layer) : rows;
-  const double eff_m = in.eff.memory;
-  e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / (attn_chips * in.eff.compute_at(rows)) +
-                    sc.flops_expert / hw.peak(wider(p.experts, p.act)) / (g * in.eff.compute_at(expert_rows)) +
-                    sc.flops_attention / hw.peak(wider(p.kv, p.act)) / (attn_chips * in.eff.compute_at(rows))) /
-                   pp;
   // HBM traffic per chip: dense weights sharded by tp (replicated over dp_attn and cp), experts
   // over the whole stage, KV over sequences (dp_attn), context (cp) and heads.
-  const Bytes dense_read = (sc.weights - sc.weights_expert) / (d(mp.tp) * pp);
-  const Bytes expert_read = sc.weights_expert / (g * pp);
-  const Bytes kv_read = sc.kv_bytes() / (pp * dpa * d(mp.cp) * head_split);
-  const BytesPerSecond bw = hw.hbm_bandwidth.value * eff_m;
-  e.time.weights = (dense_read + expert_read) / bw;
-  e.time.kv = kv_read / bw;
+  const double kv_share = dpa * d(mp.cp) * head_split;
+  const BytesPerSecond bw = hw.hbm_bandwidth.value * in.eff.memory;
+  OperatorTimes ops;
+  if (in.eff.ideal()) {
+    e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / attn_chips +
+                      sc.flops_expert / hw.peak(wider(p.experts, p.act)) / g +
+                      sc.flops_attention / hw.peak(wider(p.kv, p.act)) / attn_chips) /
+                     pp;
+    const Bytes dense_read = (sc.weights - sc.weights_expert) / (d(mp.tp) * pp);
+    const Bytes expert_read = sc.weights_expert / (g * pp);
+    e.time.weights = (dense_read + expert_read) / bw;
+    e.time.kv = sc.kv_bytes() / (pp * kv_share) / bw;
+  } else {
+    // model.md §18.2: each kernel on one chip's share; the stage runs 1/pp of the layers.
+    ops = operator_times(sc, hw, p, in.eff,
+                         ChipShare{attn_chips, d(mp.tp), dpa * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp},
+                         d(m.n_layers()));
+    e.time.compute = ops.compute;
+    e.time.weights = ops.weights;
+    e.time.kv = ops.kv;
+  }
 
   // Communication per layer of the stage.
   const double T = micro * n;
@@ -206,10 +211,16 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   comm = comm / in.eff.comm;
   e.time.comm = comm;
   const Seconds mem = e.time.weights + e.time.kv;
-  const Seconds roof = max(e.time.compute, mem);
-  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + in.eff.layer_overhead * layers +
-                 in.eff.step_overhead / pp;
-  e.time.bound = e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
+  const bool ideal = in.eff.ideal();
+  const Seconds roof = ideal ? max(e.time.compute, mem) : ops.busy;
+  e.time.total =
+      roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches + in.eff.step_overhead / pp;
+  if (ideal) {
+    e.time.bound =
+        e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
+  } else {
+    e.time.bound = ops.bound;
+  }
   e.time.comm_bound = comm > roof;
 
   // Memory per chip (F21 generalized).

@@ -21,6 +21,65 @@ std::string_view name(Bound b) {
   return "?";
 }
 
+OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precision& p, const Efficiency& e,
+                             const ChipShare& share, double layers, bool detail) {
+  OperatorTimes t;
+  const BytesPerSecond bw = hw.hbm_bandwidth.value;
+  const FlopsPerSecond dense = hw.peak(wider(p.weights, p.act)), expert = hw.peak(wider(p.experts, p.act));
+  const FlopsPerSecond attention = hw.peak(wider(p.kv, p.act));
+  Seconds by_compute{}, by_weights{}, by_kv{};
+  for (const Kernel& k : c.kernels) {
+    // One chip's share of one launch (model.md §18.2).
+    double rows = k.rows, cols = k.cols, flops_share = share.dense_flops, weight_share = share.dense_weights;
+    FlopsPerSecond peak = dense;
+    if (k.cls == ComputeClass::kExpert) {
+      peak = expert;
+      flops_share = weight_share = share.experts;  // whole experts per chip: rows and columns stay
+    } else if (k.cls == ComputeClass::kAttention) {
+      peak = attention;
+      flops_share = share.attention;
+    } else {
+      rows /= share.rows;
+      cols /= share.cols;
+    }
+    // Attention and other non-GEMM kernels (no rows) run at the large-GEMM fraction.
+    const double frac = k.rows > 0 ? e.compute_at(std::max(rows, 1.0), cols) : e.compute;
+    const Seconds compute = k.flops / (peak * (flops_share * frac));
+    const Bytes weights = k.weights / weight_share, kv = k.kv / share.kv;
+    const Bytes act = k.act / flops_share;
+    const Bytes read = weights + kv + act;
+    const BytesPerSecond achieved = bw * e.memory_at(read);
+    const Seconds memory = read / achieved;
+    const double launches = k.count / share.stages;
+    t.compute += compute * launches;
+    t.weights += weights / achieved * launches;
+    t.kv += kv / achieved * launches;
+    t.act += act / achieved * launches;
+    const Seconds busy = max(compute, memory) * launches;
+    t.busy += busy;
+    Bound bound = Bound::kCompute;
+    if (compute >= memory) {
+      by_compute += busy;
+    } else if (weights.si() + kv.si() > 0) {
+      by_weights += busy * (weights.si() / (weights.si() + kv.si()));
+      by_kv += busy * (kv.si() / (weights.si() + kv.si()));
+      bound = weights >= kv ? Bound::kWeights : Bound::kKv;
+    }
+    if (detail) {
+      t.detail.push_back(KernelTime{k.kind, launches, k.rows > 0 ? rows : 0, cols, compute, memory, bound});
+    }
+    t.kernels += launches;
+  }
+  t.kernels += e.layer_kernels * layers / share.stages;
+  t.launches = e.kernel_overhead * t.kernels;
+  if (by_compute >= by_weights && by_compute >= by_kv) {
+    t.bound = Bound::kCompute;
+  } else {
+    t.bound = by_weights >= by_kv ? Bound::kWeights : Bound::kKv;
+  }
+  return t;
+}
+
 Result<RooflineResult> roofline(const RooflineInput& in) {
   LLMECON_ASSERT(in.model != nullptr && in.hw != nullptr, "roofline needs a model and hardware");
   if (in.chips < 1) return Error{"--chips", "", "must be at least 1, got " + std::to_string(in.chips), ""};
@@ -35,7 +94,8 @@ Result<RooflineResult> roofline(const RooflineInput& in) {
   if (!(in.step.new_tokens >= 1)) return Error{"--context", "", "a pass processes at least one token", ""};
   if (!(in.step.cached >= 0)) return Error{"--context", "", "must not be negative", ""};
   if (!(in.eff.compute > 0 && in.eff.compute <= 1 && in.eff.memory > 0 && in.eff.memory <= 1 && in.eff.comm > 0 &&
-        in.eff.comm <= 1 && in.eff.gemm_half_m >= 0)) {
+        in.eff.comm <= 1 && in.eff.tile_m >= 0 && in.eff.tile_n >= 0 && in.eff.compute_units >= 0 &&
+        in.eff.memory_half.si() >= 0 && in.eff.layer_kernels >= 0)) {
     return Error{"efficiency", "", "fractions of peak must lie in (0, 1]", ""};
   }
   return roofline_unchecked(in);
@@ -52,29 +112,34 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
 
   // model.md §5.1: GEMMs run at the wider of weight and activation format, attention at the
   // wider of KV and activation format.
-  // model.md §18: GEMM efficiency depends on the rows per GEMM (tensor parallelism splits
-  // columns, not rows); expert GEMMs see the tokens routed to each expert read.
-  const double rows = std::max(1.0, in.step.tokens());
-  const double expert_rows = r.cost.experts_read_per_layer > 0
-                                 ? std::max(1.0, in.step.tokens() * in.model->moe.top_k / r.cost.experts_read_per_layer)
-                                 : rows;
-  r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute_at(rows));
-  r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute_at(expert_rows));
-  r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute_at(rows));
+  r.flops_per_s_dense = hw.peak(wider(p.weights, p.act)) * (n * in.eff.compute);
+  r.flops_per_s_expert = hw.peak(wider(p.experts, p.act)) * (n * in.eff.compute);
+  r.flops_per_s_attention = hw.peak(wider(p.kv, p.act)) * (n * in.eff.compute);
   r.mem_bw = hw.hbm_bandwidth.value * (n * in.eff.memory);
-
-  r.t_compute = r.cost.flops_dense / r.flops_per_s_dense + r.cost.flops_expert / r.flops_per_s_expert +
-                r.cost.flops_attention / r.flops_per_s_attention;
-  r.t_weights = r.cost.weights / r.mem_bw;
-  r.t_kv = r.cost.kv_bytes() / r.mem_bw;
-  const Seconds t_mem = r.t_weights + r.t_kv;
-  r.t_overhead = in.eff.step_overhead + in.eff.layer_overhead * static_cast<double>(m.n_layers());
-  r.t_step = max(r.t_compute, t_mem) + r.t_overhead;  // F1, plus fixed costs (model.md §18)
-  r.t_upper = r.t_compute + t_mem + r.t_overhead;
-  if (r.t_compute >= t_mem) {
-    r.bound = Bound::kCompute;
+  if (in.eff.ideal()) {
+    // The pure roofline (F1): the domain pools its FLOP/s and bandwidth perfectly.
+    r.t_compute = r.cost.flops_dense / r.flops_per_s_dense + r.cost.flops_expert / r.flops_per_s_expert +
+                  r.cost.flops_attention / r.flops_per_s_attention;
+    r.t_weights = r.cost.weights / r.mem_bw;
+    r.t_kv = r.cost.kv_bytes() / r.mem_bw;
+    const Seconds t_mem = r.t_weights + r.t_kv;
+    r.t_step = max(r.t_compute, t_mem);
+    r.t_upper = r.t_compute + t_mem;
+    if (r.t_compute >= t_mem) {
+      r.bound = Bound::kCompute;
+    } else {
+      r.bound = r.t_weights >= r.t_kv ? Bound::kWeights : Bound::kKv;
+    }
   } else {
-    r.bound = r.t_weights >= r.t_kv ? Bound::kWeights : Bound::kKv;
+    // model.md §18: operator by operator, each chip a 1/n share (tensor parallelism over the domain).
+    r.ops = operator_times(r.cost, hw, p, in.eff, ChipShare{n, n, 1, n, n, n, n, 1}, m.n_layers());
+    r.t_compute = r.ops.compute;
+    r.t_weights = r.ops.weights;
+    r.t_kv = r.ops.kv;
+    r.t_overhead = in.eff.step_overhead + r.ops.launches;
+    r.t_step = r.ops.busy + r.t_overhead;
+    r.t_upper = r.t_compute + r.t_weights + r.t_kv + r.ops.act + r.t_overhead;
+    r.bound = r.ops.bound;
   }
   const Tokens toks = units::tokens(in.step.tokens());
   r.tokens_per_s = toks / r.t_step;
@@ -108,30 +173,56 @@ std::vector<std::string> explain(const RooflineResult& r) {
                             name(in.precision.experts), name(in.precision.act), name(in.precision.kv)));
   out.push_back(fmt::format("FLOPs = 2*m*n*k over every GEMM (model.md §4.1) = {} dense + {} expert + {} attention",
                             format(r.cost.flops_dense), format(r.cost.flops_expert), format(r.cost.flops_attention)));
-  out.push_back(
-      fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
-                  format(r.cost.flops_dense), format(r.flops_per_s_dense), format(r.cost.flops_expert),
-                  format(r.flops_per_s_expert), format(r.cost.flops_attention), format(r.flops_per_s_attention),
-                  format(r.t_compute)));
-  if (in.model->is_moe()) {
+  if (in.eff.ideal()) {
     out.push_back(
-        fmt::format("experts read per MoE layer = E*(1-(1-k/E)^T) (model.md §4.4) = {} of {} (T = {} tokens, k = {})",
-                    format_number(r.cost.experts_read_per_layer), in.model->moe.experts, format_number(s.tokens()),
-                    in.model->moe.top_k));
+        fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
+                    format(r.cost.flops_dense), format(r.flops_per_s_dense), format(r.cost.flops_expert),
+                    format(r.flops_per_s_expert), format(r.cost.flops_attention), format(r.flops_per_s_attention),
+                    format(r.t_compute)));
+    if (in.model->is_moe()) {
+      out.push_back(
+          fmt::format("experts read per MoE layer = E*(1-(1-k/E)^T) (model.md §4.4) = {} of {} (T = {} tokens, k = {})",
+                      format_number(r.cost.experts_read_per_layer), in.model->moe.experts, format_number(s.tokens()),
+                      in.model->moe.top_k));
+    }
+    out.push_back(fmt::format("t_weights = weight bytes / (chips * HBM bw) (F3, F19) = {} / ({} x {}) = {}",
+                              format(r.cost.weights), in.chips, format(in.hw->hbm_bandwidth.value * in.eff.memory),
+                              format(r.t_weights)));
+    out.push_back(fmt::format("t_kv = (KV read + KV write) / (chips * HBM bw) (F3) = ({} + {}) / {} = {}",
+                              format(r.cost.kv_read), format(r.cost.kv_write), format(r.mem_bw), format(r.t_kv)));
   }
-  out.push_back(fmt::format("t_weights = weight bytes / (chips * HBM bw) (F3, F19) = {} / ({} x {}) = {}",
-                            format(r.cost.weights), in.chips, format(in.hw->hbm_bandwidth.value * in.eff.memory),
-                            format(r.t_weights)));
-  out.push_back(fmt::format("t_kv = (KV read + KV write) / (chips * HBM bw) (F3) = ({} + {}) / {} = {}",
-                            format(r.cost.kv_read), format(r.cost.kv_write), format(r.mem_bw), format(r.t_kv)));
-  if (r.t_overhead.si() > 0) {
+  if (!in.eff.ideal()) {
     out.push_back(fmt::format(
-        "efficiency (model.md §18): compute {} (half at {} rows), memory {}, overhead {} per pass + {} per layer = {}",
-        format_number(in.eff.compute), format_number(in.eff.gemm_half_m), format_number(in.eff.memory),
-        format(in.eff.step_overhead), format(in.eff.layer_overhead), format(r.t_overhead)));
+        "efficiency (model.md §18): compute {} of peak, in tiles of {} rows x {} columns over {} units; memory {} of "
+        "peak, half of it at {} per kernel",
+        format_number(in.eff.compute), format_number(in.eff.tile_m), format_number(in.eff.tile_n),
+        format_number(in.eff.compute_units), format_number(in.eff.memory), format(in.eff.memory_half)));
+    // Each kernel group on one chip, as the sum below takes it.
+    const OperatorTimes ops = operator_times(
+        r.cost, *in.hw, in.precision, in.eff,
+        ChipShare{static_cast<double>(in.chips), static_cast<double>(in.chips), 1, static_cast<double>(in.chips),
+                  static_cast<double>(in.chips), static_cast<double>(in.chips), static_cast<double>(in.chips), 1},
+        in.model->n_layers(), true);
+    for (const KernelTime& k : ops.detail) {
+      out.push_back(fmt::format(
+          "  {} x {}{}: compute {} (at {} of peak), memory {} -> {}", format_number(k.launches), name(k.kind),
+          k.rows > 0 ? fmt::format(" ({} x {} per chip)", format_number(k.rows), format_number(k.cols)) : "",
+          format(k.compute),
+          format_number(k.rows > 0 ? in.eff.compute_at(std::max(k.rows, 1.0), k.cols) : in.eff.compute),
+          format(k.memory), name(k.bound)));
+    }
     out.push_back(fmt::format(
-        "t_step = max(t_compute, t_weights + t_kv) + t_overhead (F1) = max({}, {}) + {} = {}  -> {}-bound",
-        format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_overhead), format(r.t_step), name(r.bound)));
+        "per operator (model.md §18.1): t_busy = Σ over {} kernels of max(FLOPs / achievable FLOP/s, bytes / "
+        "achievable bandwidth) = {} (compute {}, weights {}, KV {}, activations {})",
+        format_number(r.ops.kernels), format(r.ops.busy), format(r.t_compute), format(r.t_weights), format(r.t_kv),
+        format(r.ops.act)));
+    out.push_back(fmt::format("t_overhead = step {} + {} launches x {} = {}", format(in.eff.step_overhead),
+                              format_number(r.ops.kernels), format(in.eff.kernel_overhead), format(r.t_overhead)));
+    out.push_back(fmt::format(
+        "t_step = t_busy + t_overhead = {} + {} = {}  -> {}-bound (the term binding most of t_busy; pure roofline "
+        "max(t_compute, t_mem) = {})",
+        format(r.ops.busy), format(r.t_overhead), format(r.t_step), name(r.bound),
+        format(max(r.t_compute, r.t_weights + r.t_kv))));
   } else {
     out.push_back(fmt::format("t_step = max(t_compute, t_weights + t_kv) (F1) = max({}, {}) = {}  -> {}-bound",
                               format(r.t_compute), format(r.t_weights + r.t_kv), format(r.t_step), name(r.bound)));
@@ -193,11 +284,11 @@ Efficiency sample_efficiency(const Efficiency& in, const Uncertainty& u, std::mt
   Efficiency e = in;
   e.compute = std::min(1.0, e.compute * triangular(1 - u.compute_rel, 1, 1 + u.compute_rel, uni(rng)));
   e.memory = std::min(1.0, e.memory * triangular(1 - u.memory_rel, 1, 1 + u.memory_rel, uni(rng)));
-  const double lo = std::log(u.overhead_factor), lh = std::log(u.half_m_factor);
+  const double lo = std::log(u.overhead_factor), lh = std::log(u.half_bytes_factor);
   const double fo = std::exp(triangular(-lo, 0, lo, uni(rng))), fh = std::exp(triangular(-lh, 0, lh, uni(rng)));
   e.step_overhead = e.step_overhead * fo;
-  e.layer_overhead = e.layer_overhead * fo;
-  e.gemm_half_m = e.gemm_half_m * fh;
+  e.kernel_overhead = e.kernel_overhead * fo;
+  e.memory_half = e.memory_half * fh;
   return e;
 }
 

@@ -16,9 +16,10 @@ namespace llmecon {
 
 namespace {
 
-// Parameters in an unconstrained space: logit for fractions, log for positive quantities.
-constexpr int kParams = 6;
-using Vec = std::array<double, kParams>;
+// The parameters calibration may fit (model.md §19), each in an unconstrained space: logit for
+// fractions, log for positive quantities. The rest of an Efficiency (tile sizes, compute units,
+// kernels per layer) describes the chip and the engine and is never fitted.
+using Vec = std::vector<double>;
 
 double logit(double p) {
   return std::log(p / (1 - p));
@@ -27,49 +28,63 @@ double sigmoid(double x) {
   return 1 / (1 + std::exp(-x));
 }
 
-Efficiency decode(const Vec& x) {
-  Efficiency e;
-  e.compute = std::clamp(sigmoid(x[0]), 1e-3, 1.0);
-  e.gemm_half_m = std::exp(x[1]);
-  e.memory = std::clamp(sigmoid(x[2]), 1e-3, 1.0);
-  e.comm = std::clamp(sigmoid(x[3]), 1e-3, 1.0);
-  e.step_overhead = units::seconds(std::exp(x[4]));
-  e.layer_overhead = units::seconds(std::exp(x[5]));
+struct Param {
+  const char* key;
+  double (*get)(const Efficiency&);    // to the unconstrained space
+  void (*set)(Efficiency&, double x);  // from it
+};
+double frac(double v) {
+  return logit(std::clamp(v, 0.02, 0.98));
+}
+double unfrac(double x) {
+  return std::clamp(sigmoid(x), 1e-3, 1.0);
+}
+const std::array<Param, 6> kParams{{
+    {"compute", [](const Efficiency& e) { return frac(e.compute); },
+     [](Efficiency& e, double x) { e.compute = unfrac(x); }},
+    {"memory", [](const Efficiency& e) { return frac(e.memory); },
+     [](Efficiency& e, double x) { e.memory = unfrac(x); }},
+    {"memory_half", [](const Efficiency& e) { return std::log(std::max(e.memory_half.si(), 1e3)); },
+     [](Efficiency& e, double x) { e.memory_half = units::bytes(std::exp(x)); }},
+    {"comm", [](const Efficiency& e) { return frac(e.comm); }, [](Efficiency& e, double x) { e.comm = unfrac(x); }},
+    {"step_overhead", [](const Efficiency& e) { return std::log(std::max(e.step_overhead.si(), 1e-6)); },
+     [](Efficiency& e, double x) { e.step_overhead = units::seconds(std::exp(x)); }},
+    {"kernel_overhead", [](const Efficiency& e) { return std::log(std::max(e.kernel_overhead.si(), 1e-8)); },
+     [](Efficiency& e, double x) { e.kernel_overhead = units::seconds(std::exp(x)); }},
+}};
+
+// The fitted parameters of `base` set from x.
+Efficiency decode(const Efficiency& base, const std::vector<const Param*>& params, const Vec& x) {
+  Efficiency e = base;
+  for (std::size_t i = 0; i < params.size(); ++i) params[i]->set(e, x[i]);
   return e;
 }
 
-Vec encode(const Efficiency& e) {
-  auto clampf = [](double v) { return std::clamp(v, 0.02, 0.98); };
-  return Vec{logit(clampf(e.compute)),
-             std::log(std::max(e.gemm_half_m, 1.0)),
-             logit(clampf(e.memory)),
-             logit(clampf(e.comm)),
-             std::log(std::max(e.step_overhead.si(), 1e-6)),
-             std::log(std::max(e.layer_overhead.si(), 1e-8))};
+Vec encode(const Efficiency& e, const std::vector<const Param*>& params) {
+  Vec x;
+  for (const Param* p : params) x.push_back(p->get(e));
+  return x;
 }
 
-// Nelder-Mead on f over R^6.
-Vec minimize(const std::function<double(const Vec&)>& f, Vec x0, int iters) {
-  std::array<Vec, kParams + 1> s;
-  std::array<double, kParams + 1> fs{};
-  s[0] = x0;
-  for (std::size_t i = 0; i < kParams; ++i) {
-    s[i + 1] = x0;
-    s[i + 1][i] += 1.0;
-  }
-  for (std::size_t i = 0; i <= kParams; ++i) fs[i] = f(s[i]);
-  for (int it = 0; it < iters; ++it) {
-    std::array<std::size_t, kParams + 1> idx{};
-    for (std::size_t i = 0; i <= kParams; ++i) idx[i] = i;
+// Nelder-Mead on f over R^n.
+Vec minimize(const std::function<double(const Vec&)>& f, const Vec& x0, int iters) {
+  const std::size_t n = x0.size();
+  std::vector<Vec> s(n + 1, x0);
+  std::vector<double> fs(n + 1);
+  for (std::size_t i = 0; i < n; ++i) s[i + 1][i] += 1.0;
+  for (std::size_t i = 0; i <= n; ++i) fs[i] = f(s[i]);
+  std::vector<std::size_t> idx(n + 1);
+  for (int it = 0; it < iters && n > 0; ++it) {
+    for (std::size_t i = 0; i <= n; ++i) idx[i] = i;
     std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return fs[a] < fs[b]; });
-    const std::size_t best = idx[0], worst = idx[kParams], second = idx[kParams - 1];
+    const std::size_t best = idx[0], worst = idx[n], second = idx[n - 1];
     if (std::fabs(fs[worst] - fs[best]) < 1e-12) break;
-    Vec c{};
-    for (std::size_t i = 0; i < kParams; ++i)
-      for (std::size_t j = 0; j < kParams; ++j) c[j] += s[idx[i]][j] / kParams;
+    Vec c(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) c[j] += s[idx[i]][j] / static_cast<double>(n);
     auto along = [&](double t) {
-      Vec v{};
-      for (std::size_t j = 0; j < kParams; ++j) v[j] = c[j] + t * (s[worst][j] - c[j]);
+      Vec v(n);
+      for (std::size_t j = 0; j < n; ++j) v[j] = c[j] + t * (s[worst][j] - c[j]);
       return v;
     };
     const Vec xr = along(-1.0);
@@ -94,17 +109,28 @@ Vec minimize(const std::function<double(const Vec&)>& f, Vec x0, int iters) {
         s[worst] = xc;
         fs[worst] = fc;
       } else {
-        for (std::size_t i = 1; i <= kParams; ++i) {
-          for (std::size_t j = 0; j < kParams; ++j) s[idx[i]][j] = s[best][j] + 0.5 * (s[idx[i]][j] - s[best][j]);
+        for (std::size_t i = 1; i <= n; ++i) {
+          for (std::size_t j = 0; j < n; ++j) s[idx[i]][j] = s[best][j] + 0.5 * (s[idx[i]][j] - s[best][j]);
           fs[idx[i]] = f(s[idx[i]]);
         }
       }
     }
   }
   std::size_t best = 0;
-  for (std::size_t i = 1; i <= kParams; ++i)
+  for (std::size_t i = 1; i <= n; ++i)
     if (fs[i] < fs[best]) best = i;
   return s[best];
+}
+
+double percentile_ape(const ValidationReport& rep, double q) {
+  std::vector<double> v;
+  for (const auto& r : rep.rows)
+    if (r.error_pct && is_speed_metric(r.metric)) v.push_back(std::fabs(*r.error_pct));
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
+  return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
 }
 
 double median_ape(const ValidationReport& rep) {
@@ -117,9 +143,10 @@ double median_ape(const ValidationReport& rep) {
 }
 
 // Sum of squared log errors of the speed metrics, with a weak prior pulling towards x0.
-double loss(const std::vector<Measurement>& rows, const ValidationContext& base, const Vec& x, const Vec& x0) {
+double loss(const std::vector<Measurement>& rows, const ValidationContext& base, const Efficiency& start,
+            const std::vector<const Param*>& params, const Vec& x, const Vec& x0) {
   ValidationContext c = base;
-  const Efficiency e = decode(x);
+  const Efficiency e = decode(start, params, x);
   c.efficiency = [e](const Hardware&) { return e; };
   const ValidationReport rep = validate(rows, c);
   double sum = 0;
@@ -129,14 +156,14 @@ double loss(const std::vector<Measurement>& rows, const ValidationContext& base,
     sum += l * l;
   }
   double prior = 0;
-  for (std::size_t j = 0; j < kParams; ++j) prior += (x[j] - x0[j]) * (x[j] - x0[j]);
+  for (std::size_t j = 0; j < x.size(); ++j) prior += (x[j] - x0[j]) * (x[j] - x0[j]);
   return sum + 1e-3 * prior;
 }
 
 }  // namespace
 
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
-                                    const std::string& hardware, int folds) {
+                                    const std::string& hardware, int folds, const std::vector<std::string>& fit) {
   std::vector<Measurement> rows;
   for (const auto& m : all)
     if (m.hardware == hardware && is_speed_metric(m.metric) && m.scenario != "training_step") rows.push_back(m);
@@ -146,17 +173,25 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   }
   auto hw = ctx.hw->get(hardware, "--hw");
   if (!hw) return hw.error();
-  const Efficiency start =
-      ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)};
-  const Vec x0 = encode(start.ideal() ? Efficiency{0.7, 64, 0.85, 0.8, units::ms(1), units::us(10)} : start);
-  auto fit = [&](const std::vector<Measurement>& train) {
-    return minimize([&](const Vec& x) { return loss(train, ctx, x, x0); }, x0, 400);
+  // Without a family default, start from a generic GPU (model.md §18.3) and fit everything.
+  Efficiency start = ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{};
+  if (start.ideal()) {
+    start = Efficiency{0.7, 64, 128, 132, 0.85, units::bytes(2e6), 0.8, units::us(100), units::us(3), 4};
+  }
+  std::vector<const Param*> params;
+  for (const Param& p : kParams) {
+    if (fit.empty() || std::find(fit.begin(), fit.end(), p.key) != fit.end()) params.push_back(&p);
+  }
+  const Vec x0 = encode(start, params);
+  auto fit_rows = [&](const std::vector<Measurement>& train) {
+    return decode(start, params,
+                  minimize([&](const Vec& x) { return loss(train, ctx, start, params, x, x0); }, x0, 400));
   };
   CalibrationResult out;
   out.hardware = hardware;
   out.rows = static_cast<int>(rows.size());
-  const Vec best = fit(rows);
-  out.eff = decode(best);
+  out.eff = fit_rows(rows);
+  for (const Param* p : params) out.fitted.emplace_back(p->key);
   ValidationContext c = ctx;
   const Efficiency e = out.eff;
   c.efficiency = [e](const Hardware&) { return e; };
@@ -170,21 +205,46 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     for (std::size_t i = 0; i < rows.size(); ++i)
       (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
     if (train.empty() || test.empty()) continue;
-    const Efficiency ef = decode(fit(train));
+    const Efficiency ef = fit_rows(train);
     ValidationContext cf = ctx;
     cf.efficiency = [ef](const Hardware&) { return ef; };
     const ValidationReport r = validate(test, cf);
     held.rows.insert(held.rows.end(), r.rows.begin(), r.rows.end());
   }
   out.cv_median_ape = median_ape(held);
+  // Leave one source out: rows of one source share an engine and a methodology, so k-fold, which
+  // mixes them, flatters the fit. Each source's rows are predicted by a fit to all the others.
+  std::vector<std::string> sources;
+  for (const auto& r : rows)
+    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+  out.sources = static_cast<int>(sources.size());
+  if (sources.size() > 1) {
+    ValidationReport loso;
+    for (const auto& src : sources) {
+      std::vector<Measurement> train, test;
+      for (const auto& r : rows) (r.source == src ? test : train).push_back(r);
+      const Efficiency ef = fit_rows(train);
+      ValidationContext cf = ctx;
+      cf.efficiency = [ef](const Hardware&) { return ef; };
+      const ValidationReport r = validate(test, cf);
+      loso.rows.insert(loso.rows.end(), r.rows.begin(), r.rows.end());
+    }
+    out.loso_median_ape = median_ape(loso);
+    out.loso_p90_ape = percentile_ape(loso, 0.9);
+  }
+  std::string fitted;
+  for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";
   out.toml = fmt::format(
       "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
-      "{}-fold cross-validated {:.1f}%.\nname = \"{}\"\n\n[efficiency]\ncompute = {:.4f}\ngemm_half_m = {:.2f}\n"
-      "memory = {:.4f}\ncomm = {:.4f}\nstep_overhead = \"{:.3f} us\"\nlayer_overhead = \"{:.3f} us\"\n"
-      "source = \"llmecon calibrate, {} rows\"\n",
-      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape, hardware, out.eff.compute,
-      out.eff.gemm_half_m, out.eff.memory, out.eff.comm, out.eff.step_overhead.si() * 1e6,
-      out.eff.layer_overhead.si() * 1e6, out.rows);
+      "{}-fold cross-validated {:.1f}%, leave-one-source-out {:.1f}%.\n# Fitted: {}; the rest as the family sets "
+      "them.\nname = \"{}\"\n\n"
+      "[efficiency]\ncompute = {:.4f}\ntile_m = {}\ntile_n = {}\ncompute_units = {}\nmemory = {:.4f}\n"
+      "memory_half = \"{:.4g} MB\"\ncomm = {:.4f}\nstep_overhead = \"{:.3f} us\"\nkernel_overhead = \"{:.3f} us\"\n"
+      "layer_kernels = {}\nsource = \"llmecon calibrate, {} rows\"\n",
+      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape, out.loso_median_ape, fitted, hardware,
+      out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.memory,
+      out.eff.memory_half.si() / 1e6, out.eff.comm, out.eff.step_overhead.si() * 1e6,
+      out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
   return out;
 }
 

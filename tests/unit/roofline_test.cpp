@@ -94,7 +94,7 @@ TEST(Roofline, RangeContainsThePointAndCollapses) {
   Fixture f;
   const ModelSpec m = f.models.load("llama-3.1-70b").value();
   RooflineInput in = input(&m, f.hw.find("b200"), 8, Step{Phase::kDecode, 64, 1, 8192}, Precision{});
-  in.eff = Efficiency{0.7, 64, 0.8, 0.75, us(500), us(10)};
+  in.eff = Efficiency{0.7, 64, 128, 148, 0.8, units::bytes(4e6), 0.75, us(500), us(2), 4};
   const RooflineResult point = roofline_unchecked(in);
   const RooflineRange r = roofline_range(in, Uncertainty{});
   EXPECT_LE(r.t_step_s.p10, point.t_step.si());

@@ -58,19 +58,17 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   ctx.models = &e.model_catalog();
   ctx.csv_dir = dir;
   ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
-  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds"))));
+  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds")), e.fitted_parameters(*hw)));
   return Json{{"hardware", cal.hardware},
               {"rows", cal.rows},
               {"folds", cal.folds},
               {"in_sample_median_ape", cal.in_sample_median_ape},
               {"cv_median_ape", cal.cv_median_ape},
-              {"efficiency",
-               {{"compute", cal.eff.compute},
-                {"gemm_half_m", cal.eff.gemm_half_m},
-                {"memory", cal.eff.memory},
-                {"comm", cal.eff.comm},
-                {"step_overhead_s", cal.eff.step_overhead.si()},
-                {"layer_overhead_s", cal.eff.layer_overhead.si()}}},
+              {"sources", cal.sources},
+              {"loso_median_ape", cal.loso_median_ape},
+              {"loso_p90_ape", cal.loso_p90_ape},
+              {"efficiency", efficiency_json(cal.eff)},
+              {"fitted", cal.fitted},
               {"toml", cal.toml}};
 }
 
