@@ -19,6 +19,8 @@ std::span<const EmbeddedFile> embedded_hardware();
 std::span<const EmbeddedFile> embedded_models();
 /// Every shipped price sheet, data/prices/*.toml.
 std::span<const EmbeddedFile> embedded_prices();
+/// The serving-engine profiles, data/engines/*.toml.
+std::span<const EmbeddedFile> embedded_engines();
 /// The efficiency defaults, data/efficiency.toml.
 std::span<const EmbeddedFile> embedded_efficiency();
 /// The web page's assets, web/* (served by `llmecon serve`).

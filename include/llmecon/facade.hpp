@@ -21,6 +21,7 @@
 #include "llmecon/model.hpp"
 #include "llmecon/pricing.hpp"
 #include "llmecon/roofline.hpp"
+#include "llmecon/serving_engine.hpp"
 #include "llmecon/validate.hpp"
 
 namespace llmecon {
@@ -77,6 +78,10 @@ class Engine {
   [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
   [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
+  /// The serving-engine profile of this name (data/engines), or an Error naming `flag`.
+  [[nodiscard]] Result<const ServingEngine*> serving_engine(std::string_view name,
+                                                            const std::string& flag = "--engine") const;
+  [[nodiscard]] const std::vector<ServingEngine>& serving_engines() const { return engines_; }
   /// The parameters of that efficiency fitted to measurements (the rest are sourced).
   [[nodiscard]] std::vector<std::string> fitted_parameters(const Hardware& hw) const;
   /// Every command run() dispatches, in the order the CLI lists them (the table in args.hpp).
@@ -99,6 +104,7 @@ class Engine {
   ModelCatalog models_;
   PriceCatalog prices_;
   std::vector<FamilyEfficiency> families_;
+  std::vector<ServingEngine> engines_;
 };
 
 /// JSON of one roofline evaluation (the keys documented in docs/cli.md).

@@ -22,6 +22,7 @@
 #include "llmecon/model.hpp"
 #include "llmecon/ops.hpp"
 #include "llmecon/roofline.hpp"
+#include "llmecon/serving_engine.hpp"
 
 namespace llmecon {
 
@@ -71,8 +72,13 @@ struct DeploymentInput {
   Efficiency eff;
   Seconds hop_latency = units::us(10);  ///< pipeline stage-to-stage latency beyond the transfer
   double usable_hbm = 0.9;              ///< fraction of HBM for weights, KV and buffers
+  bool kv_of_free = false;              ///< usable_hbm of what the weights leave (model.md §18.4)
+  Seconds host_overhead{};              ///< the serving engine's exposed host time per step
   StepCostCache* cache = nullptr;       ///< optional, for searches
 };
+
+/// The serving engine's memory rule and exposed host time (model.md §18.4).
+void apply_engine(DeploymentInput& in, const ServingEngine& e);
 
 /// Per-chip memory of a replica at a batch and context (model.md §16.2).
 struct ChipMemory {

@@ -32,6 +32,7 @@ struct PlanRequest {
   std::vector<double> batches;       ///< per replica; empty: 1, 2, 4, ... 16384
   double overlap = 0.0;
   Efficiency eff;
+  const ServingEngine* engine = nullptr;  ///< its memory rule, host time and sequence cap; none: generic
   int threads = 1;
   /// Disaggregated serving: prompts run on a separate pool (possibly other chips) and their KV
   /// moves to the decode pool over scale-out (model.md §16.6). Unset: one pool does both.

@@ -23,6 +23,7 @@
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
 #include "llmecon/ops.hpp"
+#include "llmecon/serving_engine.hpp"
 
 namespace llmecon {
 
@@ -79,6 +80,9 @@ struct RooflineInput {
   Efficiency eff;
   /// Fraction of HBM usable for weights and KV (the rest: activations, runtime). 1 = all.
   double usable_hbm = 1.0;
+  /// The serving engine's rule (model.md §18.4): usable_hbm of what the weights leave, not of all HBM.
+  bool kv_of_free = false;
+  Seconds host_overhead{};  ///< the serving engine's exposed host time per step
 };
 
 struct RooflineResult {
@@ -109,6 +113,13 @@ struct RooflineResult {
   /// FLOPs per byte moved from HBM.
   FlopsPerByte intensity{};
 };
+
+/// The HBM that weights and KV may fill under a serving engine's memory rule (model.md §18.4):
+/// `fraction` of all of it, or the weights plus `fraction` of what they leave.
+Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, bool of_free);
+
+/// The serving engine's memory rule and exposed host time (model.md §18.4).
+void apply_engine(RooflineInput& in, const ServingEngine& e);
 
 /// Validates the input (Error naming the flag for bad chip counts) and evaluates the step.
 Result<RooflineResult> roofline(const RooflineInput& in);

@@ -47,6 +47,8 @@ struct ValidationContext {
   std::string csv_dir;  ///< where `models/<file>.json` paths resolve
   /// Efficiency per chip; unset = ideal roofline.
   std::function<Efficiency(const Hardware&)> efficiency;
+  /// The serving-engine profiles a row's notes may name (model.md §19); empty: none applied.
+  const std::vector<ServingEngine>* engines = nullptr;
 };
 
 struct RowResult {
@@ -86,6 +88,7 @@ struct CalibrationResult {
   double in_sample_median_ape = 0;
   double cv_median_ape = 0;  ///< k-fold cross-validated
   int folds = 0;
+  int unstated_batch = 0;      ///< rows left out because they do not state their batch
   int sources = 0;             ///< distinct sources among the rows
   double loso_median_ape = 0;  ///< leave-one-source-out (0 with a single source)
   double loso_p90_ape = 0;

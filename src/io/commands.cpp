@@ -104,6 +104,12 @@ ArgSpec target(ArgSpec a, double hi, std::string u) {
   a.exclusive_min = true;
   return a;
 }
+// The serving engine whose defaults a deployment takes (data/engines, model.md §18.4).
+ArgSpec serving_engine() {
+  return choice("engine",
+                "serving engine profile: its KV memory rule, sequence cap and host time per step (data/engines)",
+                {"generic", "vllm", "sglang", "trtllm"});
+}
 ArgSpec explain() {
   return flag("explain", "add the derivation: each formula with its values substituted");
 }
@@ -148,6 +154,7 @@ std::vector<ArgSpec> step_args(bool lists) {
       "the whole context"));
   for (auto& f : formats()) a.push_back(std::move(f));
   a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
+  a.push_back(serving_engine());
   a.push_back(usd_per_hour());
   a.push_back(ideal());
   return a;
@@ -332,6 +339,7 @@ std::vector<CommandSpec> build() {
          number("spec_acceptance", "speculative decoding / MTP acceptance rate, below 1", "", 0, 0, 0.999),
          integer("spec_draft", "drafted tokens per step", "tok", 0, 0, 64),
          integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0, 1e6),
+         serving_engine(),
          usd_per_hour(),
          prefill_hw(),
          with_text(

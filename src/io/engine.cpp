@@ -36,6 +36,8 @@ Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std:
   e.models_ = std::move(models);
   TRY(families, builtin_efficiency());
   e.families_ = std::move(families);
+  TRY(engines, builtin_engines());
+  e.engines_ = std::move(engines);
   TRY(prices, PriceCatalog::builtin());
   e.prices_ = std::move(prices);
   for (const auto& f : price_files) TRY_STATUS(e.prices_.add_file(f));
@@ -142,6 +144,14 @@ Result<RooflineResult> Engine::evaluate(const Json& args) const {
 
 Efficiency Engine::efficiency(const Hardware& hw, std::string* source) const {
   return efficiency_for(hw, families_, source);
+}
+
+Result<const ServingEngine*> Engine::serving_engine(std::string_view name, const std::string& flag) const {
+  for (const auto& e : engines_)
+    if (e.name == name) return &e;
+  std::string names;
+  for (const auto& e : engines_) names += (names.empty() ? "" : ", ") + e.name;
+  return Error{flag, "", "unknown serving engine '" + std::string(name) + "'", "one of: " + names};
 }
 
 std::vector<std::string> Engine::fitted_parameters(const Hardware& hw) const {

@@ -247,7 +247,7 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   e.mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
   e.mem.comm_buffers =
       units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
-  e.mem.capacity = hw.hbm_capacity.value * in.usable_hbm;
+  e.mem.capacity = usable_memory(hw.hbm_capacity.value, e.mem.weights, in.usable_hbm, in.kv_of_free);
   return e;
 }
 
@@ -262,6 +262,12 @@ std::string memory_reason(const ChipMemory& mem, const std::string& what) {
 }
 
 }  // namespace
+
+void apply_engine(DeploymentInput& in, const ServingEngine& e) {
+  in.usable_hbm = e.memory_fraction;
+  in.kv_of_free = e.fraction_of_free;
+  in.host_overhead = e.host_overhead;
+}
 
 PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double context, double tokens_per_step,
                             double verify_tokens) {

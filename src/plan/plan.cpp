@@ -137,6 +137,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
         in.overlap = rq.overlap;
         in.eff = rq.eff;
         in.cache = &cache;
+        if (rq.engine != nullptr) apply_engine(in, *rq.engine);
         PhaseResult ttft, pre;
         const PrefillChoice* choice = nullptr;
         if (rq.prefill_hw != nullptr) {
@@ -157,6 +158,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
         }
         for (double b : batches) {
           if (b < mp.pp) continue;
+          if (rq.engine != nullptr && b > rq.engine->max_seqs) continue;  // the engine holds no more
           ++part.evaluated;
           PlanPoint pt;
           pt.map = mp;
@@ -216,6 +218,7 @@ PlanResult plan(const PlanRequest& rq) {
           in.overlap = rq.overlap;
           in.eff = rq.eff;
           in.cache = &cache;
+          if (rq.engine != nullptr) apply_engine(in, *rq.engine);
           const PhaseResult t = evaluate_prefill(in, 1, rq.isl);
           if (!t.feasible || (best.ok && t.latency >= best.ttft.latency)) continue;
           best.ok = true;
@@ -322,6 +325,7 @@ PlanRange plan_range(const PlanRequest& rq, const PlanPoint& b, const Uncertaint
     in.precision = Precision::with_weights(*rq.model, b.weights, b.weights, b.kv);
     in.overlap = rq.overlap;
     in.eff = sample_efficiency(rq.eff, u, rng);
+    if (rq.engine != nullptr) apply_engine(in, *rq.engine);
     const PhaseResult d = evaluate_decode(in, b.batch, rq.isl + rq.osl / 2, tokens_per_step, verified);
     const PhaseResult p = evaluate_prefill(in, 1, rq.isl);
     tpc.push_back(d.tokens_per_s_per_chip.si());

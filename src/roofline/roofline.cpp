@@ -80,6 +80,17 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
   return t;
 }
 
+Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, bool of_free) {
+  if (!of_free) return hbm * fraction;
+  return weights + max(hbm - weights, Bytes{}) * fraction;
+}
+
+void apply_engine(RooflineInput& in, const ServingEngine& e) {
+  in.usable_hbm = e.memory_fraction;
+  in.kv_of_free = e.fraction_of_free;
+  in.host_overhead = e.host_overhead;
+}
+
 Result<RooflineResult> roofline(const RooflineInput& in) {
   LLMECON_ASSERT(in.model != nullptr && in.hw != nullptr, "roofline needs a model and hardware");
   if (in.chips < 1) return Error{"--chips", "", "must be at least 1, got " + std::to_string(in.chips), ""};
@@ -136,7 +147,7 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
     r.t_compute = r.ops.compute;
     r.t_weights = r.ops.weights;
     r.t_kv = r.ops.kv;
-    r.t_overhead = in.eff.step_overhead + r.ops.launches;
+    r.t_overhead = in.eff.step_overhead + in.host_overhead + r.ops.launches;
     r.t_step = r.ops.busy + r.t_overhead;
     r.t_upper = r.t_compute + r.t_weights + r.t_kv + r.ops.act + r.t_overhead;
     r.bound = r.ops.bound;
@@ -149,7 +160,7 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
   // Memory footprint (F21): all weights plus every sequence's KV after this pass.
   r.mem_weights = m.weight_bytes(p.weights, p.experts);
   r.mem_kv = m.kv_bytes_sequence(in.step.cached + in.step.new_tokens, p.kv) * in.step.batch;
-  r.mem_capacity = hw.hbm_capacity.value * (n * in.usable_hbm);
+  r.mem_capacity = usable_memory(hw.hbm_capacity.value * n, r.mem_weights, in.usable_hbm, in.kv_of_free);
   r.fits = r.mem_weights + r.mem_kv <= r.mem_capacity;
   if (!r.fits) {
     r.fit_reason = fmt::format("weights {} + KV {} = {} > {} HBM on {} x {}", format(r.mem_weights), format(r.mem_kv),

@@ -28,41 +28,53 @@ double sigmoid(double x) {
   return 1 / (1 + std::exp(-x));
 }
 
+// Each parameter moves only within what is physically plausible (model.md §19): a fit that
+// needed a 7 ms fixed cost per step to match a row is absorbing something the model lacks, and
+// should show that as error rather than hide it.
 struct Param {
   const char* key;
-  double (*get)(const Efficiency&);    // to the unconstrained space
-  void (*set)(Efficiency&, double x);  // from it
+  double lo, hi;  // the plausible range; log-scaled for times and sizes
+  bool log;
+  double (*get)(const Efficiency&);
+  void (*set)(Efficiency&, double v);
 };
-double frac(double v) {
-  return logit(std::clamp(v, 0.02, 0.98));
-}
-double unfrac(double x) {
-  return std::clamp(sigmoid(x), 1e-3, 1.0);
-}
 const std::array<Param, 6> kParams{{
-    {"compute", [](const Efficiency& e) { return frac(e.compute); },
-     [](Efficiency& e, double x) { e.compute = unfrac(x); }},
-    {"memory", [](const Efficiency& e) { return frac(e.memory); },
-     [](Efficiency& e, double x) { e.memory = unfrac(x); }},
-    {"memory_half", [](const Efficiency& e) { return std::log(std::max(e.memory_half.si(), 1e3)); },
-     [](Efficiency& e, double x) { e.memory_half = units::bytes(std::exp(x)); }},
-    {"comm", [](const Efficiency& e) { return frac(e.comm); }, [](Efficiency& e, double x) { e.comm = unfrac(x); }},
-    {"step_overhead", [](const Efficiency& e) { return std::log(std::max(e.step_overhead.si(), 1e-6)); },
-     [](Efficiency& e, double x) { e.step_overhead = units::seconds(std::exp(x)); }},
-    {"kernel_overhead", [](const Efficiency& e) { return std::log(std::max(e.kernel_overhead.si(), 1e-8)); },
-     [](Efficiency& e, double x) { e.kernel_overhead = units::seconds(std::exp(x)); }},
+    {"compute", 0.3, 1.0, false, [](const Efficiency& e) { return e.compute; },
+     [](Efficiency& e, double v) { e.compute = v; }},
+    {"memory", 0.5, 1.0, false, [](const Efficiency& e) { return e.memory; },
+     [](Efficiency& e, double v) { e.memory = v; }},
+    {"memory_half", 1e5, 6.4e7, true, [](const Efficiency& e) { return e.memory_half.si(); },
+     [](Efficiency& e, double v) { e.memory_half = units::bytes(v); }},
+    {"comm", 0.3, 1.0, false, [](const Efficiency& e) { return e.comm; }, [](Efficiency& e, double v) { e.comm = v; }},
+    {"step_overhead", 1e-5, 2e-3, true, [](const Efficiency& e) { return e.step_overhead.si(); },
+     [](Efficiency& e, double v) { e.step_overhead = units::seconds(v); }},
+    {"kernel_overhead", 5e-7, 1e-5, true, [](const Efficiency& e) { return e.kernel_overhead.si(); },
+     [](Efficiency& e, double v) { e.kernel_overhead = units::seconds(v); }},
 }};
+
+// To and from an unconstrained coordinate: a logistic map onto [lo, hi], in log space for times
+// and sizes.
+double to_x(const Param& p, double v) {
+  const double lo = p.log ? std::log(p.lo) : p.lo, hi = p.log ? std::log(p.hi) : p.hi;
+  const double t = std::clamp(((p.log ? std::log(std::max(v, 1e-300)) : v) - lo) / (hi - lo), 0.02, 0.98);
+  return logit(t);
+}
+double from_x(const Param& p, double x) {
+  const double lo = p.log ? std::log(p.lo) : p.lo, hi = p.log ? std::log(p.hi) : p.hi;
+  const double v = lo + (hi - lo) * sigmoid(x);
+  return p.log ? std::exp(v) : v;
+}
 
 // The fitted parameters of `base` set from x.
 Efficiency decode(const Efficiency& base, const std::vector<const Param*>& params, const Vec& x) {
   Efficiency e = base;
-  for (std::size_t i = 0; i < params.size(); ++i) params[i]->set(e, x[i]);
+  for (std::size_t i = 0; i < params.size(); ++i) params[i]->set(e, from_x(*params[i], x[i]));
   return e;
 }
 
 Vec encode(const Efficiency& e, const std::vector<const Param*>& params) {
   Vec x;
-  for (const Param* p : params) x.push_back(p->get(e));
+  for (const Param* p : params) x.push_back(to_x(*p, p->get(e)));
   return x;
 }
 
@@ -164,12 +176,23 @@ double loss(const std::vector<Measurement>& rows, const ValidationContext& base,
 
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
                                     const std::string& hardware, int folds, const std::vector<std::string>& fit) {
+  // Only rows that state their batch: where the engine chose it, the error measures the
+  // scheduler, not the kernels, and fitting kernel costs to it would hide that (model.md §19).
   std::vector<Measurement> rows;
-  for (const auto& m : all)
-    if (m.hardware == hardware && is_speed_metric(m.metric) && m.scenario != "training_step") rows.push_back(m);
+  int unstated = 0;
+  for (const auto& m : all) {
+    if (m.hardware != hardware || !is_speed_metric(m.metric) || m.scenario == "training_step") continue;
+    if (m.batch) {
+      rows.push_back(m);
+    } else {
+      ++unstated;
+    }
+  }
   if (rows.empty()) {
-    return Error{"--hw", "", "no throughput or latency rows measured on '" + hardware + "'",
-                 "calibrate needs rows of that chip in the CSV"};
+    return Error{"--hw", "",
+                 unstated > 0 ? fmt::format("none of the {} rows measured on '{}' states its batch", unstated, hardware)
+                              : "no throughput or latency rows measured on '" + hardware + "'",
+                 "calibrate needs rows of that chip with a published batch"};
   }
   auto hw = ctx.hw->get(hardware, "--hw");
   if (!hw) return hw.error();
@@ -190,6 +213,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   CalibrationResult out;
   out.hardware = hardware;
   out.rows = static_cast<int>(rows.size());
+  out.unstated_batch = unstated;
   out.eff = fit_rows(rows);
   for (const Param* p : params) out.fitted.emplace_back(p->key);
   ValidationContext c = ctx;

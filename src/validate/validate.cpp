@@ -233,8 +233,35 @@ struct Setup {
   const Hardware* hw = nullptr;
   DeploymentInput in;
   double replicas = 1;
+  const ServingEngine* engine = nullptr;  ///< the row's engine, when its notes name one
   std::vector<std::string> envelope;
 };
+
+// The serving engine a row ran on: `engine=NAME` in its notes, else an engine the notes name
+// (TensorRT-LLM, vLLM, SGLang), else none (model.md §19).
+const ServingEngine* row_engine(const Measurement& m, const ValidationContext& ctx, bool& inferred) {
+  if (ctx.engines == nullptr) return nullptr;
+  auto find = [&](std::string_view name) -> const ServingEngine* {
+    for (const auto& e : *ctx.engines)
+      if (e.name == name) return &e;
+    return nullptr;
+  };
+  inferred = false;
+  if (const auto pos = m.notes.find("engine="); pos != std::string::npos) {
+    std::size_t end = pos + 7;
+    while (end < m.notes.size() && (std::isalnum(static_cast<unsigned char>(m.notes[end])) != 0)) ++end;
+    return find(m.notes.substr(pos + 7, end - pos - 7));
+  }
+  inferred = true;
+  std::string lower;
+  for (char c : m.notes) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("trt-llm") != std::string::npos || lower.find("tensorrt-llm") != std::string::npos ||
+      lower.find("trtllm") != std::string::npos)
+    return find("trtllm");
+  if (lower.find("sglang") != std::string::npos) return find("sglang");
+  if (lower.find("vllm") != std::string::npos) return find("vllm");
+  return nullptr;
+}
 
 Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   Setup s;
@@ -299,10 +326,23 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   const DType w = dt(m.weight_dtype, native.weights);
   // int8/int4 are weight-only: matmuls run at bf16 (schema).
   const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
-  s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, DType::kBf16));
-  if (m.kv_dtype.empty() && m.scenario != "training_step")
-    s.envelope.emplace_back("KV format not stated: bf16 assumed");
+  bool inferred = false;
+  s.engine = m.scenario == "training_step" ? nullptr : row_engine(m, ctx, inferred);
+  // An unstated KV format is what the row's engine gives this checkpoint (model.md §18.4).
+  const DType kv_default = s.engine != nullptr && w == DType::kFp8 ? s.engine->fp8_checkpoint_kv : DType::kBf16;
+  s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, kv_default));
+  if (m.kv_dtype.empty() && m.scenario != "training_step") {
+    s.envelope.push_back(fmt::format("KV format not stated: {} assumed{}", name(kv_default),
+                                     s.engine != nullptr ? " (the engine's default)" : ""));
+  }
   s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
+  if (s.engine != nullptr) {
+    apply_engine(s.in, *s.engine);
+    s.envelope.push_back(fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences", s.engine->name,
+                                     inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
+                                     s.engine->fraction_of_free ? "the free" : "all",
+                                     format_number(s.engine->max_seqs)));
+  }
   return s;
 }
 
@@ -407,7 +447,12 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       double batch = m.batch ? *m.batch / s.replicas : 0;
       if (!m.batch) {
         batch = max_batch(s, isl + osl);
-        s.envelope.emplace_back("batch not published: the largest that fits is assumed");
+        if (s.engine != nullptr && batch > s.engine->max_seqs) {
+          batch = s.engine->max_seqs;
+          s.envelope.emplace_back("batch not published: the engine's sequence cap is assumed");
+        } else {
+          s.envelope.emplace_back("batch not published: the largest that fits is assumed");
+        }
       }
       if (m.scenario == "online_load" && !m.batch) s.envelope.emplace_back("request-rate load: queueing not modelled");
       if (batch < 1) {

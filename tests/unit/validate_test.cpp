@@ -201,3 +201,37 @@ TEST(Efficiency, OverlayFileUpdatesAChip) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Validate, TheEngineANoteNamesSetsMemoryCapAndKvFormat) {
+  // Llama-3.1-70B FP8 on one H100, batch chosen by the engine: TensorRT-LLM gives KV 90% of what the
+  // weights leave and an FP8 KV cache, so far more sequences fit than under the generic 90% of all HBM.
+  const std::string row =
+      ",dev,llama-3.1-70b,h100-sxm,1,1,1,,1,1,fp8,,offline_throughput,,128,2048,output_tokens_per_s,900,tokens/s,s,";
+  auto rows = read_validation_csv(
+      kHeader + "A" + row + "\"TRT-LLM v0.17 perf-overview\"\nB" + row + "engine=vllm\nC" + row + "no engine named\n",
+      "engines.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const auto engines = builtin_engines().value();
+  ValidationContext c = context();
+  c.engines = &engines;
+  const ValidationReport rep = validate(*rows, c);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  EXPECT_NE(rep.rows[0].envelope.find("engine trtllm (named in the notes): KV in 0.9 of the free memory"),
+            std::string::npos)
+      << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[0].envelope.find("KV format not stated: fp8 assumed (the engine's default)"), std::string::npos);
+  EXPECT_NE(rep.rows[1].envelope.find("engine vllm: KV in 0.9 of all memory, at most 1024 sequences"),
+            std::string::npos)
+      << rep.rows[1].envelope;
+  EXPECT_NE(rep.rows[1].envelope.find("KV format not stated: bf16 assumed"), std::string::npos);
+  EXPECT_EQ(rep.rows[2].envelope.find("engine"), std::string::npos) << rep.rows[2].envelope;
+  // More sequences fit under TensorRT-LLM's rule with an FP8 cache than under vLLM's with bf16.
+  ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted);
+  EXPECT_GT(*rep.rows[0].predicted, 3 * *rep.rows[1].predicted);
+}
+
+}  // namespace
+}  // namespace llmecon

@@ -80,6 +80,8 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.model = &model;
   rq.hw = hw;
   rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  TRY(engine, e.serving_engine(a.text("engine")));
+  rq.engine = engine;
   if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
   const double chips =
       a.has("racks") ? a.number_or("racks", 1) * hw->domain_size : a.number_or("chips", hw->domain_size);

@@ -45,6 +45,8 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   r.in.precision = precision_from(a, r.model);
   r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
   r.in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  TRY(engine, e.serving_engine(a.text("engine")));
+  if (!a.flag("ideal")) apply_engine(r.in, *engine);  // the pure roofline fills all of HBM (F21)
   return r;
 }
 

@@ -25,6 +25,7 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Can
   ctx.csv_dir = dir;
   const bool ideal = a.flag("ideal");
   if (!ideal) ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
+  if (!ideal) ctx.engines = &e.serving_engines();
   const ValidationReport rep = llmecon::validate(rows, ctx);
   Json out_rows = Json::array();
   for (const auto& r : rep.rows) {
@@ -58,12 +59,14 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   ctx.models = &e.model_catalog();
   ctx.csv_dir = dir;
   ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
+  ctx.engines = &e.serving_engines();
   TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds")), e.fitted_parameters(*hw)));
   return Json{{"hardware", cal.hardware},
               {"rows", cal.rows},
               {"folds", cal.folds},
               {"in_sample_median_ape", cal.in_sample_median_ape},
               {"cv_median_ape", cal.cv_median_ape},
+              {"unstated_batch", cal.unstated_batch},
               {"sources", cal.sources},
               {"loso_median_ape", cal.loso_median_ape},
               {"loso_p90_ape", cal.loso_p90_ape},

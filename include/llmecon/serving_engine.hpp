@@ -1,0 +1,40 @@
+// llmecon/serving_engine.hpp: what a serving engine does by default (data/engines/*.toml,
+// docs/model.md §18.4): how much memory its KV cache gets, how many sequences and tokens one
+// iteration holds, the KV format it gives an FP8 checkpoint, and its exposed host time per step.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/dtype.hpp"
+#include "llmecon/error.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+
+struct ServingEngine {
+  std::string name;
+  std::string display_name;
+  std::vector<std::string> sources;
+  std::string notes;
+  /// The KV cache's memory: `memory_fraction` of all HBM for weights, activations and KV
+  /// (vLLM, SGLang), or of what the weights and activations leave (TensorRT-LLM).
+  bool fraction_of_free = false;
+  double memory_fraction = 0.9;
+  double max_seqs = 1e8;            ///< sequences one iteration holds
+  double max_batched_tokens = 1e8;  ///< tokens one iteration processes
+  bool chunked_prefill = true;
+  DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
+  Seconds host_overhead{};                 ///< host time per step the GPU waits for
+  bool cuda_graphs = true;
+  std::map<std::string, std::string> flags;  ///< launch-flag names, from the engine's documentation
+};
+
+/// The shipped profiles, data/engines/*.toml (generic, vllm, sglang, trtllm).
+Result<std::vector<ServingEngine>> builtin_engines();
+/// Parses one profile; strict like every catalog file.
+Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string& origin);
+
+}  // namespace llmecon

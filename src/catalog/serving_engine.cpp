@@ -1,0 +1,82 @@
+// Serving-engine profiles (data/engines/*.toml; docs/model.md §18.4).
+#include "llmecon/serving_engine.hpp"
+
+#include "llmecon/embedded.hpp"
+#include "llmecon/toml_reader.hpp"
+
+namespace llmecon {
+
+Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string& origin) {
+  TRY(root, TomlReader::parse(text, origin));
+  const TomlReader rd(root, origin);
+  TRY_STATUS(rd.only_keys(
+      root, "", {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead", "flags"}));
+  ServingEngine e;
+  TRY(name, rd.str(root, "", "name", true));
+  TRY(display, rd.str(root, "", "display_name", true));
+  TRY(sources, rd.strings(root, "", "sources", false));
+  TRY(notes, rd.str(root, "", "notes", true));
+  e.name = name;
+  e.display_name = display;
+  e.sources = sources;
+  e.notes = notes;
+  if (e.name.empty()) return Error{origin, "name", "must not be empty", ""};
+
+  TRY(memory, rd.table(root, "", "memory", true));
+  TRY_STATUS(rd.only_keys(*memory, "memory", {"rule", "fraction"}));
+  TRY(rule, rd.str(*memory, "memory", "rule", true));
+  if (rule != "total" && rule != "free") {
+    return Error{origin, "memory.rule", "unknown rule '" + rule + "'",
+                 "total: a fraction of all memory; free: of what the weights leave"};
+  }
+  e.fraction_of_free = rule == "free";
+  TRY(fraction, rd.number(*memory, "memory", "fraction", true, 0.05, 1.0));
+  e.memory_fraction = *fraction;
+
+  TRY(batching, rd.table(root, "", "batching", true));
+  TRY_STATUS(rd.only_keys(*batching, "batching", {"max_seqs", "max_batched_tokens", "chunked_prefill"}));
+  TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
+  TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
+  e.max_seqs = *seqs;
+  e.max_batched_tokens = *tokens;
+  TRY(chunked, rd.boolean(*batching, "batching", "chunked_prefill"));
+  if (!chunked) return Error{origin, "batching.chunked_prefill", "missing required field", "true or false"};
+  e.chunked_prefill = *chunked;
+
+  TRY(kv, rd.table(root, "", "kv", true));
+  TRY_STATUS(rd.only_keys(*kv, "kv", {"fp8_checkpoint"}));
+  TRY(fp8kv, rd.str(*kv, "kv", "fp8_checkpoint", true));
+  auto d = parse_dtype(fp8kv);
+  if (!d) return Error{origin, "kv.fp8_checkpoint", d.error().what, d.error().hint};
+  e.fp8_checkpoint_kv = *d;
+
+  TRY(overhead, rd.table(root, "", "overhead", true));
+  TRY_STATUS(rd.only_keys(*overhead, "overhead", {"host", "cuda_graphs"}));
+  TRY(host, rd.quantity<Seconds>(*overhead, "overhead", "host", true));
+  if (host->si() > 1) return Error{origin, "overhead.host", "at most 1 s per step", ""};
+  e.host_overhead = *host;
+  TRY(graphs, rd.boolean(*overhead, "overhead", "cuda_graphs"));
+  if (!graphs) return Error{origin, "overhead.cuda_graphs", "missing required field", "true or false"};
+  e.cuda_graphs = *graphs;
+
+  TRY(flags, rd.table(root, "", "flags"));
+  if (flags != nullptr) {
+    for (const auto& [k, v] : *flags) {
+      auto s = v.value<std::string>();
+      if (!s) return Error{origin, "flags." + std::string(k.str()), "expected a string", ""};
+      e.flags[std::string(k.str())] = *s;
+    }
+  }
+  return e;
+}
+
+Result<std::vector<ServingEngine>> builtin_engines() {
+  std::vector<ServingEngine> out;
+  for (const auto& f : embedded_engines()) {
+    TRY(e, parse_engine_toml(f.content, "builtin:" + std::string(f.path)));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace llmecon

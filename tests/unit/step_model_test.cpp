@@ -1,0 +1,241 @@
+// The per-operator step model (model.md §18): golden steps with their derivation, the bound each
+// is labelled with, properties over the catalogs, and the serving-engine profiles.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cmath>
+
+#include "llmecon/parallel.hpp"
+#include "llmecon/roofline.hpp"
+#include "llmecon/serving_engine.hpp"
+#include "test_catalogs.hpp"
+
+namespace llmecon {
+namespace {
+using testing_catalogs::hw;
+using testing_catalogs::models;
+
+const std::vector<FamilyEfficiency>& families() {
+  static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
+  return f;
+}
+
+RooflineResult step(const ModelSpec& m, const char* chip, int chips, Step s, bool ideal = false) {
+  RooflineInput in;
+  in.model = &m;
+  in.hw = hw().find(chip);
+  in.chips = chips;
+  in.step = s;
+  in.precision = Precision::native(m);
+  if (!ideal) in.eff = efficiency_for(*in.hw, families());
+  auto r = roofline(in);
+  EXPECT_TRUE(r) << r.error().message();
+  return *r;
+}
+
+TEST(StepModel, Llama70bBatch1IsAWeightStreamDerivedByHand) {
+  // Llama-3.1-70B on 8 H100, batch 1 at 4096 tokens: every kernel is memory-bound, so the step is
+  // Σ over kernels of (bytes + memory_half) / (W · e_m), plus a launch per kernel and a fixed cost.
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const RooflineResult r = step(m, "h100-sxm", 8, Step{Phase::kDecode, 1, 1, 4096});
+  const Efficiency e = efficiency_for(*hw().find("h100-sxm"), families());
+  double bytes = 0, launches = 0;
+  for (const Kernel& k : r.cost.kernels) {
+    const double b = (k.weights.si() + k.kv.si() + k.act.si()) / 8;
+    bytes += k.count * (b + e.memory_half.si());
+    launches += k.count;
+  }
+  const double w = 3.35e12 * e.memory;
+  EXPECT_NEAR(r.ops.busy.si(), bytes / w, 1e-12);
+  launches += e.layer_kernels * m.n_layers();
+  EXPECT_DOUBLE_EQ(r.ops.kernels, launches);
+  EXPECT_NEAR(r.t_step.si(), bytes / w + launches * e.kernel_overhead.si() + e.step_overhead.si(), 1e-12);
+  EXPECT_EQ(r.bound, Bound::kWeights);
+  // About 7.9 ms: 139 GB of weights at 3.0 TB/s per chip is 5.8 ms, plus kernel sizes and launches.
+  EXPECT_NEAR(r.t_step.si() * 1e3, 7.9, 0.1);
+}
+
+TEST(StepModel, BoundLabelsFollowThePhysics) {
+  const ModelSpec llama = models().load("llama-3.1-70b").value();
+  for (double b : {1.0, 64.0})
+    EXPECT_EQ(step(llama, "h100-sxm", 8, Step{Phase::kDecode, b, 1, 4096}).bound, Bound::kWeights) << b;
+  // Batch 1024 at 4096 tokens: the KV read (1024 x 1.34 GB / 8) outweighs the weights.
+  EXPECT_EQ(step(llama, "h100-sxm", 8, Step{Phase::kDecode, 1024, 1, 4096}).bound, Bound::kKv);
+  // A large prefill is compute: 8 prompts of 8192 tokens.
+  EXPECT_EQ(step(llama, "h100-sxm", 8, Step{Phase::kPrefill, 8, 8192, 0}).bound, Bound::kCompute);
+  // Long context: 64 sequences at 128k tokens read 64 x 42 GB of KV.
+  EXPECT_EQ(step(llama, "h100-sxm", 8, Step{Phase::kDecode, 64, 1, 131072}).bound, Bound::kKv);
+
+  const ModelSpec ds = models().load("deepseek-v3").value();
+  EXPECT_EQ(step(ds, "gb200", 72, Step{Phase::kDecode, 1, 1, 4096}).bound, Bound::kWeights);
+  EXPECT_EQ(step(ds, "gb200", 72, Step{Phase::kPrefill, 16, 8192, 0}).bound, Bound::kCompute);
+  const ModelSpec oss = models().load("gpt-oss-120b").value();
+  EXPECT_EQ(step(oss, "b200", 1, Step{Phase::kDecode, 1, 1, 4096}).bound, Bound::kWeights);
+  EXPECT_EQ(step(oss, "b200", 1, Step{Phase::kPrefill, 4, 8192, 0}).bound, Bound::kCompute);
+}
+
+TEST(StepModel, NoBatch1DecodeIsComputeBoundOnAnyChip) {
+  int checked = 0;
+  for (const char* name : {"llama-3.1-8b", "llama-3.1-70b", "deepseek-v3", "gpt-oss-120b", "qwen3-30b-a3b"}) {
+    const ModelSpec m = models().load(name).value();
+    for (const Hardware& h : hw().all()) {
+      RooflineInput in;
+      in.model = &m;
+      in.hw = &h;
+      in.chips = h.domain_size;
+      in.step = Step{Phase::kDecode, 1, 1, 4096};
+      in.precision = Precision::native(m);
+      in.eff = efficiency_for(h, families());
+      const RooflineResult r = roofline_unchecked(in);
+      EXPECT_NE(r.bound, Bound::kCompute) << name << " on " << h.name;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// A random catalog model (kept in `m`) on a random chip: up to `max_chips` of them, or the whole
+// domain when 0; native formats, pure roofline.
+RooflineInput random_model_on_chip(ModelSpec& m, int max_chips) {
+  const auto& cat = models().entries();
+  m = models().load(cat[*rc::gen::inRange<std::size_t>(0, cat.size())].name).value();
+  const Hardware& h = hw().all()[*rc::gen::inRange<std::size_t>(0, hw().all().size())];
+  RooflineInput in;
+  in.model = &m;
+  in.hw = &h;
+  in.chips = max_chips > 0 ? *rc::gen::inRange(1, std::min(h.domain_size, max_chips) + 1) : h.domain_size;
+  in.precision = Precision::native(m);
+  return in;
+}
+
+TEST(StepModel, PerOperatorSumIsNeverBelowThePooledRoofline) {
+  EXPECT_TRUE(rc::check([] {
+    ModelSpec m;
+    RooflineInput in = random_model_on_chip(m, 72);
+    const Hardware& h = *in.hw;
+    const bool prefill = *rc::gen::arbitrary<bool>();
+    in.step = Step{prefill ? Phase::kPrefill : Phase::kDecode, static_cast<double>(*rc::gen::inRange(1, 2049)),
+                   prefill ? static_cast<double>(*rc::gen::inRange(1, 16385)) : 1.0,
+                   static_cast<double>(*rc::gen::inRange(0, 131073))};
+    const RooflineResult pure = roofline_unchecked(in);
+    in.eff = efficiency_for(h, families());
+    const RooflineResult real = roofline_unchecked(in);
+    RC_ASSERT(real.t_step.si() >= pure.t_step.si() * (1 - 1e-12));
+    if (in.eff.ideal()) return;  // a chip with no family is the pure roofline itself
+    // The per-operator sum, with every efficiency at 1 and no fixed cost, is also a bound: Σ max ≥ max Σ.
+    RC_ASSERT(real.ops.busy.si() >= std::max(real.t_compute.si(), (real.t_weights + real.t_kv).si()) * (1 - 1e-12));
+  }));
+}
+
+TEST(StepModel, StepTimeIsMonotoneInBatchAndContext) {
+  EXPECT_TRUE(rc::check([] {
+    ModelSpec m;
+    RooflineInput in = random_model_on_chip(m, 0);
+    in.eff = efficiency_for(*in.hw, families());
+    const double b = *rc::gen::inRange(1, 4096), c = *rc::gen::inRange(0, 100000);
+    in.step = Step{Phase::kDecode, b, 1, c};
+    const double t = roofline_unchecked(in).t_step.si();
+    in.step.batch = b + *rc::gen::inRange(1, 512);
+    RC_ASSERT(roofline_unchecked(in).t_step.si() >= t * (1 - 1e-12));
+    // Chunked local attention reads fewer keys after each chunk boundary: not monotone in context.
+    for (const Layer& l : m.layers)
+      if (l.mixer == Mixer::kChunked) return;
+    in.step.batch = b;
+    in.step.cached = c + *rc::gen::inRange(1, 65536);
+    RC_ASSERT(roofline_unchecked(in).t_step.si() >= t * (1 - 1e-12));
+  }));
+}
+
+TEST(StepModel, EveryEfficiencyFractionLiesInZeroOne) {
+  for (const auto& f : families()) {
+    const Efficiency& e = f.eff;
+    for (double m : {1.0, 3.0, 63.0, 64.0, 65.0, 1000.0, 1e6}) {
+      for (double n : {0.0, 128.0, 1024.0, 65536.0}) {
+        const double c = e.compute_at(m, n);
+        EXPECT_GT(c, 0.0) << f.family;
+        EXPECT_LE(c, 1.0) << f.family;
+      }
+    }
+    for (double b : {1.0, 1e6, 1e9}) {
+      const double mem = e.memory_at(units::bytes(b));
+      EXPECT_GT(mem, 0.0) << f.family;
+      EXPECT_LE(mem, 1.0) << f.family;
+    }
+  }
+  // The tile arithmetic: 1 row of a 64-row tile computes at 1/64 of the large-GEMM rate (a chosen
+  // tile size, not a catalog's).
+  Efficiency e;
+  e.compute = 0.8;
+  e.tile_m = 64;
+  EXPECT_DOUBLE_EQ(e.compute_at(1, 1024), 0.8 / 64);
+  EXPECT_DOUBLE_EQ(e.compute_at(128, 1024), 0.8);
+  // Wave quantization: 133 tiles on 132 units run in two waves.
+  e.tile_n = 128;
+  e.compute_units = 132;
+  EXPECT_DOUBLE_EQ(e.compute_at(64, 133 * 128), 0.8 * 133 / 264);
+}
+
+TEST(StepModel, FamiliesSayWhatIsFitted) {
+  for (const auto& f : families()) {
+    for (const auto& p : f.fitted) {
+      EXPECT_TRUE(p == "memory_half" || p == "step_overhead" || p == "kernel_overhead" || p == "compute" ||
+                  p == "memory" || p == "comm")
+          << f.family << " " << p;
+    }
+  }
+}
+
+TEST(ServingEngines, ProfilesParseCiteAndDiffer) {
+  auto engines = builtin_engines();
+  ASSERT_TRUE(engines) << engines.error().message();
+  std::vector<std::string> names;
+  for (const auto& e : *engines) {
+    names.push_back(e.name);
+    if (e.name != "generic") {
+      EXPECT_FALSE(e.sources.empty()) << e.name;
+      EXPECT_FALSE(e.flags.empty()) << e.name;
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"generic", "sglang", "trtllm", "vllm"}));
+  auto bad =
+      parse_engine_toml("name = \"x\"\ndisplay_name = \"x\"\nnotes = \"\"\n[memory]\nrule = \"half\"\n", "x.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "memory.rule");
+}
+
+TEST(ServingEngines, TheFreeMemoryRuleLeavesMoreRoomForKv) {
+  // Llama-3.1-70B at fp8 on one H100: 90% of all 80 GB leaves 1.5 GB for KV; 90% of what the 70.6 GB
+  // of weights leave gives 8.5 GB.
+  const Bytes hbm = units::bytes(80e9), weights = units::bytes(70.6e9);
+  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, false) - weights).si(), 1.4e9, 1e6);
+  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, true) - weights).si(), 8.46e9, 1e6);
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = hw().find("h100-sxm");
+  in.precision = Precision::with_weights(m, DType::kFp8, DType::kFp8, DType::kFp8);
+  const ServingEngine trt = parse_engine_toml(R"(name = "t"
+display_name = "t"
+notes = ""
+[memory]
+rule = "free"
+fraction = 0.9
+[batching]
+max_seqs = 2048
+max_batched_tokens = 8192
+chunked_prefill = false
+[kv]
+fp8_checkpoint = "fp8"
+[overhead]
+host = "0 us"
+cuda_graphs = true
+)",
+                                              "t.toml")
+                                .value();
+  EXPECT_FALSE(evaluate_decode(in, 16, 2176).feasible);  // the total rule: 16 sequences do not fit
+  apply_engine(in, trt);
+  EXPECT_TRUE(evaluate_decode(in, 16, 2176).feasible);
+}
+
+}  // namespace
+}  // namespace llmecon
