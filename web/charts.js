@@ -432,7 +432,12 @@
     const pt = (p) => ({ x: p.tokens_per_s_per_user, y: p.tokens_per_s_per_chip, point: p });
     const frontier = (plan.frontier || []).map(pt).sort((a, b) => a.x - b.x);
     const ds = [series("Pareto frontier", frontier, LINE.cost, { showLine: true, pointRadius: 4 })];
-    if (plan.top && plan.top.length) ds.push(series("best layouts meeting the SLO", plan.top.map(pt), "rgba(127,140,141,0.6)", { pointRadius: 3 }));
+    // A best layout within 1% of a frontier point (or of the best) would sit under it and take its
+    // hover and click: the frontier's point stands for both.
+    const close = (a, b) => Math.abs(a.x - b.x) <= 0.01 * Math.abs(b.x) && Math.abs(a.y - b.y) <= 0.01 * Math.abs(b.y);
+    const shown = frontier.concat(plan.best ? [pt(plan.best)] : []);
+    const top = (plan.top || []).map(pt).filter((t) => !shown.some((f) => close(t, f)));
+    if (top.length) ds.push(series("best layouts meeting the SLO", top, "rgba(127,140,141,0.6)", { pointRadius: 3 }));
     if (plan.best) ds.push(series("best", [pt(plan.best)], LINE.marker, { pointRadius: 8, pointStyle: "star", borderWidth: 2 }));
     const markers = [];
     const tpot = plan.slo && plan.slo.tpot_ms;

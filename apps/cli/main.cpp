@@ -171,6 +171,14 @@ int emit(const std::string& command, const Json& r, bool explain, Format f) {
     std::fputs(llmecon::csv_of(command, r).c_str(), stdout);
     return 0;
   }
+  // Warnings (a context past what the model was trained for) end the text, whatever the command.
+  struct Warnings {
+    const Json& r;
+    ~Warnings() {
+      if (!r.is_object() || !r.contains("warnings")) return;
+      for (const auto& w : r["warnings"]) std::printf("warning: %s\n", w.get<std::string>().c_str());
+    }
+  } warnings{r};
   using llmecon::cli::print_analysis, llmecon::cli::print_calibration, llmecon::cli::print_hardware,
       llmecon::cli::print_lecture, llmecon::cli::print_measure, llmecon::cli::print_model, llmecon::cli::print_models,
       llmecon::cli::print_plan, llmecon::cli::print_report, llmecon::cli::print_roofline, llmecon::cli::print_sweep,

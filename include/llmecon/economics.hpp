@@ -54,6 +54,10 @@ struct Board {
   [[nodiscard]] Seconds t_kv(double batch, double context) const;
   /// F1: max(t_compute, t_weights + t_kv).
   [[nodiscard]] Seconds t_step(double batch, double context, double new_tokens = 1) const;
+  /// F21: the weights and B sequences' KV at `context` fit in the pooled HBM.
+  [[nodiscard]] bool fits(double batch, double context) const {
+    return (weight_bytes() + kv * units::tokens(context) * batch) <= hbm;
+  }
   /// F5/D1: t_step · price / (B · n).
   [[nodiscard]] DollarsPerToken cost(double batch, double context, double new_tokens = 1) const;
 };

@@ -27,8 +27,9 @@ struct PlanRequest {
   std::optional<Seconds> ttft;
   std::optional<Seconds> tpot;
   std::optional<DollarsPerToken> max_cost;
-  std::vector<DType> weight_dtypes;  ///< empty: as released, fp8, and fp4 where the chip has it
-  std::vector<DType> kv_dtypes;      ///< empty: bf16 and fp8
+  std::vector<DType> weight_dtypes;  ///< empty: as released (search_formats: also fp8, and fp4 where the chip has it)
+  std::vector<DType> kv_dtypes;      ///< empty: the engine's for this checkpoint (search_formats: bf16 and fp8)
+  bool search_formats = false;       ///< search quantized formats too, not just the released ones
   std::vector<double> batches;       ///< per replica; empty: 1, 2, 4, ... 16384
   double overlap = 0.0;
   Efficiency eff;

@@ -127,12 +127,14 @@ Analysis batch_analysis(const Board& b, double context) {
   a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
   a.explain(fmt::format("slow-mode floor = price x max(2 N_active / FLOPS, c kv / BW) (F5) = {} vs {} at 2.5 B*",
                         usd_mtok(slow), usd_mtok(practical)));
-  Table t{"curve", {{"batch", ""}, {"t_step_s", "s"}, {"usd_per_mtok", "$/Mtok"}, {"bound", ""}}, {}};
+  // Batches whose KV does not fit in HBM are listed, marked (F21): their cost is a bound, not a price.
+  Table t{"curve", {{"batch", ""}, {"t_step_s", "s"}, {"usd_per_mtok", "$/Mtok"}, {"bound", ""}, {"fits", "bool"}}, {}};
   const double top = std::max(64.0, 16 * (std::isfinite(bstar_kv) ? std::max(bstar, bstar_kv) : bstar));
   for (double B = 1; B <= top; B *= 2) {
     const Seconds tc = b.t_compute(B), tm = b.t_weights() + b.t_kv(B, context);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(B, context) ? "weights" : "kv");
-    t.rows.push_back({B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound});
+    t.rows.push_back(
+        {B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound, b.fits(B, context) ? 1.0 : 0.0});
   }
   a.tables.push_back(std::move(t));
   return a;
@@ -248,11 +250,11 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
                           num(b.n_active), num(b.bytes_per_param), num(b.R()), num(knee),
                           format(units::bytes_per_token(kv_implied))));
   }
-  Table t{"curve", {{"context", "tok"}, {"usd_per_mtok", "$/Mtok"}, {"mfu", "x"}, {"bound", ""}}, {}};
+  Table t{"curve", {{"context", "tok"}, {"usd_per_mtok", "$/Mtok"}, {"mfu", "x"}, {"bound", ""}, {"fits", "bool"}}, {}};
   for (double c = 1024; c <= 4.2e6; c *= 2) {
     const Seconds tc = b.t_compute(batch), tm = b.t_weights() + b.t_kv(batch, c);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(batch, c) ? "weights" : "kv");
-    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound});
+    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound, b.fits(batch, c) ? 1.0 : 0.0});
   }
   a.tables.push_back(std::move(t));
   // Sparse attention (F13): KV bytes read per generated token.

@@ -94,7 +94,9 @@ Json to_json(const Analysis& a) {
     Json rows = Json::array();
     for (const auto& r : t.rows) {
       Json row = Json::object();
-      for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i].key] = cell_json(r[i]);
+      for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) {
+        row[t.columns[i].key] = t.columns[i].unit == "bool" ? Json(r[i].value != 0) : cell_json(r[i]);
+      }
       rows.push_back(row);
     }
     out[t.key] = rows;

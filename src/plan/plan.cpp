@@ -97,9 +97,19 @@ struct Partial {
 std::vector<DType> weight_choices(const PlanRequest& rq) {
   if (!rq.weight_dtypes.empty()) return rq.weight_dtypes;
   std::vector<DType> out{rq.model->native_weight_dtype};
+  if (!rq.search_formats) return out;  // as released (model.md §17)
   if (out.front() != DType::kFp8 && out.front() != DType::kFp4) out.push_back(DType::kFp8);
   if (rq.hw->compute[static_cast<std::size_t>(DType::kFp4)] && out.front() != DType::kFp4) out.push_back(DType::kFp4);
   return out;
+}
+
+// The KV formats to search: as given; with search_formats bf16 and fp8; else what the engine
+// gives this checkpoint (an FP8 checkpoint may get an FP8 cache), bf16 without an engine.
+std::vector<DType> kv_choices(const PlanRequest& rq) {
+  if (!rq.kv_dtypes.empty()) return rq.kv_dtypes;
+  if (rq.search_formats) return {DType::kBf16, DType::kFp8};
+  const bool fp8 = rq.model->native_weight_dtype == DType::kFp8;
+  return {rq.engine != nullptr && fp8 ? rq.engine->fp8_checkpoint_kv : DType::kBf16};
 }
 
 // Work items are (weights, KV) format pairs: step costs depend on the formats, not the mapping,
@@ -112,7 +122,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
   if (batches.empty()) {
     for (double b = 1; b <= 16384; b *= 2) batches.push_back(b);
   }
-  std::vector<DType> kvs = rq.kv_dtypes.empty() ? std::vector<DType>{DType::kBf16, DType::kFp8} : rq.kv_dtypes;
+  const std::vector<DType> kvs = kv_choices(rq);
   const double tokens_per_step =
       rq.spec_draft > 0 ? speculative_tokens_per_step(rq.spec_acceptance, rq.spec_draft) : 1.0;
   const double verify = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
@@ -207,7 +217,7 @@ PlanResult plan(const PlanRequest& rq) {
     const std::vector<Mapping> pmaps = candidate_mappings(*rq.model, rq.prefill_chips, rq.isl);
     StepCostCache cache;
     for (DType w : weight_choices(rq)) {
-      for (DType kv : rq.kv_dtypes.empty() ? std::vector<DType>{DType::kBf16, DType::kFp8} : rq.kv_dtypes) {
+      for (DType kv : kv_choices(rq)) {
         PrefillChoice best;
         for (const Mapping& mp : pmaps) {
           DeploymentInput in;

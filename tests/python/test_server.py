@@ -232,7 +232,7 @@ def test_a_long_plan_does_not_hold_up_other_requests():
 
         def long_plan():
             start = time.monotonic()
-            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4}))[0]
+            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "formats": "search"}))[0]
             done["seconds"] = time.monotonic() - start
 
         t = threading.Thread(target=long_plan)
@@ -281,7 +281,7 @@ def test_long_requests_past_the_queue_get_503_with_retry_after():
 
         def plan(i):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "isl": 2048 + i}))
+            conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "formats": "search", "isl": 2048 + i}))
             res = conn.getresponse()
             results.append((res.status, res.getheader("Retry-After"), res.read()))
             conn.close()
@@ -359,7 +359,7 @@ def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
     with serving("--threads", "1", "--deadline-ms", "1500", "--cache-bytes", "0") as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         start = time.monotonic()
-        conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16}))
+        conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))
         res = conn.getresponse()
         body = json.loads(res.read())
         took = time.monotonic() - start
@@ -368,7 +368,7 @@ def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
         assert res.getheader("Retry-After") == "1"
         assert body["error"].startswith("request: cancelled: past its deadline")
         # Two compute threads: tie both up past the deadline, then a small plan still gets through.
-        statuses = [request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16}))[0]
+        statuses = [request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))[0]
                     for _ in range(2)]
         assert statuses == [503, 503]
         assert request(port, "POST", "/api/plan", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1}))[0] == 200

@@ -14,7 +14,7 @@ def test_quick_requests_are_answered_in_under_50_ms_while_16_long_ones_run():
 
         def long_plan():
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-            conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4}))
+            conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "formats": "search"}))
             res = conn.getresponse()
             res.read()
             long_status.append((res.status, time.monotonic()))

@@ -231,3 +231,29 @@ TEST(Facade, AnalysisJsonShape) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Facade, MarksWhatDoesNotFitAndContextsPastTraining) {
+  // Llama-3.1-70B on 8 H100 at 4096 tokens: batch 1 fits, batch 4096 needs 1.3 TB of KV.
+  auto b = engine().run("batch", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"context", 4096}});
+  ASSERT_TRUE(b) << b.error().message();
+  const Json& curve = (*b)["curve"];
+  EXPECT_EQ(curve.front()["fits"], true);
+  EXPECT_EQ(curve.back()["fits"], false);
+  auto c = engine().run("context", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}});
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ((*c)["curve"].back()["fits"], false);  // 4M tokens of context
+  // Past max_position_embeddings (131072) the answer carries a warning; within it, none.
+  auto past = engine().run("roofline", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"context", 200000}});
+  ASSERT_TRUE(past);
+  ASSERT_TRUE(past->contains("warnings"));
+  EXPECT_NE((*past)["warnings"][0].get<std::string>().find("max_position_embeddings (131072)"), std::string::npos);
+  auto within = engine().run("roofline", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"context", 131072}});
+  ASSERT_TRUE(within);
+  EXPECT_FALSE(within->contains("warnings"));
+}
+
+}  // namespace
+}  // namespace llmecon

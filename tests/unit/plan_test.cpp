@@ -165,6 +165,7 @@ TEST(PublishedLayouts, PalmTp64NeedsHeadPadding) {
   padded.attn.heads = 64;
   PlanRequest pq = request(padded, "tpu-v4", 64, 2048, 64);
   pq.weight_dtypes = {DType::kInt8};
+  pq.kv_dtypes = {DType::kBf16, DType::kFp8};
   pq.batches = {64};
   const PlanResult pr = plan(pq);
   ASSERT_FALSE(pr.frontier.empty());

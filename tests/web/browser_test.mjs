@@ -460,9 +460,13 @@ try {
     const lines = await page.evaluate(() => llmecon.charts.pareto.tooltip.body.flatMap((b) => b.lines));
     assert.ok(lines.some((l) => l.includes("tok/s per chip")), "tooltip shows the point's throughput");
     const first = plan.frontier.slice().sort((a, b) => a.tokens_per_s_per_user - b.tokens_per_s_per_user)[0];
-    const hovered = await page.evaluate(() => llmecon.charts.pareto.tooltip.dataPoints.map((d) => d.raw.point.mapping + " " + d.raw.point.batch));
-    assert.ok(hovered.includes(`${first.mapping} ${first.batch}`), `tooltip is for the first frontier point: ${hovered}`);
-    assert.ok(lines.some((l) => l.startsWith(`${first.mapping}, batch `)), "tooltip names the layout");
+    // The tooltip is for the point under the cursor: the first frontier point, or a layout within a
+    // pixel of it (another of the best layouts can perform within 0.1% of it).
+    const hovered = await page.evaluate(() => llmecon.charts.pareto.tooltip.dataPoints.map((d) => d.raw.point));
+    const near = (a, b) => Math.abs(a - b) <= 0.005 * Math.abs(b);
+    const here = hovered.filter((p) => near(p.tokens_per_s_per_user, first.tokens_per_s_per_user) && near(p.tokens_per_s_per_chip, first.tokens_per_s_per_chip));
+    assert.ok(here.length > 0, `tooltip is for the first frontier point: ${hovered.map((p) => p.mapping + " " + p.batch)}`);
+    assert.ok(lines.some((l) => here.some((p) => l.startsWith(`${p.mapping}, batch `))), "tooltip names the layout");
   });
 
   const panelLines = async () => (await page.textContent("#explain")).replace(/\n$/, "").split("\n");

@@ -9,7 +9,7 @@
 namespace llmecon::cmd {
 namespace {
 
-Json point_fields(const PlanPoint& p) {
+Json point_fields(const PlanPoint& p, const ModelSpec& m) {
   return Json{{"tp", p.map.tp},
               {"pp", p.map.pp},
               {"ep", p.map.ep},
@@ -20,6 +20,8 @@ Json point_fields(const PlanPoint& p) {
               {"batch", whole_json(p.batch)},
               {"weight_dtype", std::string(name(p.weights))},
               {"kv_dtype", std::string(name(p.kv))},
+              // Narrower than the checkpoint as released: a quantized deployment, labelled as such.
+              {"quantized", bytes_per_element(p.weights) < bytes_per_element(m.native_weight_dtype)},
               {"tokens_per_s_per_chip", p.decode.tokens_per_s_per_chip.si()},
               {"tokens_per_s_per_user", p.decode.tokens_per_s_per_user.si()},
               {"ttft_s", p.prefill.latency.si()},
@@ -36,9 +38,9 @@ Json point_fields(const PlanPoint& p) {
 }
 
 // With --explain every point carries its own derivation, so any frontier point can be explained.
-Json plan_json(const PlanResult& r, std::size_t frontier_max, const PlanRequest* explain_for) {
-  auto point_json = [explain_for](const PlanPoint& p) {
-    Json j = point_fields(p);
+Json plan_json(const PlanResult& r, const ModelSpec& m, std::size_t frontier_max, const PlanRequest* explain_for) {
+  auto point_json = [explain_for, &m](const PlanPoint& p) {
+    Json j = point_fields(p, m);
     if (explain_for != nullptr) j["explain"] = explain_plan_point(*explain_for, p);
     return j;
   };
@@ -98,6 +100,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.has("ttft_ms")) rq.ttft = units::ms(a.number("ttft_ms"));
   if (a.has("tpot_ms")) rq.tpot = units::ms(a.number("tpot_ms"));
   if (a.has("max_usd_per_mtok")) rq.max_cost = units::usd_per_mtok(a.number("max_usd_per_mtok"));
+  rq.search_formats = a.text("formats") == "search";
   if (a.has("weight_dtypes")) rq.weight_dtypes = a.dtypes("weight_dtypes");
   if (a.has("kv_dtypes")) rq.kv_dtypes = a.dtypes("kv_dtypes");
   rq.overlap = a.number("overlap");
@@ -126,10 +129,22 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
   if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
   out["slo"] = slo;
+  out["engine"] = engine->name;
+  out["formats"] = a.text("formats");
+  // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
+  std::string source;
+  (void)e.efficiency(*hw, &source);
+  const bool prior = a.flag("ideal") ? false : source.find(": prior") != std::string::npos;
+  out["efficiency"] = a.flag("ideal") ? "ideal" : prior ? "prior" : "sourced";
+  if (prior) {
+    out["warnings"] = Json::array({fmt::format(
+        "efficiency: prior: {} has no measured calibration in the validation set; its step times are estimates",
+        hw->name)});
+  }
   const PlanResult main = llmecon::plan(rq);
   if (main.cancelled) return cancelled_error();
   const Json planned =
-      plan_json(main, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
+      plan_json(main, model, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
   for (const auto& [k, v] : planned.items()) out[k] = v;
   if (main.best && a.flag("range")) {
     const PlanRange r = plan_range(rq, *main.best, uncertainty(a));
@@ -150,7 +165,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
       if (pr.cancelled) return cancelled_error();
       rows.push_back({{"domain", r2.domain},
                       {"chips", r2.chips},
-                      {"best", pr.best ? point_fields(*pr.best) : Json(nullptr)},
+                      {"best", pr.best ? point_fields(*pr.best, model) : Json(nullptr)},
                       {"meeting_slo", pr.meeting_slo},
                       {"empty_reason", pr.empty_reason}});
     }

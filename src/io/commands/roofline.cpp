@@ -1,6 +1,7 @@
 // roofline, sweep and report: one step on one scale-up domain, over lists, and as a report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "commands.hpp"
@@ -98,6 +99,18 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
   return r;
 }
 
+namespace {
+// Contexts past the model's max_position_embeddings: priced, but the model was not trained for them.
+void warn_past_max_context(const ModelSpec& m, double context, Json& out) {
+  if (m.max_context <= 0 || context <= m.max_context) return;
+  if (!out.contains("warnings")) out["warnings"] = Json::array();
+  out["warnings"].push_back(
+      fmt::format("context {} exceeds {}'s max_position_embeddings ({}): the model was not "
+                  "trained that far",
+                  format_number(context), m.name, m.max_context));
+}
+}  // namespace
+
 Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, a.number("batch"), a.number("context")));
@@ -105,6 +118,7 @@ Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Can
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
+  warn_past_max_context(res.model, a.number("context"), out);
   if (a.flag("explain")) out["explain"] = explain(r);
   if (a.flag("range")) {
     const RooflineRange rr = roofline_range(res.in, uncertainty(a));
@@ -150,7 +164,9 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
     }
   }
   if (progress) progress(1.0);
-  return Json{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+  Json out{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+  warn_past_max_context(res.model, *std::max_element(contexts.begin(), contexts.end()), out);
+  return out;
 }
 
 Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -203,6 +219,7 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
            {"best", best},
            {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
            {"rows", rows}};
+  warn_past_max_context(res.model, a.number("context"), out);
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
     std::vector<std::string> lines = explain(first);
