@@ -390,6 +390,11 @@ int print_plan(const Json& p) {
     }
     table({"domain", "best mapping", "tok/s/chip", "TPOT", "$/Mtok", "note"}, s);
   }
+  if (p.contains("launch")) {
+    const Json& l = p["launch"];
+    out("\nlaunch (" + l["engine"].get<std::string>() + ", " + l["mapping"].get<std::string>() + " at batch " +
+        format_number(l["batch"].get<double>()) + "):\n" + l["text"].get<std::string>());
+  }
   return 0;
 }
 

@@ -99,6 +99,29 @@ PlanRange plan_range(const PlanRequest& rq, const PlanPoint& p, const Uncertaint
 /// chip, TPOT, TTFT and cost.
 std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoint& p);
 
+/// One pool's launch: the command for one engine instance and how many to run.
+struct LaunchPool {
+  std::string pool;  ///< "serve", or "prefill" and "decode" when disaggregated
+  int chips_per_instance = 1;
+  int instances = 1;  ///< replicas behind a router
+  std::string command;
+};
+/// What `plan --emit ENGINE` writes (model.md §17.4).
+struct LaunchConfig {
+  std::string engine;
+  std::vector<LaunchPool> pools;
+  struct File {
+    std::string name, text;
+  };
+  std::vector<File> files;         ///< options files the commands name
+  std::vector<std::string> notes;  ///< what the flags cannot say
+  std::string text;                ///< all of it, as a shell script
+};
+/// The engine's launch configuration for a planned point, with the flag names of its profile.
+/// `model_id` is what the engine loads (a HuggingFace id or a path).
+LaunchConfig launch_config(const ServingEngine& e, const ModelSpec& m, const std::string& model_id,
+                           const PlanRequest& rq, const PlanPoint& p);
+
 /// True when a is at least as good as b on both axes and better on one.
 bool dominates(const PlanPoint& a, const PlanPoint& b);
 

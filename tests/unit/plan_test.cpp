@@ -2,6 +2,7 @@
 // (../shared/validation/dev.csv).
 #include <gtest/gtest.h>
 
+#include "llmecon/facade.hpp"
 #include "llmecon/plan.hpp"
 #include "test_catalogs.hpp"
 
@@ -171,6 +172,52 @@ TEST(PublishedLayouts, PalmTp64NeedsHeadPadding) {
   ASSERT_FALSE(pr.frontier.empty());
   const PlanPoint& fastest = pr.frontier.back();  // most tokens/s per user
   EXPECT_EQ(fastest.map.tp, 64) << fastest.map.str();
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// plan --emit: the launch text for each engine equals its golden file (tests/data/emit), which was
+// checked against each engine's documented flags (data/engines cites them).
+TEST(Emit, LaunchTextMatchesTheGoldenFiles) {
+  static const Engine engine = Engine::open({}).value();
+  const Json qwen{{"model", "qwen3-30b-a3b"}, {"hw", "b200"}, {"isl", 8192}, {"osl", 256}, {"tpot_ms", 20}};
+  auto with = [](Json j, const Json& more) {
+    for (const auto& [k, v] : more.items()) j[k] = v;
+    return j;
+  };
+  const std::vector<std::pair<Json, std::string>> cases{
+      {with(qwen, {{"emit", "vllm"}}), "qwen3-30b-a3b-b200-vllm.sh"},
+      {with(qwen, {{"emit", "sglang"}}), "qwen3-30b-a3b-b200-sglang.sh"},
+      {with(qwen, {{"emit", "trtllm"}}), "qwen3-30b-a3b-b200-trtllm.sh"},
+      {Json{{"model", "deepseek-v3"}, {"hw", "h100-sxm"}, {"chips", 32}, {"formats", "search"}, {"emit", "trtllm"}},
+       "deepseek-v3-h100x32-trtllm.sh"},
+      {Json{{"model", "llama-3.1-70b"},
+            {"hw", "h100-sxm"},
+            {"chips", 16},
+            {"prefill_hw", "h100-sxm"},
+            {"prefill_chips", 8},
+            {"emit", "sglang"}},
+       "llama-3.1-70b-disaggregated-sglang.sh"}};
+  for (const auto& [args, file] : cases) {
+    auto r = engine.run("plan", args);
+    ASSERT_TRUE(r) << file << ": " << r.error().message();
+    auto golden = read_text_file(std::string(LLMECON_TEST_DATA) + "/emit/" + file, "");
+    ASSERT_TRUE(golden) << golden.error().message();
+    EXPECT_EQ((*r)["launch"]["text"].get<std::string>(), *golden) << file;
+  }
+  // The engine's own limits shape the plan it launches: vLLM holds at most 1024 sequences.
+  auto v = engine.run("plan", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"emit", "vllm"}});
+  ASSERT_TRUE(v);
+  EXPECT_LE((*v)["best"]["batch"].get<double>(), 1024);
+  EXPECT_EQ((*v)["engine"], "vllm");
+  // A point past the frontier is refused with the count.
+  auto bad = engine.run("plan", with(qwen, {{"emit", "vllm"}, {"point", 999}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "--point");
 }
 
 }  // namespace

@@ -72,6 +72,48 @@ Json plan_json(const PlanResult& r, const ModelSpec& m, std::size_t frontier_max
               {"empty_reason", r.empty_reason}};
 }
 
+// What the engine loads: the HuggingFace id of a catalog model, else its name or path.
+std::string model_id(const Engine& e, const Args& a, const ModelSpec& m) {
+  for (const auto& entry : e.model_catalog().entries()) {
+    if (entry.name != m.name) continue;
+    constexpr std::string_view kHf = "https://huggingface.co/";
+    if (entry.source.rfind(kHf, 0) == 0) {
+      const std::string rest = entry.source.substr(kHf.size());
+      return rest.substr(0, rest.find_first_of(" ("));
+    }
+  }
+  return a.raw("model").is_string() ? a.text("model") : m.name;
+}
+
+// plan --emit: the launch configuration of the best point, or of frontier point --point.
+Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, const PlanResult& r,
+                         const ModelSpec& m) {
+  TRY(engine, e.serving_engine(a.text("emit"), "--emit"));
+  const PlanPoint* p = r.best ? &*r.best : nullptr;
+  if (a.has("point")) {
+    const auto i = static_cast<std::size_t>(a.number("point"));
+    if (i >= r.frontier.size()) {
+      return Error{"--point", "", fmt::format("the frontier has {} points", r.frontier.size()),
+                   "count from 0 in the order plan lists them"};
+    }
+    p = &r.frontier[i];
+  }
+  if (p == nullptr) return Error{"--emit", "", "no deployment meets the targets", "relax the SLO or add chips"};
+  const LaunchConfig c = launch_config(*engine, m, model_id(e, a, m), rq, *p);
+  Json pools = Json::array();
+  for (const auto& lp : c.pools) {
+    pools.push_back({{"pool", lp.pool},
+                     {"chips_per_instance", lp.chips_per_instance},
+                     {"instances", lp.instances},
+                     {"command", lp.command}});
+  }
+  Json files = Json::array();
+  for (const auto& f : c.files) files.push_back({{"name", f.name}, {"text", f.text}});
+  return Json{{"engine", c.engine}, {"mapping", p->map.str()}, {"batch", whole_json(p->batch)},
+              {"pools", pools},     {"files", files},          {"notes", c.notes},
+              {"text", c.text}};
+}
+
 }  // namespace
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -82,7 +124,9 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.model = &model;
   rq.hw = hw;
   rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
-  TRY(engine, e.serving_engine(a.text("engine")));
+  // --emit ENGINE plans under that engine's limits unless --engine names another.
+  const bool emit = a.text("emit") != "none";
+  TRY(engine, e.serving_engine(emit && a.text("engine") == "generic" ? a.text("emit") : a.text("engine")));
   rq.engine = engine;
   if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
   const double chips =
@@ -155,6 +199,10 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
                          {"usd_per_mtok_output", quantiles_json(r.usd_per_mtok_output)}};
   }
   if (main.best && a.flag("explain")) out["explain"] = explain_plan_point(rq, *main.best);
+  if (a.text("emit") != "none") {
+    TRY(launch, launch_json(e, a, rq, main, model));
+    out["launch"] = std::move(launch);
+  }
   if (a.has("scaleup")) {
     Json rows = Json::array();
     for (const double d : a.numbers("scaleup")) {

@@ -1,0 +1,140 @@
+// Launch-ready configuration for a planned deployment (docs/model.md §17.4): the serving engine's
+// command line (and options file) with the plan's parallel degrees, formats and limits, using
+// the flag names from the engine's profile (data/engines, each cited).
+#include <fmt/format.h>
+
+#include "llmecon/plan.hpp"
+
+namespace llmecon {
+
+namespace {
+
+// A flag from the profile; missing ones are reported, never invented.
+std::string flag(const ServingEngine& e, const std::string& key, std::vector<std::string>& notes) {
+  auto it = e.flags.find(key);
+  if (it != e.flags.end()) return it->second;
+  notes.push_back(fmt::format("{} has no flag for {} in its profile: set it by hand", e.name, key));
+  return "";
+}
+
+struct Pool {
+  std::string name;
+  const Mapping* map;
+  double batch;
+  DType weights, kv;
+  const Hardware* hw;
+};
+
+// One engine instance's command line for one pool; `files` collects an options file.
+std::string command(const ServingEngine& e, const ModelSpec& m, const std::string& model_id, const Pool& pool,
+                    LaunchConfig& out) {
+  const Mapping& mp = *pool.map;
+  std::string launch = flag(e, "launch", out.notes);
+  if (const auto pos = launch.find("{model}"); pos != std::string::npos) launch.replace(pos, 7, model_id);
+  std::vector<std::string> args{launch};
+  auto add = [&](const std::string& key, const std::string& value) {
+    const std::string f = flag(e, key, out.notes);
+    if (f.empty()) return;
+    args.push_back(value.empty() ? f : f + " " + value);
+  };
+  const bool quantized = bytes_per_element(pool.weights) < bytes_per_element(m.native_weight_dtype);
+  const bool fp8_kv = pool.kv == DType::kFp8;
+  const std::string batch = format_number(pool.batch);
+  const std::string tokens = format_number(e.max_batched_tokens);
+  const std::string fraction = format_number(e.memory_fraction);
+  if (mp.cp > 1) out.notes.push_back(fmt::format("context parallelism cp={} has no flag in {}", mp.cp, e.name));
+  if (quantized && pool.weights != DType::kFp8) {
+    out.notes.push_back(fmt::format("{} weights: serve a checkpoint quantized to {} ({} has no on-the-fly {})",
+                                    name(pool.weights), name(pool.weights), e.name, name(pool.weights)));
+  }
+  if (e.name == "vllm") {
+    // vLLM: attention data parallelism is --data-parallel-size; experts span tp x dp with EP on.
+    add("tp", std::to_string(mp.tp));
+    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
+    if (mp.dp_attn > 1) add("dp", std::to_string(mp.dp_attn));
+    if (mp.ep > 1) add("ep", "");
+    if (quantized && pool.weights == DType::kFp8) add("quantization", "fp8");
+    if (fp8_kv) add("kv_dtype", "fp8");
+    if (pool.batch > 0) add("max_seqs", batch);
+    add("max_batched_tokens", tokens);
+    add("memory_fraction", fraction);
+  } else if (e.name == "sglang") {
+    // SGLang: --tp-size counts every GPU of the instance; --dp-size splits attention over them.
+    add("tp", std::to_string(mp.tp * mp.dp_attn));
+    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
+    if (mp.dp_attn > 1) {
+      add("dp", std::to_string(mp.dp_attn));
+      add("dp_attention", "");
+    }
+    if (mp.ep > 1) add("ep", std::to_string(mp.ep));
+    if (quantized && pool.weights == DType::kFp8) add("quantization", "fp8");
+    if (fp8_kv) add("kv_dtype", "fp8_e4m3");
+    if (pool.batch > 0) add("max_seqs", batch);
+    add("max_batched_tokens", tokens);
+    add("memory_fraction", fraction);
+  } else if (e.name == "trtllm") {
+    // TensorRT-LLM: --tp_size counts every GPU; attention data parallelism and the KV format go in
+    // the LLM API options file.
+    add("tp", std::to_string(mp.tp * mp.dp_attn));
+    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
+    if (mp.ep > 1) add("ep", std::to_string(mp.ep));
+    if (pool.batch > 0) add("max_seqs", batch);
+    add("max_batched_tokens", tokens);
+    add("memory_fraction", fraction);
+    std::string yaml;
+    if (mp.dp_attn > 1) yaml += flag(e, "dp_attention", out.notes) + ": true\n";
+    if (fp8_kv) yaml += "kv_cache_config:\n  dtype: fp8\n";
+    if (quantized && pool.weights == DType::kFp8) {
+      out.notes.push_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
+    }
+    if (!yaml.empty()) {
+      const std::string file = pool.name + "-llm-api-options.yaml";
+      add("options_file", file);
+      out.files.push_back({file, yaml});
+    }
+  } else {
+    out.notes.push_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
+    return "";
+  }
+  std::string line;
+  for (const auto& a : args) line += (line.empty() ? "" : " \\\n    ") + a;
+  return line;
+}
+
+}  // namespace
+
+LaunchConfig launch_config(const ServingEngine& e, const ModelSpec& m, const std::string& model_id,
+                           const PlanRequest& rq, const PlanPoint& p) {
+  LaunchConfig out;
+  out.engine = e.name;
+  std::vector<Pool> pools;
+  if (p.prefill_map) {
+    // The prefill pool's batch is set by the engine's token budget, not a sequence cap: none given.
+    pools.push_back({"prefill", &*p.prefill_map, 0, p.weights, p.kv, rq.prefill_hw});
+    pools.push_back({"decode", &p.map, p.batch, p.weights, p.kv, rq.hw});
+    out.notes.push_back(
+        "disaggregated: connect the pools with the engine's prefill/decode transfer (its KV connector), "
+        "configured separately");
+  } else {
+    pools.push_back({"serve", &p.map, p.batch, p.weights, p.kv, rq.hw});
+  }
+  for (const Pool& pool : pools) {
+    LaunchPool lp;
+    lp.pool = pool.name;
+    lp.chips_per_instance = pool.map->replica_chips();
+    lp.instances = pool.name == "prefill" ? std::max(1, rq.prefill_chips / pool.map->replica_chips()) : pool.map->dp;
+    lp.command = command(e, m, model_id, pool, out);
+    out.pools.push_back(std::move(lp));
+  }
+  for (const auto& lp : out.pools) {
+    if (lp.command.empty()) continue;
+    out.text += fmt::format("# {}: {} instance{} of {} chip{} each{}\n{}\n", lp.pool, lp.instances,
+                            lp.instances == 1 ? "" : "s", lp.chips_per_instance, lp.chips_per_instance == 1 ? "" : "s",
+                            lp.instances > 1 ? ", behind a router" : "", lp.command);
+  }
+  for (const auto& f : out.files) out.text += fmt::format("# {}\n{}", f.name, f.text);
+  for (const auto& n : out.notes) out.text += "# note: " + n + "\n";
+  return out;
+}
+
+}  // namespace llmecon

@@ -1,0 +1,10 @@
+# serve: 1 instance of 8 chips each
+trtllm-serve Qwen/Qwen3-30B-A3B \
+    --tp_size 8 \
+    --ep_size 8 \
+    --max_batch_size 1024 \
+    --max_num_tokens 8192 \
+    --kv_cache_free_gpu_memory_fraction 0.9 \
+    --extra_llm_api_options serve-llm-api-options.yaml
+# serve-llm-api-options.yaml
+enable_attention_dp: true
