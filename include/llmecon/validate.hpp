@@ -36,6 +36,10 @@ struct Measurement {
   std::string unit;
   std::string source;
   std::string notes;
+  /// Formats per tensor class from `formats=experts:fp4,attn:fp8,kv:fp8` in the notes: experts,
+  /// attn or dense (the dense weights), act, kv (model.md §19).
+  std::map<std::string, DType> formats;
+  std::string engine;  ///< the optional `engine` column; else `engine=NAME` or an engine the notes name
 };
 
 /// Parses the CSV; malformed rows give an Error naming the line and column.

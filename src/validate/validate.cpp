@@ -140,21 +140,26 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
   auto recs = split_csv(text, origin);
   if (!recs) return recs.error();
   if (recs->empty()) return Error{origin, "", "empty file", "the first line is the header"};
+  // The schema's 21 columns, optionally followed by `engine` (the serving engine of the row).
   const auto& header = recs->front().second;
-  if (header != kHeader) {
+  std::vector<std::string> with_engine = kHeader;
+  with_engine.emplace_back("engine");
+  const bool engine_column = header == with_engine;
+  if (header != kHeader && !engine_column) {
     std::string want;
     for (const auto& h : kHeader) want += (want.empty() ? "" : ",") + h;
-    return Error{origin + ":1", "header", "unexpected header", "expected " + want};
+    return Error{origin + ":1", "header", "unexpected header", "expected " + want + " (and optionally ,engine)"};
   }
+  const std::size_t columns = header.size();
   std::vector<Measurement> out;
   for (std::size_t r = 1; r < recs->size(); ++r) {
     const auto& [line, f] = (*recs)[r];
     const std::string where = fmt::format("{}:{}", origin, line);
-    if (f.size() != kHeader.size()) {
-      return Error{where, fmt::format("column {}", std::min(f.size(), kHeader.size()) + 1),
-                   fmt::format("{} fields, expected {}", f.size(), kHeader.size()), "quote fields that contain commas"};
+    if (f.size() != columns) {
+      return Error{where, fmt::format("column {}", std::min(f.size(), columns) + 1),
+                   fmt::format("{} fields, expected {}", f.size(), columns), "quote fields that contain commas"};
     }
-    auto col = [&](std::size_t i) { return fmt::format("column {} ({})", i + 1, kHeader[i]); };
+    auto col = [&](std::size_t i) { return fmt::format("column {} ({})", i + 1, header[i]); };
     Measurement m;
     m.line = line;
     m.id = f[0];
@@ -214,6 +219,33 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
       return Error{where, col(18), "unit '" + m.unit + "' for " + m.metric, "use " + mu->second};
     m.source = f[19];
     m.notes = f[20];
+    if (engine_column) m.engine = f[21];
+    // formats=experts:fp4,attn:fp8,kv:fp8 in the notes: one format per tensor class.
+    if (const auto pos = m.notes.find("formats="); pos != std::string::npos) {
+      const std::size_t end = m.notes.find_first_of(" ;\t", pos);
+      const std::string list = m.notes.substr(pos + 8, end == std::string::npos ? std::string::npos : end - pos - 8);
+      std::size_t at = 0;
+      while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        const std::size_t colon = item.find(':');
+        const std::string cls = item.substr(0, colon);
+        if (colon == std::string::npos ||
+            (cls != "experts" && cls != "attn" && cls != "dense" && cls != "act" && cls != "kv")) {
+          return Error{where, col(20), "formats: '" + item + "' is not class:format",
+                       "formats=experts:fp4,attn:fp8,dense:fp8,act:fp8,kv:fp8"};
+        }
+        auto d = parse_dtype(item.substr(colon + 1));
+        if (!d) return Error{where, col(20), "formats: " + d.error().what, d.error().hint};
+        const std::string key = cls == "attn" ? "dense" : cls;
+        if (m.formats.count(key) != 0 && m.formats[key] != *d) {
+          return Error{where, col(20), "formats: attention and dense MLP weights differ",
+                       "llmecon gives attention and the dense MLP one format"};
+        }
+        m.formats[key] = *d;
+        at = comma + 1;
+      }
+    }
     out.push_back(std::move(m));
   }
   return out;
@@ -240,6 +272,7 @@ struct Setup {
 // The serving engine a row ran on: `engine=NAME` in its notes, else an engine the notes name
 // (TensorRT-LLM, vLLM, SGLang), else none (model.md §19).
 const ServingEngine* row_engine(const Measurement& m, const ValidationContext& ctx, bool& inferred) {
+  inferred = true;
   if (ctx.engines == nullptr) return nullptr;
   auto find = [&](std::string_view name) -> const ServingEngine* {
     for (const auto& e : *ctx.engines)
@@ -247,6 +280,7 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
     return nullptr;
   };
   inferred = false;
+  if (!m.engine.empty()) return find(m.engine);
   if (const auto pos = m.notes.find("engine="); pos != std::string::npos) {
     std::size_t end = pos + 7;
     while (end < m.notes.size() && (std::isalnum(static_cast<unsigned char>(m.notes[end])) != 0)) ++end;
@@ -328,10 +362,26 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
   bool inferred = false;
   s.engine = m.scenario == "training_step" ? nullptr : row_engine(m, ctx, inferred);
+  if (s.engine == nullptr && !inferred && ctx.engines != nullptr && m.scenario != "training_step") {
+    return Error{"engine", "", "unknown serving engine in row " + m.id, "generic, vllm, sglang or trtllm"};
+  }
   // An unstated KV format is what the row's engine gives this checkpoint (model.md §18.4).
   const DType kv_default = s.engine != nullptr && w == DType::kFp8 ? s.engine->fp8_checkpoint_kv : DType::kBf16;
   s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, kv_default));
-  if (m.kv_dtype.empty() && m.scenario != "training_step") {
+  if (!m.formats.empty()) {
+    // Per tensor class, as the notes state them (model.md §19).
+    Precision& p = s.in.precision;
+    std::string said;
+    for (const auto& [cls, d] : m.formats) {
+      if (cls == "experts") p.experts = d;
+      if (cls == "dense") p.weights = d;
+      if (cls == "act") p.act = d;
+      if (cls == "kv") p.kv = d;
+      said += (said.empty() ? "" : ", ") + cls + " " + std::string(name(d));
+    }
+    s.envelope.push_back("formats from the notes: " + said);
+  }
+  if (m.kv_dtype.empty() && m.formats.count("kv") == 0 && m.scenario != "training_step") {
     s.envelope.push_back(fmt::format("KV format not stated: {} assumed{}", name(kv_default),
                                      s.engine != nullptr ? " (the engine's default)" : ""));
   }

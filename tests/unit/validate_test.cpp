@@ -231,6 +231,44 @@ TEST(Validate, TheEngineANoteNamesSetsMemoryCapAndKvFormat) {
   // More sequences fit under TensorRT-LLM's rule with an FP8 cache than under vLLM's with bf16.
   ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted);
   EXPECT_GT(*rep.rows[0].predicted, 3 * *rep.rows[1].predicted);
+  // An optional engine column names it too; an unknown name is reported, not ignored.
+  std::string header = kHeader;
+  header.insert(header.size() - 1, ",engine");
+  auto col = read_validation_csv(header + "D" + row + "plain,trtllm\nE" + row + "plain,vllmm\n", "column.csv");
+  ASSERT_TRUE(col) << col.error().message();
+  const ValidationReport byc = validate(*col, c);
+  EXPECT_NE(byc.rows[0].envelope.find("engine trtllm: KV in 0.9 of the free memory"), std::string::npos)
+      << byc.rows[0].envelope;
+  EXPECT_FALSE(byc.rows[1].predicted.has_value());
+  EXPECT_NE(byc.rows[1].skip_reason.find("unknown serving engine in row E"), std::string::npos)
+      << byc.rows[1].skip_reason;
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Validate, FormatsPerTensorClassFromTheNotes) {
+  // DeepSeek-V3 decode on 8 B200: FP4 experts and FP8 attention read fewer bytes than FP8 everywhere.
+  const std::string row = ",dev,deepseek-v3,b200,8,8,1,,1,1,fp8,fp8,decode_fixed_batch,32,1024,128,tpot_ms,20,ms,s,";
+  auto rows = read_validation_csv(kHeader + "A" + row + "\"formats=experts:fp4,attn:fp8,kv:fp8\"\nB" + row + "\n",
+                                  "formats.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  EXPECT_EQ((*rows)[0].formats.at("experts"), DType::kFp4);
+  EXPECT_EQ((*rows)[0].formats.at("dense"), DType::kFp8);
+  const ValidationReport rep = validate(*rows, context());
+  ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted);
+  EXPECT_LT(*rep.rows[0].predicted, *rep.rows[1].predicted);
+  EXPECT_NE(rep.rows[0].envelope.find("formats from the notes: dense fp8, experts fp4, kv fp8"), std::string::npos)
+      << rep.rows[0].envelope;
+  // A class llmecon does not know, or a format it does not know, names the notes column.
+  for (const char* bad : {"formats=mlp:fp8", "formats=experts:fp6", "formats=attn:fp8,dense:bf16"}) {
+    auto r = read_validation_csv(kHeader + "C" + row + "\"" + bad + "\"\n", "bad.csv");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().field, "column 21 (notes)") << bad;
+  }
 }
 
 }  // namespace
