@@ -99,6 +99,13 @@ PlanRange plan_range(const PlanRequest& rq, const PlanPoint& p, const Uncertaint
 /// chip, TPOT, TTFT and cost.
 std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoint& p);
 
+/// The layout the planner would choose when a measurement or a user states only some degrees
+/// (model.md §17.5): among the candidates on `chips` chips that keep every degree `require` states
+/// (0: free), the one with the most decode tokens/s per chip for `total_batch` sequences at
+/// `context` tokens, on `base`'s model, chip, formats, efficiency and engine. nullopt when none fits.
+std::optional<Mapping> infer_mapping(const DeploymentInput& base, int chips, const Mapping& require, double total_batch,
+                                     double context, double isl);
+
 /// One pool's launch: the command for one engine instance and how many to run.
 struct LaunchPool {
   std::string pool;  ///< "serve", or "prefill" and "decode" when disaggregated

@@ -402,4 +402,27 @@ std::vector<std::string> explain_plan_point(const PlanRequest& rq, const PlanPoi
   return out;
 }
 
+std::optional<Mapping> infer_mapping(const DeploymentInput& base, int chips, const Mapping& require, double total_batch,
+                                     double context, double isl) {
+  std::optional<Mapping> best;
+  double best_rate = -1;
+  for (const Mapping& mp : candidate_mappings(*base.model, chips, isl)) {
+    if ((require.tp > 0 && mp.tp != require.tp) || (require.pp > 0 && mp.pp != require.pp) ||
+        (require.ep > 0 && mp.ep != require.ep) || (require.cp > 0 && mp.cp != require.cp) ||
+        (require.dp > 0 && mp.dp != require.dp) || (require.dp_attn > 0 && mp.dp_attn != require.dp_attn)) {
+      continue;
+    }
+    DeploymentInput in = base;
+    in.map = mp;
+    const double per_replica = std::max(static_cast<double>(mp.pp), std::ceil(total_batch / mp.dp));
+    const PhaseResult d = evaluate_decode(in, per_replica, context);
+    if (!d.feasible) continue;
+    if (d.tokens_per_s_per_chip.si() > best_rate) {
+      best_rate = d.tokens_per_s_per_chip.si();
+      best = mp;
+    }
+  }
+  return best;
+}
+
 }  // namespace llmecon

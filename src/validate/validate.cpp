@@ -1,6 +1,8 @@
 // Validation against published measurements, and calibration (docs/model.md §18-§19).
 #include "llmecon/validate.hpp"
 
+#include "llmecon/plan.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -316,8 +318,10 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   // data parallelism inside the EP group.
   const bool stated = m.tp || m.pp || m.dp || m.cp;
   int tp = m.tp.value_or(1), pp = m.pp.value_or(1), dp = m.dp.value_or(1), cp = m.cp.value_or(1);
+  // Degrees left unstated (none, or EP without TP, or degrees that do not multiply to the chips)
+  // are the planner's choice (model.md §17.5); this guess stands only when it finds nothing.
+  bool infer = !stated || (moe && m.ep && !m.tp);
   if (!stated) {
-    s.envelope.emplace_back("parallel degrees not stated: tensor parallel over the chips assumed");
     tp = m.chips;
     while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
     dp = m.chips / tp;
@@ -328,7 +332,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
     if (m.chips % known == 0 && !m.dp) {
       dp = m.chips / known;
     } else {
-      s.envelope.emplace_back("degrees do not multiply to chips");
+      infer = true;
     }
   }
   Mapping map;
@@ -392,6 +396,27 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
                                      inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
                                      s.engine->fraction_of_free ? "the free" : "all",
                                      format_number(s.engine->max_seqs)));
+  }
+  if (infer && m.scenario != "training_step") {
+    // Keep what the row states; the planner picks the rest for the row's batch (or 32 sequences a
+    // chip when the engine chose it) at its mean context.
+    Mapping require{0, 0, 0, 0, 0, 0};
+    if (m.tp) require.tp = *m.tp;
+    if (m.pp) require.pp = *m.pp;
+    if (m.cp) require.cp = *m.cp;
+    if (m.ep) require.ep = *m.ep;
+    const double isl = m.isl.value_or(1024), osl = m.osl.value_or(0);
+    const double batch = m.batch.value_or(32.0 * m.chips);
+    if (auto best = infer_mapping(s.in, m.chips, require, batch, isl + osl / 2, isl)) {
+      s.in.map = *best;
+      s.replicas = best->dp;
+      s.envelope.push_back(
+          fmt::format("layout not {}: the planner's best for it, {}", stated ? "fully stated" : "stated", best->str()));
+    } else {
+      s.envelope.emplace_back(stated ? "degrees do not multiply to chips, and the planner finds no layout that fits"
+                                     : "parallel degrees not stated: tensor parallel over the chips assumed (no "
+                                       "layout the planner tried fits)");
+    }
   }
   return s;
 }

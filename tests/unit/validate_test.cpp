@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "llmecon/parallel.hpp"
+#include "llmecon/plan.hpp"
 #include "llmecon/validate.hpp"
 #include "test_catalogs.hpp"
 
@@ -269,6 +270,47 @@ TEST(Validate, FormatsPerTensorClassFromTheNotes) {
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().field, "column 21 (notes)") << bad;
   }
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Validate, AnUnstatedLayoutIsThePlannersBest) {
+  // Llama-3.1-70B decode on 16 H100 with no degrees stated, batch 64 at 1024 + 64 tokens.
+  const std::string row =
+      ",dev,llama-3.1-70b,h100-sxm,16,,,,,,bf16,bf16,decode_fixed_batch,64,1024,128,tpot_ms,20,ms,s,\n";
+  auto rows = read_validation_csv(kHeader + "A" + row, "layout.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const ValidationReport rep = validate(*rows, context());
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  DeploymentInput base;
+  base.model = &m;
+  base.hw = hw().find("h100-sxm");
+  base.precision = Precision::with_weights(m, DType::kBf16, DType::kBf16, DType::kBf16);
+  const auto best = infer_mapping(base, 16, Mapping{0, 0, 0, 0, 0, 0}, 64, 1024 + 64, 1024);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_NE(rep.rows[0].envelope.find("the planner's best for it, " + best->str()), std::string::npos)
+      << rep.rows[0].envelope;
+  // It is the fastest of the planner's candidates, evaluated one by one.
+  double fastest = 0;
+  for (const Mapping& mp : candidate_mappings(m, 16, 1024)) {
+    DeploymentInput in = base;
+    in.map = mp;
+    const PhaseResult d = evaluate_decode(in, std::max<double>(mp.pp, std::ceil(64.0 / mp.dp)), 1088);
+    if (d.feasible) fastest = std::max(fastest, d.tokens_per_s_per_chip.si());
+  }
+  DeploymentInput chosen = base;
+  chosen.map = *best;
+  EXPECT_DOUBLE_EQ(
+      evaluate_decode(chosen, std::max<double>(best->pp, std::ceil(64.0 / best->dp)), 1088).tokens_per_s_per_chip.si(),
+      fastest);
+  // What a row states is kept: pp = 2.
+  const auto with_pp = infer_mapping(base, 16, Mapping{0, 0, 0, 0, 2, 0}, 64, 1088, 1024);
+  ASSERT_TRUE(with_pp.has_value());
+  EXPECT_EQ(with_pp->pp, 2);
 }
 
 }  // namespace
