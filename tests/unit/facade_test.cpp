@@ -257,3 +257,42 @@ TEST(Facade, MarksWhatDoesNotFitAndContextsPastTraining) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// One point, asked through every command that prices it: roofline, sweep and report give the same
+// step, bound and cost (one step model); the blackboard's closed forms (batch) agree with the pure
+// roofline they are written from, to the embedding and norm terms they leave out.
+TEST(Facade, EveryCommandAgreesOnOnePoint) {
+  const Json point{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"context", 4096}};
+  Json one = point;
+  one["batch"] = 64;
+  auto roof = engine().run("roofline", one);
+  auto sweep = engine().run("sweep", one);
+  auto report = engine().run("report", point);
+  ASSERT_TRUE(roof && sweep && report);
+  const Json& s = (*sweep)["rows"][0];
+  Json r;
+  for (const auto& row : (*report)["rows"])
+    if (row["batch"] == 64) r = row;
+  ASSERT_FALSE(r.is_null());
+  for (const Json* other : std::initializer_list<const Json*>{&s, &r}) {
+    EXPECT_DOUBLE_EQ((*other)["t_step_s"].get<double>(), (*roof)["t_step_s"].get<double>());
+    EXPECT_DOUBLE_EQ((*other)["usd_per_mtok"].get<double>(), (*roof)["usd_per_mtok"].get<double>());
+    EXPECT_EQ((*other)["bound"], (*roof)["bound"]);
+  }
+  one["ideal"] = true;
+  auto pure = engine().run("roofline", one);
+  auto board = engine().run("batch", point);
+  ASSERT_TRUE(pure && board);
+  for (const auto& row : (*board)["curve"]) {
+    if (row["batch"] != 64) continue;
+    EXPECT_NEAR(row["t_step_s"].get<double>(), (*pure)["t_step_s"].get<double>(),
+                0.02 * (*pure)["t_step_s"].get<double>());
+    EXPECT_EQ(row["bound"], (*pure)["bound"]);
+  }
+}
+
+}  // namespace
+}  // namespace llmecon
