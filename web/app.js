@@ -378,8 +378,15 @@
     state.charts.costBatch = C.costVsBatch($("chart-cost-batch"), byBatch.rows, Object.assign({}, bopts, { label: curveLabel(r), compare }));
     state.charts.stepBatch = C.stepVsBatch($("chart-step-batch"), byBatch.rows, bopts);
     state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
+    // Past the last context whose weights and KV fit at this batch, HBM is full (F21).
+    const contextMarkers = [];
+    const fitsC = byContext.rows.filter((row) => row.fits);
+    if (fitsC.length < byContext.rows.length) {
+      const last = fitsC.length ? fitsC[fitsC.length - 1].context : byContext.rows[0].context;
+      contextMarkers.push({ x: last, label: fitsC.length ? "HBM full past " + C.num(last) : "HBM full", color: "#7f8c8d", dash: [2, 2] });
+    }
     state.charts.costContext = C.costVsContext($("chart-cost-context"), byContext.rows,
-      Object.assign({ current: X, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
+      Object.assign({ current: X, markers: contextMarkers, title: `Cost per token against ${prefill ? "prompt length" : "context"} at batch ${B}`, onPoint: (p) => explainAt(B, p.x) }, labels));
     state.charts.memory = C.memory($("chart-memory"), r);
   }
 

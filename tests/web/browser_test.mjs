@@ -197,6 +197,10 @@ try {
     const ctxData = await page.evaluate(() => llmecon.charts.costContext.data.datasets[0].data.map((p) => p.y));
     const ctxSweep = (await api("sweep", { ...board, batch: a.batch, context: CONTEXTS })).body;
     assert.deepEqual(ctxData, ctxSweep.rows.map((row) => row.usd_per_mtok), `${label}: context chart = API sweep`);
+    // Contexts whose KV does not fit are marked: HBM full past the last one that does.
+    const ctxMarks = await page.evaluate(() => llmecon.charts.costContext.options.plugins.xMarkers.markers.map((m) => m.label));
+    const overflow = ctxSweep.rows.some((row) => !row.fits);
+    assert.equal(ctxMarks.some((l) => l.startsWith("HBM full")), overflow, `${label}: HBM-full mark on the context chart iff a context does not fit`);
     const roofPts = await page.evaluate(() => llmecon.charts.roofline.data.datasets[1].data.map((p) => p.x));
     assert.deepEqual(roofPts, sweep.rows.filter((row) => row.flops > 0).map((row) => row.arithmetic_intensity), `${label}: roofline points`);
     return r;
