@@ -85,7 +85,7 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
     if (mp.dp_attn > 1) yaml += flag(e, "dp_attention", out.notes) + ": true\n";
     if (fp8_kv) yaml += "kv_cache_config:\n  dtype: fp8\n";
     if (quantized && pool.weights == DType::kFp8) {
-      out.notes.push_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
+      out.notes.emplace_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
     }
     if (!yaml.empty()) {
       const std::string file = pool.name + "-llm-api-options.yaml";
@@ -93,7 +93,7 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
       out.files.push_back({file, yaml});
     }
   } else {
-    out.notes.push_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
+    out.notes.emplace_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
     return "";
   }
   std::string line;
@@ -112,7 +112,7 @@ LaunchConfig launch_config(const ServingEngine& e, const ModelSpec& m, const std
     // The prefill pool's batch is set by the engine's token budget, not a sequence cap: none given.
     pools.push_back({"prefill", &*p.prefill_map, 0, p.weights, p.kv, rq.prefill_hw});
     pools.push_back({"decode", &p.map, p.batch, p.weights, p.kv, rq.hw});
-    out.notes.push_back(
+    out.notes.emplace_back(
         "disaggregated: connect the pools with the engine's prefill/decode transfer (its KV connector), "
         "configured separately");
   } else {
