@@ -10,17 +10,20 @@ using namespace llmecon;
 struct Setup {
   HardwareCatalog hw = HardwareCatalog::builtin().value();
   ModelCatalog models = ModelCatalog::builtin().value();
+  std::vector<FamilyEfficiency> families = builtin_efficiency().value();
 };
 const Setup& setup() {
   static const Setup s;
   return s;
 }
 
-void roofline_eval(benchmark::State& state, const char* model, const char* chip) {
+// The pure roofline (F1) by default; with `per_operator`, the chip's efficiency family (model.md §18).
+void roofline_eval(benchmark::State& state, const char* model, const char* chip, bool per_operator) {
   const ModelSpec m = setup().models.load(model).value();
   RooflineInput in;
   in.model = &m;
   in.hw = setup().hw.find(chip);
+  if (per_operator) in.eff = efficiency_for(*in.hw, setup().families);
   in.chips = in.hw->domain_size;
   in.step = Step{Phase::kDecode, 256, 1, 8192};
   in.precision = Precision::native(m);
@@ -34,9 +37,12 @@ void roofline_eval(benchmark::State& state, const char* model, const char* chip)
   state.counters["evals_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK_CAPTURE(roofline_eval, deepseek_v3_gb200, "deepseek-v3", "gb200");
-BENCHMARK_CAPTURE(roofline_eval, llama_3_1_70b_h100, "llama-3.1-70b", "h100-sxm");
-BENCHMARK_CAPTURE(roofline_eval, gpt_oss_120b_b200, "gpt-oss-120b", "b200");
+BENCHMARK_CAPTURE(roofline_eval, deepseek_v3_gb200, "deepseek-v3", "gb200", false);
+BENCHMARK_CAPTURE(roofline_eval, llama_3_1_70b_h100, "llama-3.1-70b", "h100-sxm", false);
+BENCHMARK_CAPTURE(roofline_eval, gpt_oss_120b_b200, "gpt-oss-120b", "b200", false);
+BENCHMARK_CAPTURE(roofline_eval, per_operator_deepseek_v3_gb200, "deepseek-v3", "gb200", true);
+BENCHMARK_CAPTURE(roofline_eval, per_operator_llama_3_1_70b_h100, "llama-3.1-70b", "h100-sxm", true);
+BENCHMARK_CAPTURE(roofline_eval, per_operator_gpt_oss_120b_b200, "gpt-oss-120b", "b200", true);
 
 // The whole JSON path a CLI or server request takes: parse arguments, load the model, evaluate.
 void facade_roofline(benchmark::State& state) {
