@@ -164,16 +164,23 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
                  : 0.0;
   c.experts_read_per_layer = touched;
 
-  // Without detail, runs of identical consecutive layers are costed once (model.md §4.5).
+  // Without detail, identical layers are costed once and counted (model.md §4.5): sums do not
+  // depend on order, so alternating layers (sliding and full attention) group as well as runs do.
   const int n_layers = m.n_layers();
-  for (int li = 0; li < n_layers;) {
+  std::vector<std::pair<int, int>> groups;  // (first layer, layers like it)
+  for (int li = 0; li < n_layers; ++li) {
     const Layer& l = m.layers[static_cast<std::size_t>(li)];
-    int run = 1;
-    if (!detail) {
-      while (li + run < n_layers &&
-             same_cost(l, m.layers[static_cast<std::size_t>(li) + static_cast<std::size_t>(run)]))
-        ++run;
+    auto same = detail ? groups.end() : std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return same_cost(m.layers[static_cast<std::size_t>(g.first)], l);
+    });
+    if (same == groups.end()) {
+      groups.emplace_back(li, 1);
+    } else {
+      ++same->second;
     }
+  }
+  for (const auto& [li, run] : groups) {
+    const Layer& l = m.layers[static_cast<std::size_t>(li)];
     acc.set_repeat(run);
     // Norm vectors are read every step.
     c.weights += units::bytes(m.params_layer_norms(l) * bw * run);
@@ -286,7 +293,6 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, up, dm, bw);
       acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, dm, f, bw);
     }
-    li += run;
   }
   acc.set_repeat(1);
 
