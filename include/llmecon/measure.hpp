@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llmecon/efficiency.hpp"
 #include "llmecon/model.hpp"
 #include "llmecon/units.hpp"
 
@@ -23,7 +24,8 @@ struct MeasureOptions {
   std::vector<int> gemm_sizes = {256, 512, 1024, 2048};
   int repeats = 3;  ///< best of
   /// A small, fast profile (`measure --quick`, the tests).
-  static MeasureOptions quick() { return MeasureOptions{0, 64e6, {256, 512}, 2}; }
+  std::vector<int> gemm_rows = {1, 4, 16, 64};  ///< rows of the decode-shaped SGEMMs
+  static MeasureOptions quick() { return MeasureOptions{0, 64e6, {256, 512}, 2, {1, 16}}; }
 };
 
 struct GemmPoint {
@@ -37,13 +39,24 @@ struct MachineProfile {
   BytesPerSecond stream{};  ///< triad a = a + s c (OpenBLAS daxpy), counting 3 arrays of traffic
   FlopsPerSecond gemm{};    ///< best SGEMM rate
   std::vector<GemmPoint> gemm_sizes;
+  /// SGEMM of m rows (GemmPoint::n holds m) by an n x n fp32 weight twice the last-level cache:
+  /// what a decode step's GEMMs are (model.md §20).
+  std::vector<GemmPoint> gemm_rows;
+  int weight_n = 0;
+  /// Weight bytes per second a one-row SGEMM streams from memory; 0 when not measured.
+  BytesPerSecond weight_stream{};
   Bytes l1{}, l2{}, l3{};
   Bytes memory{};
 };
 
 MachineProfile measure_machine(const MeasureOptions& o);
 
-/// A hardware file (TOML) describing this machine as a one-chip "accelerator".
+/// The per-operator rules for this machine (model.md §18, §20): GEMMs at the best SGEMM rate, and
+/// a weight stream at the fraction of the triad bandwidth a one-row SGEMM reaches.
+Efficiency machine_efficiency(const MachineProfile& p);
+
+/// A hardware file (TOML) describing this machine as a one-chip "accelerator", with its
+/// [efficiency] when the weight stream was measured.
 std::string machine_toml(const MachineProfile& p, const std::string& name = "cpu-local");
 
 struct DecodeOptions {
@@ -66,14 +79,15 @@ struct DecodeSweep {
   double params = 0;  ///< weights in the synthetic stack
   Bytes weight_bytes{};
   std::vector<DecodePoint> points;
-  double knee_predicted = 0;  ///< F x 4 B / (2 BW): the balance batch (F6 with S = 1)
-  double knee_measured = 0;   ///< half the batch at which the step time doubles from B = 1
+  double knee_predicted = 0;  ///< decode_knee of the predicted times
+  double knee_measured = 0;   ///< decode_knee of the measured times
 };
 
-/// The measured knee of a decode sweep: half the batch at which the step time first reaches twice
-/// the first point's, interpolated geometrically between points; 0 when it never doubles. Pure, so
-/// it is tested on synthetic timings.
-double decode_knee(const std::vector<DecodePoint>& points);
+/// The knee of a decode sweep (model.md §20): twice the batch at which time per token has fallen to
+/// twice its floor (the least time per token over every point), interpolated geometrically; 0 when
+/// the step never doubles over the sweep. Of the measured times, or the predicted ones. Pure, so it
+/// is tested on synthetic timings.
+double decode_knee(const std::vector<DecodePoint>& points, bool predicted = false);
 
 /// The synthetic stack measure_decode runs, as a model the engine's roofline evaluates: d_model d,
 /// `layers` layers of multi-head attention projections and a plain 4d MLP, fp32, no embedding.

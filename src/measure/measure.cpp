@@ -93,7 +93,36 @@ MachineProfile measure_machine(const MeasureOptions& o) {
     p.gemm_sizes.push_back(GemmPoint{s, rate});
     p.gemm = max(p.gemm, rate);
   }
+  // Decode-shaped SGEMMs: m rows by an N x N weight twice the last-level cache, so every call
+  // streams the weight from memory (model.md §20).
+  if (!o.gemm_rows.empty()) {
+    const double llc = std::max(p.l3.si(), 8e6);
+    const int N = static_cast<int>(std::clamp(std::ceil(std::sqrt(2.0 * llc / 4.0) / 64.0) * 64.0, 1024.0, 16384.0));
+    p.weight_n = N;
+    const auto nn = static_cast<std::size_t>(N);
+    const int mmax = *std::max_element(o.gemm_rows.begin(), o.gemm_rows.end());
+    const auto W = random_floats(nn * nn, 3);
+    const auto X = random_floats(static_cast<std::size_t>(mmax) * nn, 4);
+    std::vector<float> Y(static_cast<std::size_t>(mmax) * nn);
+    for (int m : o.gemm_rows) {
+      sgemm(m, N, N, X.data(), W.data(), Y.data());  // warm up
+      double t = 1e30;
+      for (int r = 0; r < std::max(1, o.repeats); ++r) {
+        const double t0 = now();
+        sgemm(m, N, N, X.data(), W.data(), Y.data());
+        t = std::min(t, now() - t0);
+      }
+      p.gemm_rows.push_back(GemmPoint{m, units::flop_per_s(2.0 * m * static_cast<double>(N) * N / t)});
+      if (m == 1) p.weight_stream = units::bytes_per_s(4.0 * static_cast<double>(N) * N / t);
+    }
+  }
   return p;
+}
+
+Efficiency machine_efficiency(const MachineProfile& p) {
+  Efficiency e;
+  if (p.weight_stream.si() > 0 && p.stream.si() > 0) e.memory = std::clamp(p.weight_stream / p.stream, 0.01, 1.0);
+  return e;
 }
 
 std::string machine_toml(const MachineProfile& p, const std::string& name) {
@@ -108,9 +137,15 @@ std::string machine_toml(const MachineProfile& p, const std::string& name) {
       "[memory]\nhbm_capacity = \"{:.6g} GB\"\nhbm_bandwidth = \"{:.6g} GB/s\"\n\n"
       "[scale_up]\ndomain_size = 1\ntopology = \"none\"\nbandwidth = \"1 GB/s\"\n\n"
       "[scale_out]\nbandwidth = \"10 Gb/s\"\n\n[price]\nrental = \"$0.10/h\"\nsource = \"placeholder: edit to your "
-      "cost\"\n",
+      "cost\"\n{}",
       p.cpu, p.threads, name, p.cpu, p.gemm_sizes.empty() ? 0 : p.gemm_sizes.back().n, format(p.l1), format(p.l2),
-      format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9);
+      format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9,
+      p.weight_stream.si() > 0
+          ? fmt::format(
+                "\n[efficiency]\nmemory = {:.4f}\nsource = \"measured: a one-row SGEMM streams its {} x {} fp32 "
+                "weight at {:.4g} GB/s against the triad's {:.4g} GB/s\"\n",
+                machine_efficiency(p).memory, p.weight_n, p.weight_n, p.weight_stream.si() / 1e9, p.stream.si() / 1e9)
+          : std::string());
 }
 
 DecodeOptions DecodeOptions::quick(const MachineProfile& p) {
@@ -145,18 +180,25 @@ ModelSpec synthetic_stack(int d, int layers) {
   return m;
 }
 
-double decode_knee(const std::vector<DecodePoint>& points) {
-  // Half the batch at which the step first takes twice the B = 1 step, interpolated
-  // geometrically between sweep points (model.md §20).
-  if (points.empty()) return 0;
-  const double t1 = points.front().measured.si();
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    const double ta = points[i - 1].measured.si(), tb = points[i].measured.si();
-    if (tb >= 2 * t1) {
-      const double ba = points[i - 1].batch, bb = points[i].batch;
-      const double f = tb > ta ? std::log(2 * t1 / ta) / std::log(tb / ta) : 1.0;
-      return std::exp(std::log(ba) + f * (std::log(bb) - std::log(ba))) / 2;
-    }
+double decode_knee(const std::vector<DecodePoint>& points, bool predicted) {
+  // Time per token falls as 1/B while the weight stream dominates, then flattens at its floor.
+  // The knee is twice the batch at which it is down to twice the floor (model.md §20): for a
+  // roofline t0 max(1, B / k) that is k exactly, and the floor is fitted across every point, so one
+  // noisy point near B = 1 does not move it.
+  if (points.size() < 2) return 0;
+  auto t = [predicted](const DecodePoint& p) { return (predicted ? p.predicted : p.measured).si(); };
+  // A sweep that never leaves the weight-bound plateau has no knee yet.
+  if (t(points.back()) < 2 * t(points.front())) return 0;
+  std::vector<double> per_token;
+  for (const auto& p : points) per_token.push_back(t(p) / p.batch);
+  const double floor = *std::min_element(per_token.begin(), per_token.end());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (per_token[i] > 2 * floor) continue;
+    if (i == 0) return 2.0 * points[0].batch;
+    const double ca = per_token[i - 1], cb = per_token[i];
+    const double ba = points[i - 1].batch, bb = points[i].batch;
+    const double f = ca > cb ? std::log(ca / (2 * floor)) / std::log(ca / cb) : 1.0;
+    return 2.0 * std::exp(std::log(ba) + f * (std::log(bb) - std::log(ba)));
   }
   return 0;
 }
@@ -197,8 +239,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   LLMECON_ASSERT(parsed.ok(), "machine_toml writes a valid hardware file");
   const Hardware& machine = parsed.value();
   const ModelSpec stack = synthetic_stack(d, o.layers);
-  const double F = p.gemm.si(), BW = p.stream.si();
-  s.knee_predicted = F * 4.0 / (2.0 * BW);
+  const Efficiency eff = machine_efficiency(p);
   for (int B : o.batches) {
     double best = 1e30;
     for (int r = 0; r < std::max(1, o.repeats); ++r) {
@@ -206,9 +247,10 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
       step(B);
       best = std::min(best, now() - t0);
     }
-    // The engine's roofline for this machine and this stack: max(t_compute, t_weights + t_kv)
-    // (F1, model.md §5), no efficiency factors.
+    // The engine's per-operator step for this machine and this stack (model.md §18, §20): GEMMs
+    // at the SGEMM rate, weights at the bandwidth a one-row SGEMM streams.
     RooflineInput in;
+    in.eff = eff;
     in.model = &stack;
     in.hw = &machine;
     in.chips = 1;
@@ -217,6 +259,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
     s.points.push_back(DecodePoint{B, units::seconds(best), roofline_unchecked(in).t_step});
   }
   s.knee_measured = decode_knee(s.points);
+  s.knee_predicted = decode_knee(s.points, true);
   return s;
 }
 

@@ -36,6 +36,17 @@ TEST(DecodeKnee, InterpolatesGeometricallyBetweenPoints) {
   EXPECT_LT(k, 16.0);
 }
 
+TEST(DecodeKnee, ASlowFirstPointDoesNotMoveIt) {
+  // The floor is fitted across every point, so a batch-1 step 50% slow (a cold cache, a one-row
+  // GEMM below the stream) leaves the knee where the curve has it.
+  auto pts = roofline_curve(16, 1e-3, 256);
+  pts.front().measured = units::seconds(pts.front().measured.si() * 1.5);
+  EXPECT_DOUBLE_EQ(decode_knee(pts), 16.0);
+  // And the predicted times give the predicted knee.
+  for (auto& p : pts) p.predicted = units::seconds(1e-3 * std::max(1.0, p.batch / 32.0));
+  EXPECT_DOUBLE_EQ(decode_knee(pts, true), 32.0);
+}
+
 TEST(DecodeKnee, ZeroWhenTheStepNeverDoubles) {
   EXPECT_EQ(decode_knee(roofline_curve(1024, 1e-3, 256)), 0.0);
   EXPECT_EQ(decode_knee({}), 0.0);

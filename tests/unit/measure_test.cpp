@@ -25,6 +25,12 @@ TEST(Measure, MachineProfileIsAUsableHardwareFile) {
   ASSERT_TRUE(h) << h.error().message();
   EXPECT_EQ(h->name, "cpu-local");
   EXPECT_NEAR(h->hbm_bandwidth.value.si(), p.stream.si(), 1e-5 * p.stream.si());
+  // The decode-shaped GEMMs: one per row count, and the weight stream a one-row GEMM reaches,
+  // carried into the hardware file as its memory fraction.
+  EXPECT_EQ(p.gemm_rows.size(), o.gemm_rows.size());
+  EXPECT_GT(p.weight_stream.si(), 1e8);
+  ASSERT_TRUE(h->efficiency.has_value());
+  EXPECT_NEAR(h->efficiency->memory, machine_efficiency(p).memory, 1e-4);
 }
 
 TEST(Measure, DecodeBatchingCurveHasItsKnee) {

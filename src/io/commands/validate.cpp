@@ -82,11 +82,17 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
   const MachineProfile p = measure_machine(mo);
   Json gemm = Json::array();
   for (const auto& g : p.gemm_sizes) gemm.push_back({{"n", g.n}, {"flops_per_s", g.rate.si()}});
+  Json rows = Json::array();
+  for (const auto& g : p.gemm_rows) rows.push_back({{"rows", g.n}, {"flops_per_s", g.rate.si()}});
   Json out{{"cpu", p.cpu},
            {"threads", p.threads},
            {"stream_bytes_per_s", p.stream.si()},
            {"gemm_flops_per_s", p.gemm.si()},
            {"gemm", gemm},
+           {"gemm_rows", rows},
+           {"weight_n", p.weight_n},
+           {"weight_stream_bytes_per_s", p.weight_stream.si()},
+           {"memory_fraction", machine_efficiency(p).memory},
            {"l1_bytes", p.l1.si()},
            {"l2_bytes", p.l2.si()},
            {"l3_bytes", p.l3.si()},
