@@ -190,6 +190,7 @@ double decode_knee(const std::vector<DecodePoint>& points, bool predicted) {
   // A sweep that never leaves the weight-bound plateau has no knee yet.
   if (t(points.back()) < 2 * t(points.front())) return 0;
   std::vector<double> per_token;
+  per_token.reserve(points.size());
   for (const auto& p : points) per_token.push_back(t(p) / p.batch);
   const double floor = *std::min_element(per_token.begin(), per_token.end());
   for (std::size_t i = 0; i < points.size(); ++i) {
