@@ -337,7 +337,8 @@ int print_plan(const Json& p) {
   auto row = [](const Json& pt) {
     return std::vector<std::string>{pt["mapping"].get<std::string>(),
                                     format_number(pt["batch"].get<double>()),
-                                    pt["weight_dtype"].get<std::string>() + "/" + pt["kv_dtype"].get<std::string>(),
+                                    pt["weight_dtype"].get<std::string>() + "/" + pt["kv_dtype"].get<std::string>() +
+                                        (pt.value("quantized", false) ? " q" : ""),
                                     format_number(pt["tokens_per_s_per_chip"].get<double>()),
                                     format_number(pt["tokens_per_s_per_user"].get<double>()),
                                     format(units::seconds(pt["ttft_s"].get<double>())),
@@ -349,9 +350,14 @@ int print_plan(const Json& p) {
   const std::vector<std::string> header{"mapping", "batch", "w/kv",   "tok/s/chip", "tok/s/user",
                                         "TTFT",    "TPOT",  "$/Mtok", "bound",      "SLO"};
   std::vector<std::vector<std::string>> rows;
-  for (const auto& pt : fr) rows.push_back(row(pt));
+  bool quantized = false;
+  for (const auto& pt : fr) {
+    rows.push_back(row(pt));
+    quantized = quantized || pt.value("quantized", false);
+  }
   out("Pareto frontier (tokens/s per chip against tokens/s per user):\n");
   table(header, rows);
+  if (quantized) out("q: weights quantized below the checkpoint as released\n");
   if (p["best"].is_null()) {
     out("\nbest: none (" + p["empty_reason"].get<std::string>() + ")\n");
   } else {
