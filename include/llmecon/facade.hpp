@@ -84,6 +84,8 @@ class Engine {
   [[nodiscard]] const std::vector<ServingEngine>& serving_engines() const { return engines_; }
   /// The parameters of that efficiency fitted to measurements (the rest are sourced).
   [[nodiscard]] std::vector<std::string> fitted_parameters(const Hardware& hw) const;
+  /// Whether that efficiency is a prior: its family has no measurements behind it (model.md §18.3).
+  [[nodiscard]] bool efficiency_is_prior(const Hardware& hw) const;
   /// Every command run() dispatches, in the order the CLI lists them (the table in args.hpp).
   static const std::vector<std::string>& commands();
   /// Whether run() has an implementation for this command of the table.

@@ -128,6 +128,8 @@ const std::vector<std::string>& efficiency_keys();
 Result<std::vector<FamilyEfficiency>> builtin_efficiency();
 /// Parses an efficiency-defaults file ([[family]] tables); strict like every catalog file.
 Result<std::vector<FamilyEfficiency>> parse_efficiency_toml(std::string_view text, const std::string& origin);
+/// The family a chip belongs to, or nullptr.
+const FamilyEfficiency* family_of(const Hardware& hw, const std::vector<FamilyEfficiency>& families);
 /// The efficiency for a chip: its family's, with the fields its own [efficiency] table names
 /// replaced; ideal when it has neither.
 Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families,

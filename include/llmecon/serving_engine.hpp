@@ -32,6 +32,12 @@ struct ServingEngine {
   std::map<std::string, std::string> flags;  ///< launch-flag names, from the engine's documentation
 };
 
+/// The KV format a checkpoint with `weights` gets when none is given: the engine's for an FP8
+/// checkpoint, else bf16 (also without an engine).
+inline DType default_kv(const ServingEngine* e, DType weights) {
+  return e != nullptr && weights == DType::kFp8 ? e->fp8_checkpoint_kv : DType::kBf16;
+}
+
 /// The shipped profiles, data/engines/*.toml (generic, vllm, sglang, trtllm).
 Result<std::vector<ServingEngine>> builtin_engines();
 /// Parses one profile; strict like every catalog file.

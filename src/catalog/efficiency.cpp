@@ -114,15 +114,19 @@ void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) 
 }
 }  // namespace
 
+const FamilyEfficiency* family_of(const Hardware& hw, const std::vector<FamilyEfficiency>& families) {
+  for (const auto& f : families) {
+    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) return &f;
+  }
+  return nullptr;
+}
+
 Efficiency efficiency_for(const Hardware& hw, const std::vector<FamilyEfficiency>& families, std::string* source) {
   Efficiency e;
   std::string from = "ideal (no family default)";
-  for (const auto& f : families) {
-    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) {
-      e = f.eff;
-      from = f.family + ": " + f.source;
-      break;
-    }
+  if (const FamilyEfficiency* f = family_of(hw, families)) {
+    e = f->eff;
+    from = f->family + ": " + f->source;
   }
   if (hw.efficiency) {
     for (const auto& key : hw.efficiency_keys) copy_field(e, *hw.efficiency, key);

@@ -155,10 +155,13 @@ Result<const ServingEngine*> Engine::serving_engine(std::string_view name, const
 }
 
 std::vector<std::string> Engine::fitted_parameters(const Hardware& hw) const {
-  for (const auto& f : families_) {
-    if (std::find(f.chips.begin(), f.chips.end(), hw.name) != f.chips.end()) return f.fitted;
-  }
-  return {};
+  const FamilyEfficiency* f = family_of(hw, families_);
+  return f != nullptr ? f->fitted : std::vector<std::string>{};
+}
+
+bool Engine::efficiency_is_prior(const Hardware& hw) const {
+  const FamilyEfficiency* f = family_of(hw, families_);
+  return f != nullptr && f->source.rfind("prior", 0) == 0;
 }
 
 namespace cmd {

@@ -39,12 +39,22 @@ std::string cpu_name() {
   return "unknown CPU";
 }
 
+// The least wall time of `repeats` (at least one) calls of `run`.
+template <class F>
+double best_seconds(int repeats, F&& run) {
+  double best = 1e30;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const double t0 = now();
+    run();
+    best = std::min(best, now() - t0);
+  }
+  return best;
+}
+
 // STREAM-style triad through OpenBLAS daxpy (a = a + s c, optimized and threaded whatever the
 // build type): bytes moved = 3 x 8 x n (read a and c, write a).
-double triad_seconds(std::vector<double>& a, const std::vector<double>& c) {
-  const double t0 = now();
+void triad(std::vector<double>& a, const std::vector<double>& c) {
   cblas_daxpy(static_cast<int>(a.size()), 3.0, c.data(), 1, a.data(), 1);
-  return now() - t0;
 }
 
 std::vector<float> random_floats(std::size_t n, unsigned seed) {
@@ -73,9 +83,8 @@ MachineProfile measure_machine(const MeasureOptions& o) {
   // STREAM triad, best of repeats (first touch in parallel is not needed for a 1-socket box).
   const auto n = static_cast<std::size_t>(o.stream_bytes / 8.0);
   std::vector<double> a(n, 0.0), c(n, 2.0);
-  triad_seconds(a, c);  // first touch
-  double best = 1e30;
-  for (int r = 0; r < std::max(1, o.repeats); ++r) best = std::min(best, triad_seconds(a, c));
+  triad(a, c);  // first touch
+  const double best = best_seconds(o.repeats, [&] { triad(a, c); });
   p.stream = units::bytes_per_s(3.0 * 8.0 * static_cast<double>(n) / best);
   // SGEMM at several sizes.
   for (int s : o.gemm_sizes) {
@@ -83,12 +92,7 @@ MachineProfile measure_machine(const MeasureOptions& o) {
     const auto A = random_floats(sz, 1), B = random_floats(sz, 2);
     std::vector<float> C(sz);
     sgemm(s, s, s, A.data(), B.data(), C.data());  // warm up
-    double t = 1e30;
-    for (int r = 0; r < std::max(1, o.repeats); ++r) {
-      const double t0 = now();
-      sgemm(s, s, s, A.data(), B.data(), C.data());
-      t = std::min(t, now() - t0);
-    }
+    const double t = best_seconds(o.repeats, [&] { sgemm(s, s, s, A.data(), B.data(), C.data()); });
     const FlopsPerSecond rate = units::flop_per_s(2.0 * s * s * static_cast<double>(s) / t);
     p.gemm_sizes.push_back(GemmPoint{s, rate});
     p.gemm = max(p.gemm, rate);
@@ -106,12 +110,7 @@ MachineProfile measure_machine(const MeasureOptions& o) {
     std::vector<float> Y(static_cast<std::size_t>(mmax) * nn);
     for (int m : o.gemm_rows) {
       sgemm(m, N, N, X.data(), W.data(), Y.data());  // warm up
-      double t = 1e30;
-      for (int r = 0; r < std::max(1, o.repeats); ++r) {
-        const double t0 = now();
-        sgemm(m, N, N, X.data(), W.data(), Y.data());
-        t = std::min(t, now() - t0);
-      }
+      const double t = best_seconds(o.repeats, [&] { sgemm(m, N, N, X.data(), W.data(), Y.data()); });
       p.gemm_rows.push_back(GemmPoint{m, units::flop_per_s(2.0 * m * static_cast<double>(N) * N / t)});
       if (m == 1) p.weight_stream = units::bytes_per_s(4.0 * static_cast<double>(N) * N / t);
     }
@@ -242,12 +241,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   const ModelSpec stack = synthetic_stack(d, o.layers);
   const Efficiency eff = machine_efficiency(p);
   for (int B : o.batches) {
-    double best = 1e30;
-    for (int r = 0; r < std::max(1, o.repeats); ++r) {
-      const double t0 = now();
-      step(B);
-      best = std::min(best, now() - t0);
-    }
+    const double best = best_seconds(o.repeats, [&] { step(B); });
     // The engine's per-operator step for this machine and this stack (model.md §18, §20): GEMMs
     // at the SGEMM rate, weights at the bandwidth a one-row SGEMM streams.
     RooflineInput in;

@@ -47,54 +47,40 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
     out.notes.push_back(fmt::format("{} weights: serve a checkpoint quantized to {} ({} has no on-the-fly {})",
                                     name(pool.weights), name(pool.weights), e.name, name(pool.weights)));
   }
-  if (e.name == "vllm") {
-    // vLLM: attention data parallelism is --data-parallel-size; experts span tp x dp with EP on.
-    add("tp", std::to_string(mp.tp));
-    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
-    if (mp.dp_attn > 1) add("dp", std::to_string(mp.dp_attn));
-    if (mp.ep > 1) add("ep", "");
-    if (quantized && pool.weights == DType::kFp8) add("quantization", "fp8");
-    if (fp8_kv) add("kv_dtype", "fp8");
-    if (pool.batch > 0) add("max_seqs", batch);
-    add("max_batched_tokens", tokens);
-    add("memory_fraction", fraction);
-  } else if (e.name == "sglang") {
-    // SGLang: --tp-size counts every GPU of the instance; --dp-size splits attention over them.
-    add("tp", std::to_string(mp.tp * mp.dp_attn));
-    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
-    if (mp.dp_attn > 1) {
-      add("dp", std::to_string(mp.dp_attn));
-      add("dp_attention", "");
+  const bool vllm = e.name == "vllm", sglang = e.name == "sglang", trtllm = e.name == "trtllm";
+  if (!vllm && !sglang && !trtllm) {
+    out.notes.emplace_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
+    return "";
+  }
+  // vLLM: attention data parallelism is --data-parallel-size; experts span tp x dp with EP on.
+  // SGLang and TensorRT-LLM: the tensor size counts every GPU of the instance; SGLang splits
+  // attention with --dp-size, TensorRT-LLM in its LLM API options file, which also takes the KV
+  // format.
+  add("tp", std::to_string(vllm ? mp.tp : mp.tp * mp.dp_attn));
+  if (mp.pp > 1) add("pp", std::to_string(mp.pp));
+  if (mp.dp_attn > 1 && !trtllm) add("dp", std::to_string(mp.dp_attn));
+  if (mp.dp_attn > 1 && sglang) add("dp_attention", "");
+  if (mp.ep > 1) add("ep", vllm ? "" : std::to_string(mp.ep));
+  if (quantized && pool.weights == DType::kFp8) {
+    if (trtllm) {
+      out.notes.emplace_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
+    } else {
+      add("quantization", "fp8");
     }
-    if (mp.ep > 1) add("ep", std::to_string(mp.ep));
-    if (quantized && pool.weights == DType::kFp8) add("quantization", "fp8");
-    if (fp8_kv) add("kv_dtype", "fp8_e4m3");
-    if (pool.batch > 0) add("max_seqs", batch);
-    add("max_batched_tokens", tokens);
-    add("memory_fraction", fraction);
-  } else if (e.name == "trtllm") {
-    // TensorRT-LLM: --tp_size counts every GPU; attention data parallelism and the KV format go in
-    // the LLM API options file.
-    add("tp", std::to_string(mp.tp * mp.dp_attn));
-    if (mp.pp > 1) add("pp", std::to_string(mp.pp));
-    if (mp.ep > 1) add("ep", std::to_string(mp.ep));
-    if (pool.batch > 0) add("max_seqs", batch);
-    add("max_batched_tokens", tokens);
-    add("memory_fraction", fraction);
+  }
+  if (fp8_kv && !trtllm) add("kv_dtype", vllm ? "fp8" : "fp8_e4m3");
+  if (pool.batch > 0) add("max_seqs", batch);
+  add("max_batched_tokens", tokens);
+  add("memory_fraction", fraction);
+  if (trtllm) {
     std::string yaml;
     if (mp.dp_attn > 1) yaml += flag(e, "dp_attention", out.notes) + ": true\n";
     if (fp8_kv) yaml += "kv_cache_config:\n  dtype: fp8\n";
-    if (quantized && pool.weights == DType::kFp8) {
-      out.notes.emplace_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
-    }
     if (!yaml.empty()) {
       const std::string file = pool.name + "-llm-api-options.yaml";
       add("options_file", file);
       out.files.push_back({file, yaml});
     }
-  } else {
-    out.notes.emplace_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
-    return "";
   }
   std::string line;
   for (const auto& a : args) line += (line.empty() ? "" : " \\\n    ") + a;

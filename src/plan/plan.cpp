@@ -108,8 +108,7 @@ std::vector<DType> weight_choices(const PlanRequest& rq) {
 std::vector<DType> kv_choices(const PlanRequest& rq) {
   if (!rq.kv_dtypes.empty()) return rq.kv_dtypes;
   if (rq.search_formats) return {DType::kBf16, DType::kFp8};
-  const bool fp8 = rq.model->native_weight_dtype == DType::kFp8;
-  return {rq.engine != nullptr && fp8 ? rq.engine->fp8_checkpoint_kv : DType::kBf16};
+  return {default_kv(rq.engine, rq.model->native_weight_dtype)};
 }
 
 // Work items are (weights, KV) format pairs: step costs depend on the formats, not the mapping,

@@ -134,33 +134,33 @@ Vec minimize(const std::function<double(const Vec&)>& f, const Vec& x0, int iter
   return s[best];
 }
 
-double percentile_ape(const ValidationReport& rep, double q) {
+// p10, p50 and p90 of the absolute error of the speed metrics (zero when there is none).
+Quantiles speed_ape(const ValidationReport& rep) {
   std::vector<double> v;
   for (const auto& r : rep.rows)
     if (r.error_pct && is_speed_metric(r.metric)) v.push_back(std::fabs(*r.error_pct));
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
-  return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
+  return v.empty() ? Quantiles{} : quantiles(std::move(v));
 }
 
-double median_ape(const ValidationReport& rep) {
-  std::vector<double> v;
-  for (const auto& r : rep.rows)
-    if (r.error_pct && is_speed_metric(r.metric)) v.push_back(std::fabs(*r.error_pct));
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+// The rows predicted with `eff` on every chip.
+ValidationReport validate_with(const std::vector<Measurement>& rows, const ValidationContext& ctx,
+                               const Efficiency& eff) {
+  ValidationContext c = ctx;
+  c.efficiency = [eff](const Hardware&) { return eff; };
+  return validate(rows, c);
+}
+
+// Predicts `test` with `eff` and appends its rows to `into`.
+void predict_into(const std::vector<Measurement>& test, const ValidationContext& ctx, const Efficiency& eff,
+                  ValidationReport& into) {
+  const ValidationReport r = validate_with(test, ctx, eff);
+  into.rows.insert(into.rows.end(), r.rows.begin(), r.rows.end());
 }
 
 // Sum of squared log errors of the speed metrics, with a weak prior pulling towards x0.
 double loss(const std::vector<Measurement>& rows, const ValidationContext& base, const Efficiency& start,
             const std::vector<const Param*>& params, const Vec& x, const Vec& x0) {
-  ValidationContext c = base;
-  const Efficiency e = decode(start, params, x);
-  c.efficiency = [e](const Hardware&) { return e; };
-  const ValidationReport rep = validate(rows, c);
+  const ValidationReport rep = validate_with(rows, base, decode(start, params, x));
   double sum = 0;
   for (const auto& r : rep.rows) {
     if (!r.predicted || !is_speed_metric(r.metric) || *r.predicted <= 0) continue;
@@ -216,10 +216,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   out.unstated_batch = unstated;
   out.eff = fit_rows(rows);
   for (const Param* p : params) out.fitted.emplace_back(p->key);
-  ValidationContext c = ctx;
-  const Efficiency e = out.eff;
-  c.efficiency = [e](const Hardware&) { return e; };
-  out.in_sample_median_ape = median_ape(validate(rows, c));
+  out.in_sample_median_ape = speed_ape(validate_with(rows, ctx, out.eff)).p50;
   // k-fold: fit on the other folds, predict the held-out rows.
   const int k = std::max(2, std::min(folds, static_cast<int>(rows.size())));
   out.folds = k;
@@ -229,13 +226,9 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     for (std::size_t i = 0; i < rows.size(); ++i)
       (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
     if (train.empty() || test.empty()) continue;
-    const Efficiency ef = fit_rows(train);
-    ValidationContext cf = ctx;
-    cf.efficiency = [ef](const Hardware&) { return ef; };
-    const ValidationReport r = validate(test, cf);
-    held.rows.insert(held.rows.end(), r.rows.begin(), r.rows.end());
+    predict_into(test, ctx, fit_rows(train), held);
   }
-  out.cv_median_ape = median_ape(held);
+  out.cv_median_ape = speed_ape(held).p50;
   // Leave one source out: rows of one source share an engine and a methodology, so k-fold, which
   // mixes them, flatters the fit. Each source's rows are predicted by a fit to all the others.
   std::vector<std::string> sources;
@@ -247,14 +240,11 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     for (const auto& src : sources) {
       std::vector<Measurement> train, test;
       for (const auto& r : rows) (r.source == src ? test : train).push_back(r);
-      const Efficiency ef = fit_rows(train);
-      ValidationContext cf = ctx;
-      cf.efficiency = [ef](const Hardware&) { return ef; };
-      const ValidationReport r = validate(test, cf);
-      loso.rows.insert(loso.rows.end(), r.rows.begin(), r.rows.end());
+      predict_into(test, ctx, fit_rows(train), loso);
     }
-    out.loso_median_ape = median_ape(loso);
-    out.loso_p90_ape = percentile_ape(loso, 0.9);
+    const Quantiles q = speed_ape(loso);
+    out.loso_median_ape = q.p50;
+    out.loso_p90_ape = q.p90;
   }
   std::string fitted;
   for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";

@@ -370,7 +370,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
     return Error{"engine", "", "unknown serving engine in row " + m.id, "generic, vllm, sglang or trtllm"};
   }
   // An unstated KV format is what the row's engine gives this checkpoint (model.md §18.4).
-  const DType kv_default = s.engine != nullptr && w == DType::kFp8 ? s.engine->fp8_checkpoint_kv : DType::kBf16;
+  const DType kv_default = default_kv(s.engine, w);
   s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, kv_default));
   if (!m.formats.empty()) {
     // Per tensor class, as the notes state them (model.md §19).

@@ -176,9 +176,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   out["engine"] = engine->name;
   out["formats"] = a.text("formats");
   // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
-  std::string source;
-  (void)e.efficiency(*hw, &source);
-  const bool prior = a.flag("ideal") ? false : source.find(": prior") != std::string::npos;
+  const bool prior = !a.flag("ideal") && e.efficiency_is_prior(*hw);
   out["efficiency"] = a.flag("ideal") ? "ideal" : prior ? "prior" : "sourced";
   if (prior) {
     out["warnings"] = Json::array({fmt::format(
