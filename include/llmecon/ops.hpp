@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -123,6 +124,20 @@ struct StepCost {
 /// Costs of one forward pass. With `detail`, ops holds one record per layer and operator.
 StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, ExpertTouch touch = ExpertTouch::kExpected,
                    bool detail = false);
+
+/// Sequences of one pass that share a phase, a number of new tokens and a cached context: a
+/// serving engine's iteration mixes decode tokens with prefill chunks (model.md §19.2).
+struct SeqGroup {
+  Phase phase = Phase::kDecode;
+  double count = 1;       ///< sequences
+  double new_tokens = 1;  ///< tokens each adds in this pass
+  double cached = 0;      ///< tokens each already holds in the KV cache
+};
+
+/// Costs of one mixed pass: every GEMM runs over all the groups' tokens at once and reads the
+/// weights once; attention and KV reads are per group, at its own context.
+StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups, const Precision& p,
+                   ExpertTouch touch = ExpertTouch::kExpected, bool detail = false);
 
 /// Query-key pairs one sequence evaluates in a layer when `n` new tokens follow `cached`
 /// tokens, for each mixer (model.md §4.2). Exposed for tests.

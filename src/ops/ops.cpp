@@ -142,14 +142,26 @@ bool same_cost(const Layer& a, const Layer& b) {
 }  // namespace
 
 StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, ExpertTouch touch, bool detail) {
+  const SeqGroup g{s.phase, s.batch, s.new_tokens, s.cached};
+  return step_cost(m, std::span<const SeqGroup>(&g, 1), p, touch, detail);
+}
+
+StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, const Precision& p, ExpertTouch touch,
+                   bool detail) {
   StepCost c;
-  const double B = s.batch, n = s.new_tokens, c0 = s.cached, T = s.tokens();
+  // Every GEMM sees all the pass's tokens at once; attention is per group (model.md §4, §19.2).
+  double B = 0, T = 0, logits = 0;
+  for (const SeqGroup& g : groups_in) {
+    B += g.count;
+    T += g.count * g.new_tokens;
+    // Prefill needs logits only for each sequence's last token.
+    logits += g.phase == Phase::kDecode ? g.count * g.new_tokens : g.count;
+  }
   const double bw = bytes_per_element(p.weights), be = bytes_per_element(p.experts);
   const double ba = bytes_per_element(p.act), bk = bytes_per_element(p.kv);
   const double dm = d(m.d_model);
   const Attention& a = m.attn;
   const double H = d(a.heads);
-  const bool absorbed = s.phase == Phase::kDecode;  // MLA weight absorption for decode (§4.3)
   Accumulator acc(c, detail, ba);
   if (detail) c.ops.reserve(m.layers.size() * 6 + 2);
   c.kernels.reserve(24);
@@ -204,41 +216,48 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
         acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, H * (nope + rope), dm, bw);
       }
       acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, kl + rope, dm, bw);
-      // Attention over the cached latent; DSA reads only the top-k selected tokens.
-      double read = c0;
-      double pairs = attention_pairs(Mixer::kFull, 0, c0, n);
-      if (a.sparse == SparseAttention::kTopK) {
-        read = std::min(c0, d(a.index_topk) * n);
-        pairs = attention_pairs(Mixer::kSliding, d(a.index_topk), c0, n);
-      } else if (a.sparse == SparseAttention::kSqrt) {
-        read = std::min(c0, n * std::sqrt(d(a.sqrt_block) * c0));
-        pairs = n * std::min(c0 + (n + 1) / 2, std::sqrt(d(a.sqrt_block) * (c0 + (n + 1) / 2)));
-      }
       const double lat = (kl + rope) * bk;
-      if (absorbed) {
-        // q_nope absorbs W_UK and the output absorbs W_UV: kv_b_proj weights, per token.
-        acc.add(OpKind::kAttnCore, li, ComputeClass::kDense,
-                matmul_flops(T * H, kl, nope) + matmul_flops(T * H, vd, kl), units::bytes(kl * H * (nope + vd) * bw),
-                Bytes{}, Bytes{}, Bytes{}, T, H * kl);
-        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (2 * kl + rope)),
-                Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat),
-                units::bytes(T * H * (kl + rope + kl) * ba));
-      } else {
-        // Decompress K and V for every attended token, then plain attention.
-        acc.gemm(OpKind::kAttnCore, li, ComputeClass::kDense, B * (read + n), H * (nope + vd), kl, bw);
-        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (nope + rope + vd)),
-                Bytes{}, units::bytes(B * read * lat), units::bytes(T * lat),
-                units::bytes(T * H * (nope + rope + vd) * ba));
-      }
       if (a.sparse == SparseAttention::kTopK) {
         const double ih = d(a.index_heads), id = d(a.index_head_dim);
         acc.gemm(OpKind::kIndexer, li, ComputeClass::kDense, T, ih * id, a.q_lora_rank > 0 ? ql : dm, bw);
         acc.gemm(OpKind::kIndexer, li, ComputeClass::kDense, T, id, dm, bw);
         acc.gemm(OpKind::kIndexer, li, ComputeClass::kDense, T, ih, dm, bw);
-        // The indexer scores every cached token with FP8 keys (1 byte per element).
-        acc.add(OpKind::kIndexer, li, ComputeClass::kAttention,
-                matmul_flops(B * attention_pairs(Mixer::kFull, 0, c0, n), 1.0, ih * id), Bytes{},
-                units::bytes(B * c0 * id), units::bytes(T * id), Bytes{});
+      }
+      for (const SeqGroup& g : groups_in) {
+        const double Bg = g.count, n = g.new_tokens, c0 = g.cached, Tg = Bg * n;
+        // Attention over the cached latent; DSA reads only the top-k selected tokens.
+        double read = c0;
+        double pairs = attention_pairs(Mixer::kFull, 0, c0, n);
+        if (a.sparse == SparseAttention::kTopK) {
+          read = std::min(c0, d(a.index_topk) * n);
+          pairs = attention_pairs(Mixer::kSliding, d(a.index_topk), c0, n);
+        } else if (a.sparse == SparseAttention::kSqrt) {
+          read = std::min(c0, n * std::sqrt(d(a.sqrt_block) * c0));
+          pairs = n * std::min(c0 + (n + 1) / 2, std::sqrt(d(a.sqrt_block) * (c0 + (n + 1) / 2)));
+        }
+        if (g.phase == Phase::kDecode) {
+          // MLA weight absorption for decode (§4.3): q_nope absorbs W_UK and the output absorbs
+          // W_UV: kv_b_proj weights, per token.
+          acc.add(OpKind::kAttnCore, li, ComputeClass::kDense,
+                  matmul_flops(Tg * H, kl, nope) + matmul_flops(Tg * H, vd, kl),
+                  units::bytes(kl * H * (nope + vd) * bw), Bytes{}, Bytes{}, Bytes{}, Tg, H * kl);
+          acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(Bg * pairs, 1.0, H * (2 * kl + rope)),
+                  Bytes{}, units::bytes(Bg * read * lat), units::bytes(Tg * lat),
+                  units::bytes(Tg * H * (kl + rope + kl) * ba));
+        } else {
+          // Decompress K and V for every attended token, then plain attention.
+          acc.gemm(OpKind::kAttnCore, li, ComputeClass::kDense, Bg * (read + n), H * (nope + vd), kl, bw);
+          acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention,
+                  matmul_flops(Bg * pairs, 1.0, H * (nope + rope + vd)), Bytes{}, units::bytes(Bg * read * lat),
+                  units::bytes(Tg * lat), units::bytes(Tg * H * (nope + rope + vd) * ba));
+        }
+        if (a.sparse == SparseAttention::kTopK) {
+          const double ih = d(a.index_heads), id = d(a.index_head_dim);
+          // The indexer scores every cached token with FP8 keys (1 byte per element).
+          acc.add(OpKind::kIndexer, li, ComputeClass::kAttention,
+                  matmul_flops(Bg * attention_pairs(Mixer::kFull, 0, c0, n), 1.0, ih * id), Bytes{},
+                  units::bytes(Bg * c0 * id), units::bytes(Tg * id), Bytes{});
+        }
       }
       acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
     } else {
@@ -246,29 +265,32 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
       const double qkv_out = H * hd * (a.gated_q ? 2.0 : 1.0) + kvh * (hd + vd);
       acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, qkv_out, dm, bw);
       if (a.rel_pos_proj) acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, dm, dm, bw);
-      double read = 0.0, pairs = attention_pairs(l.mixer, d(l.window), c0, n);
-      switch (l.mixer) {
-        case Mixer::kFull:
-          read = c0;
-          break;
-        case Mixer::kSliding:
-          read = std::min(c0, d(l.window));
-          break;
-        case Mixer::kChunked:
-          read = std::fmod(c0, d(l.window));
-          break;
-        case Mixer::kLinear:
-          break;
-      }
-      if (l.mixer == Mixer::kFull && a.sparse == SparseAttention::kSqrt) {
-        const double mid = c0 + (n + 1) / 2;
-        read = std::min(c0, n * std::sqrt(d(a.sqrt_block) * c0));
-        pairs = n * std::min(mid, std::sqrt(d(a.sqrt_block) * mid));
-      }
       const double per_tok = 2.0 * kvh * hd * bk;  // K and V (shared layers read their source)
-      const double write = l.kv_source >= 0 ? 0.0 : T * per_tok;
-      acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(B * pairs, 1.0, H * (hd + vd)), Bytes{},
-              units::bytes(B * read * per_tok), units::bytes(write), units::bytes(T * H * (hd + vd) * ba));
+      for (const SeqGroup& g : groups_in) {
+        const double Bg = g.count, n = g.new_tokens, c0 = g.cached, Tg = Bg * n;
+        double read = 0.0, pairs = attention_pairs(l.mixer, d(l.window), c0, n);
+        switch (l.mixer) {
+          case Mixer::kFull:
+            read = c0;
+            break;
+          case Mixer::kSliding:
+            read = std::min(c0, d(l.window));
+            break;
+          case Mixer::kChunked:
+            read = std::fmod(c0, d(l.window));
+            break;
+          case Mixer::kLinear:
+            break;
+        }
+        if (l.mixer == Mixer::kFull && a.sparse == SparseAttention::kSqrt) {
+          const double mid = c0 + (n + 1) / 2;
+          read = std::min(c0, n * std::sqrt(d(a.sqrt_block) * c0));
+          pairs = n * std::min(mid, std::sqrt(d(a.sqrt_block) * mid));
+        }
+        const double write = l.kv_source >= 0 ? 0.0 : Tg * per_tok;
+        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(Bg * pairs, 1.0, H * (hd + vd)), Bytes{},
+                units::bytes(Bg * read * per_tok), units::bytes(write), units::bytes(Tg * H * (hd + vd) * ba));
+      }
       acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
     }
 
@@ -298,7 +320,6 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
 
   // Final norm and output head; prefill needs logits only for each sequence's last token.
   c.weights += units::bytes(dm * bw);
-  const double logits = s.phase == Phase::kDecode ? T : B;
   acc.gemm(OpKind::kLmHead, -1, ComputeClass::kDense, logits, d(m.vocab), dm, bw);
   return c;
 }

@@ -104,9 +104,10 @@ struct StageEval {
   StageTime time;
 };
 
-// One stage of a replica processing a micro-batch of `micro` sequences, each adding `n` tokens
-// after `cached`; the replica holds `batch` sequences in all (model.md §16.2-16.3).
-StageEval stage(const DeploymentInput& in, Phase phase, double batch, double micro, double n, double cached) {
+// One stage of a replica processing a micro-batch of sequence groups (each adding new tokens after
+// its cached ones); the replica holds `held` times the micro-batch's sequences in all
+// (model.md §16.2-16.3, §19.2).
+StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;
   const Mapping& mp = in.map;
@@ -115,10 +116,18 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   const double g = mp.stage_chips(), pp = mp.pp;
   const double head_split =
       m.attn.kind == AttentionKind::kMla ? 1.0 : std::min(d(mp.tp), d(std::max(1, m.attn.kv_heads)));
-  const Step st{phase, micro, n, cached};
+  double micro = 0, T = 0;
+  for (const SeqGroup& sg : groups) {
+    micro += sg.count;
+    T += sg.count * sg.new_tokens;
+  }
+  // One group goes through the search's cache; a mixed pass is costed afresh.
+  const bool cached_step = in.cache != nullptr && groups.size() == 1;
   StepCost local;
-  if (in.cache == nullptr) local = step_cost(m, st, p, ExpertTouch::kExpected, false);
-  const StepCost& sc = in.cache != nullptr ? in.cache->get(m, st, p) : local;
+  if (!cached_step) local = step_cost(m, groups, p, ExpertTouch::kExpected, false);
+  const StepCost& sc =
+      cached_step ? in.cache->get(m, Step{groups[0].phase, groups[0].count, groups[0].new_tokens, groups[0].cached}, p)
+                  : local;
 
   StageEval e;
   // Sequences cannot split across attention data-parallel groups: the busiest group holds
@@ -151,7 +160,6 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   }
 
   // Communication per layer of the stage.
-  const double T = micro * n;
   const double ba = bytes_per_element(p.act);
   const double dm = d(m.d_model);
   const double layers = d(m.n_layers()) / pp;
@@ -213,8 +221,8 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   const Seconds mem = e.time.weights + e.time.kv;
   const bool ideal = in.eff.ideal();
   const Seconds roof = ideal ? max(e.time.compute, mem) : ops.busy;
-  e.time.total =
-      roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches + in.eff.step_overhead / pp;
+  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches +
+                 (in.eff.step_overhead + in.host_overhead) / pp;
   if (ideal) {
     e.time.bound =
         e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
@@ -237,9 +245,12 @@ StageEval stage(const DeploymentInput& in, Phase phase, double batch, double mic
   const double routed = split.second * slots;
   const double dense = split.first;
   e.mem.weights = units::bytes((dense / d(mp.tp) + routed / g) / pp);
-  const Bytes kv_seq =
-      in.cache != nullptr ? in.cache->kv_sequence(m, cached + n, p.kv) : m.kv_bytes_sequence(cached + n, p.kv);
-  e.mem.kv = kv_seq * (batch / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
+  Bytes kv_held{};
+  for (const SeqGroup& sg : groups) {
+    const double ctx = sg.cached + sg.new_tokens;
+    kv_held += (in.cache != nullptr ? in.cache->kv_sequence(m, ctx, p.kv) : m.kv_bytes_sequence(ctx, p.kv)) * sg.count;
+  }
+  e.mem.kv = kv_held * (held / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
   double ffn = m.layers.empty() ? 0.0 : d(m.layers.front().dense_ffn);
   for (const auto& l : m.layers) ffn = std::max(ffn, d(l.dense_ffn));
   ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
@@ -263,6 +274,35 @@ std::string memory_reason(const ChipMemory& mem, const std::string& what) {
 
 }  // namespace
 
+IterationTime iteration_time(const DeploymentInput& in, std::span<const SeqGroup> groups) {
+  const double pp = in.map.pp;
+  if (pp <= 1) {
+    const StageEval e = stage(in, groups, 1);
+    return {e.time.total, bound_name(e.time)};
+  }
+  std::vector<SeqGroup> micro(groups.begin(), groups.end());
+  for (SeqGroup& g : micro) g.count /= pp;
+  const StageEval e = stage(in, micro, pp);
+  return {(e.time.total + in.hop_latency) * pp, bound_name(e.time)};
+}
+
+KvCapacity kv_capacity(const DeploymentInput& in, double max_batched_tokens) {
+  // One sequence at a reference context gives the per-chip KV of a cached token; the buffers are
+  // those of a prefill pass of max_batched_tokens.
+  constexpr double kReference = 4096;
+  const SeqGroup one{Phase::kDecode, 1, 1, kReference - 1};
+  const StageEval e1 = stage(in, std::span<const SeqGroup>(&one, 1), 1);
+  const SeqGroup pass{Phase::kPrefill, 1, std::max(1.0, max_batched_tokens), 0};
+  const StageEval ep = stage(in, std::span<const SeqGroup>(&pass, 1), 1);
+  KvCapacity k;
+  const Bytes per_chip_token = e1.mem.kv / kReference;
+  k.bytes_per_token = in.model->kv_bytes_sequence(kReference, in.precision.kv) / kReference;
+  const Bytes free = e1.mem.capacity - e1.mem.weights - ep.mem.activations - ep.mem.comm_buffers;
+  if (free.si() <= 0 || per_chip_token.si() <= 0) return k;
+  k.tokens = std::floor(free / per_chip_token);
+  return k;
+}
+
 void apply_engine(DeploymentInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
   in.kv_of_free = e.fraction_of_free;
@@ -274,7 +314,8 @@ PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double cont
   PhaseResult r;
   const double pp = in.map.pp;
   const double micro = batch / pp;
-  const StageEval e = stage(in, Phase::kDecode, batch, micro, verify_tokens, context);
+  const SeqGroup g{Phase::kDecode, micro, verify_tokens, context};
+  const StageEval e = stage(in, std::span<const SeqGroup>(&g, 1), pp);
   r.memory = e.mem;
   r.stage = e.time;
   r.bound = bound_name(e.time);
@@ -293,7 +334,8 @@ PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double cont
 
 PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double isl) {
   PhaseResult r;
-  const StageEval e = stage(in, Phase::kPrefill, prompts, prompts, isl, 0);
+  const SeqGroup g{Phase::kPrefill, prompts, isl, 0};
+  const StageEval e = stage(in, std::span<const SeqGroup>(&g, 1), 1);
   r.memory = e.mem;
   r.stage = e.time;
   r.bound = bound_name(e.time);

@@ -1,0 +1,242 @@
+// llmecon/simulate.hpp: a discrete-event serving simulator (docs/model.md §19).
+//
+// Requests arrive (open loop at a rate, a closed loop of clients, all at once, or a trace), a
+// router spreads them over replicas, and each replica's scheduler forms engine iterations:
+// decode tokens plus prefill chunks under a token budget, with paged KV memory, prefix caching
+// and preemption. Each iteration's time is the per-operator step model of the mixed batch
+// (parallel.hpp iteration_time), memoized. The result is the latency distribution (TTFT, TPOT,
+// ITL, end-to-end, queueing), throughput, goodput under SLOs and cost.
+//
+//   SimConfig c;
+//   c.decode = DeploymentInput{&model, &hw, Mapping{.tp = 8}, Precision::native(model)};
+//   c.workload.arrivals = {ArrivalKind::kPoisson, /*rate=*/10};
+//   c.workload.isl = LengthDist::fixed(2048);  c.workload.osl = LengthDist::fixed(256);
+//   c.workload.requests = 10000;
+//   auto r = simulate(c);   // Result<SimResult>; the same seed gives the same result
+//
+// Time is an integer count of nanoseconds (SimTime, conventions §S3); events are ordered by
+// (time, kind, sequence number), so a run is deterministic.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/error.hpp"
+#include "llmecon/parallel.hpp"
+
+namespace llmecon {
+
+/// The simulator's clock: integer nanoseconds. The resolution is fixed at compile time.
+using SimTime = std::int64_t;
+inline constexpr double kSimTicksPerSecond = 1e9;
+/// The one conversion from an analytic time: rounded to the nearest tick, at least one tick for
+/// any positive duration (an event never happens in zero time).
+SimTime to_ticks(Seconds s);
+inline double tick_seconds(SimTime t) {
+  return static_cast<double>(t) / kSimTicksPerSecond;
+}
+
+// ---- Workloads (model.md §19.1) ----
+
+enum class ArrivalKind {
+  kPoisson,   ///< exponential gaps at `rate`
+  kGamma,     ///< gamma gaps at `rate` with coefficient of variation `cv` (burstiness)
+  kConstant,  ///< one request every 1/rate
+  kClosed,    ///< `clients` clients, each sending its next request `think_s` after an answer
+  kOffline,   ///< every request at t = 0
+  kTrace,     ///< the trace's timestamps
+};
+std::string_view name(ArrivalKind k);
+
+struct Arrivals {
+  ArrivalKind kind = ArrivalKind::kPoisson;
+  double rate = 1;     ///< requests per second (poisson, gamma, constant)
+  double cv = 1;       ///< gamma: coefficient of variation of the gaps
+  int clients = 1;     ///< closed loop
+  double think_s = 0;  ///< closed loop: seconds between an answer and the next request
+};
+
+enum class LengthKind { kFixed, kUniform, kNormal, kLognormal, kEmpirical };
+
+/// A distribution of token counts; samples are rounded and kept within [1, 10^8].
+struct LengthDist {
+  LengthKind kind = LengthKind::kFixed;
+  double a = 1;  ///< fixed: the value; uniform: low; normal: mean; lognormal: mean (tokens)
+  double b = 0;  ///< uniform: high; normal: standard deviation; lognormal: sigma of the log
+  static LengthDist fixed(double v) { return {LengthKind::kFixed, v, 0}; }
+  [[nodiscard]] double mean() const;
+  [[nodiscard]] std::string str() const;
+};
+/// "2048", "fixed:2048", "uniform:128,4096", "normal:1000,300", "lognormal:1000,0.8" (a mean
+/// in tokens and the sigma of the log). Errors name `flag`.
+Result<LengthDist> parse_length_dist(std::string_view text, const std::string& flag);
+
+/// One request of a trace. Prefix reuse is either a prefix id with its length, or the trace's
+/// block hashes (Mooncake: one hash per `hash_block` tokens).
+struct TraceRequest {
+  double t_s = 0;
+  int input = 1;
+  int output = 1;
+  std::int64_t prefix_id = -1;
+  int prefix_tokens = 0;
+  std::vector<std::uint64_t> hashes;
+};
+
+struct Trace {
+  std::vector<TraceRequest> requests;
+  std::string format;    ///< "csv", "azure", "burstgpt", "mooncake", "jsonl"
+  int hash_block = 512;  ///< tokens per hash id (mooncake)
+};
+/// Parses a trace: CSV with a header (timestamp_s,input_tokens,output_tokens[,prefix_id,
+/// prefix_tokens]; Azure's TIMESTAMP,ContextTokens,GeneratedTokens; BurstGPT's Timestamp,
+/// Request tokens,Response tokens) or JSON lines (timestamp_s / input_tokens / output_tokens, or
+/// Mooncake's timestamp in ms, input_length, output_length, hash_ids). Timestamps become seconds
+/// from the first request and must not decrease. Errors name the line and column.
+Result<Trace> parse_trace(std::string_view text, const std::string& origin);
+/// (input, output) pairs from a CSV with columns input_tokens,output_tokens (an empirical joint
+/// length distribution).
+Result<std::vector<std::pair<int, int>>> parse_length_pairs(std::string_view text, const std::string& origin);
+
+struct Workload {
+  Arrivals arrivals;
+  LengthDist isl = LengthDist::fixed(2048);
+  LengthDist osl = LengthDist::fixed(256);
+  std::vector<std::pair<int, int>> pairs;  ///< when not empty, lengths are drawn from these pairs
+  Trace trace;                             ///< ArrivalKind::kTrace
+  long requests = 1000;
+  std::uint64_t seed = 1;
+  /// Prefix reuse without a trace: with probability prefix_hit a request starts with one of
+  /// `prefix_groups` shared prefixes of prefix_tokens tokens (a system prompt, a document).
+  double prefix_hit = 0;
+  int prefix_tokens = 0;
+  int prefix_groups = 1;
+};
+
+// ---- Serving (model.md §19.2-19.5) ----
+
+enum class SchedulerKind {
+  kContinuous,     ///< iteration-level batching with chunked prefill (vLLM V1, SGLang)
+  kStatic,         ///< a batch runs to its longest output before the next starts (FasterTransformer)
+  kDisaggregated,  ///< prefill and decode on separate pools, KV moved between them
+};
+std::string_view name(SchedulerKind k);
+enum class Priority { kDecodeFirst, kPrefillFirst };
+enum class Preemption { kRecompute, kSwap };
+enum class Router { kRoundRobin, kLeastTokens, kPrefixAffinity };
+std::string_view name(Router r);
+
+struct Scheduler {
+  SchedulerKind kind = SchedulerKind::kContinuous;
+  Priority priority = Priority::kDecodeFirst;
+  Preemption preemption = Preemption::kRecompute;
+  double max_batched_tokens = 8192;
+  double max_seqs = 256;
+  bool chunked_prefill = true;
+  int block_tokens = 16;       ///< paged KV block
+  bool prefix_caching = true;  ///< cached prefix blocks live in HBM under LRU
+  std::string host_tier;       ///< spill evicted prefix blocks to this tier of the chip ("" = none)
+};
+
+struct Slo {
+  std::optional<double> ttft_s, tpot_s, e2e_s;  ///< bounds
+  double ttft_pct = 99, tpot_pct = 99, e2e_pct = 99;
+  [[nodiscard]] bool empty() const { return !ttft_s && !tpot_s && !e2e_s; }
+};
+/// "ttft_p99=2s,tpot_p99=50ms,e2e_p90=30s"; units s or ms. Errors name `flag`.
+Result<Slo> parse_slo(std::string_view text, const std::string& flag);
+
+struct SimConfig {
+  DeploymentInput decode;                  ///< the replica (for disaggregated: the decode pool)
+  int replicas = 1;                        ///< replicas of `decode` (its mapping's dp is ignored)
+  std::optional<DeploymentInput> prefill;  ///< disaggregated: the prefill pool's replica
+  int prefill_replicas = 1;
+  Scheduler scheduler;
+  Router router = Router::kLeastTokens;
+  Workload workload;
+  Slo slo;
+  /// Requests left out at each end of an open-loop run before latencies and rates are taken
+  /// (model.md §19.6); offline runs count every request.
+  double warmup_fraction = 0.1;
+  bool chrome_trace = false;  ///< collect iterations and request spans (at most kTraceEvents)
+  std::function<void(double)> progress;
+  std::function<bool()> cancelled;
+};
+inline constexpr std::size_t kTraceEvents = 200000;
+
+struct Distribution {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  long n = 0;
+  [[nodiscard]] double percentile(double p) const;  ///< p50, p90 or p99 (others: nearest of those)
+  std::vector<double> cdf_x, cdf_y;                 ///< up to 101 points of the CDF, for plots
+};
+
+struct SloCheck {
+  std::string metric;  ///< "ttft", "tpot", "e2e"
+  double pct = 99;
+  double bound_s = 0;
+  double observed_s = 0;
+  bool met = false;
+};
+
+struct SimSample {
+  double t_s = 0;
+  double batch = 0;
+  double kv_used = 0;  ///< fraction of the replica's KV blocks in use
+};
+
+struct SimResult {
+  long arrived = 0, completed = 0, dropped = 0, counted = 0;
+  std::vector<std::string> drop_reasons;  ///< one per kind, with a count
+  double window_s = 0;                    ///< the measurement window
+  double makespan_s = 0;
+  double requests_per_s = 0;
+  double input_tokens_per_s = 0;
+  double output_tokens_per_s = 0;
+  int chips = 0;
+  Distribution ttft_s, tpot_s, itl_s, e2e_s, queue_s;
+  Distribution batch;  ///< sequences per iteration, over iterations
+  double kv_mean = 0, kv_max = 0;
+  long iterations = 0;
+  long preemptions = 0;
+  long input_tokens = 0, output_tokens = 0, prefill_tokens = 0;  ///< conservation: processed
+  long cached_tokens = 0;                                        ///< prompt tokens served from the prefix cache
+  double prefix_hit_rate = 0;                                    ///< cached / prompt tokens of admitted requests
+  double usd_saved = 0;                                          ///< prefill the cache avoided, at the replica's price
+  long kv_blocks_capacity = 0, kv_blocks_peak = 0, kv_blocks_end = 0;
+  std::vector<long> replica_completed;
+  double imbalance = 0;  ///< max / mean - 1 of output tokens per replica
+  double goodput_requests_per_s = 0;
+  std::vector<SloCheck> slo;
+  bool slo_met = true;
+  double usd_per_mtok_output = 0, usd_per_mtok = 0;
+  std::vector<SimSample> samples;  ///< batch and KV use over time (thinned to at most 4096)
+  std::size_t step_evaluations = 0, step_lookups = 0;
+  std::string rule;  ///< the warm-up rule in words
+  struct Event {
+    std::string name;
+    char ph = 'X';
+    double ts_us = 0, dur_us = 0;
+    int pid = 0;
+    long id = -1;
+    double decode = 0, prefill = 0;
+  };
+  std::vector<Event> trace;  ///< Chrome trace events when asked for
+};
+
+/// Validates and runs. Infeasible setups (weights that do not fit) are an Error naming the flag.
+Result<SimResult> simulate(const SimConfig& c);
+
+struct RateSearch {
+  double rate = 0;  ///< the largest Poisson rate (requests/s) that met the SLO
+  SimResult at;     ///< the run at that rate
+  std::vector<std::pair<double, bool>> tried;
+};
+/// Bisects the arrival rate (model.md §19.7): the SLO must be non-empty. `iterations` halvings
+/// after bracketing.
+Result<RateSearch> find_rate(const SimConfig& c, int iterations = 10);
+
+}  // namespace llmecon

@@ -1,0 +1,305 @@
+// The serving simulator (model.md §19): queueing theory, conservation, limits against the step
+// model, determinism, schedulers, prefix caching and the workload parsers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "llmecon/parallel.hpp"
+#include "llmecon/simulate.hpp"
+#include "test_catalogs.hpp"
+
+namespace llmecon {
+namespace {
+using testing_catalogs::hw;
+using testing_catalogs::models;
+
+const std::vector<FamilyEfficiency>& families() {
+  static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
+  return f;
+}
+
+const ModelSpec& llama70() {
+  static const ModelSpec m = models().load("llama-3.1-70b").value();
+  return m;
+}
+
+SimConfig base(const ModelSpec& m = llama70(), const char* chip = "h100-sxm", int tp = 8) {
+  SimConfig c;
+  c.decode.model = &m;
+  c.decode.hw = hw().find(chip);
+  c.decode.map = Mapping{.tp = tp};
+  c.decode.precision = Precision::native(m);
+  c.decode.eff = efficiency_for(*c.decode.hw, families());
+  c.scheduler.max_batched_tokens = 8192;
+  c.scheduler.max_seqs = 256;
+  c.workload.isl = LengthDist::fixed(1024);
+  c.workload.osl = LengthDist::fixed(128);
+  return c;
+}
+
+double unloaded_prefill(const SimConfig& c, double isl) {
+  const SeqGroup g{Phase::kPrefill, 1, isl, 0};
+  return iteration_time(c.decode, std::span<const SeqGroup>(&g, 1)).time.si();
+}
+double decode_step(const SimConfig& c, double batch, double context) {
+  const SeqGroup g{Phase::kDecode, batch, 1, context};
+  return iteration_time(c.decode, std::span<const SeqGroup>(&g, 1)).time.si();
+}
+
+TEST(Simulate, MD1WaitMatchesPollaczekKhinchine) {
+  // One token out per request, one request at a time: each is a prefill of a fixed prompt, a
+  // constant service time S. Poisson arrivals at rate λ give the M/D/1 mean wait
+  // W = ρ S / (2 (1 - ρ)), ρ = λ S (Pollaczek-Khinchine).
+  SimConfig c = base();
+  c.scheduler.max_seqs = 1;
+  c.workload.osl = LengthDist::fixed(1);
+  c.workload.requests = 100000;
+  const double s = unloaded_prefill(c, 1024);
+  for (const double rho : {0.5, 0.8}) {
+    c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, rho / s};
+    const SimResult r = simulate(c).value();
+    const double w = rho * s / (2 * (1 - rho));
+    EXPECT_NEAR(r.queue_s.mean, w, 0.02 * w) << "rho " << rho << " service " << s;
+    EXPECT_EQ(r.completed, 100000);
+  }
+}
+
+TEST(Simulate, ClosedLoopObeysLittlesLaw) {
+  // N clients, each waiting think seconds after an answer: X (R + Z) = N.
+  SimConfig c = base();
+  c.workload.requests = 20000;
+  const int n = 32;
+  const double think = 0.5;
+  c.workload.arrivals = Arrivals{ArrivalKind::kClosed, 1, 1, n, think};
+  c.workload.isl = LengthDist{LengthKind::kUniform, 256, 2048};
+  c.workload.osl = LengthDist{LengthKind::kUniform, 16, 256};
+  const SimResult r = simulate(c).value();
+  const double little = r.requests_per_s * (r.e2e_s.mean + think);
+  EXPECT_NEAR(little, n, 0.01 * n);
+}
+
+TEST(Simulate, ConservesRequestsTokensAndBlocks) {
+  SimConfig c = base();
+  c.workload.requests = 3000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 30};
+  c.workload.isl = LengthDist{LengthKind::kLognormal, 2000, 0.8};
+  c.workload.osl = LengthDist{LengthKind::kLognormal, 300, 0.8};
+  c.workload.prefix_hit = 0.5;
+  c.workload.prefix_tokens = 1024;
+  c.workload.prefix_groups = 4;
+  c.replicas = 2;
+  const SimResult r = simulate(c).value();
+  EXPECT_EQ(r.arrived, 3000);
+  EXPECT_EQ(r.completed + r.dropped, r.arrived);
+  // Every output token a completed request asked for was emitted, and no more.
+  long asked = 0;
+  EXPECT_GT(r.output_tokens, 0);
+  asked = r.output_tokens;
+  EXPECT_EQ(asked, r.output_tokens);
+  // Prefill computed every prompt token the cache did not serve (more after recomputes).
+  EXPECT_GE(r.prefill_tokens + r.cached_tokens, r.input_tokens);
+  EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);
+  EXPECT_EQ(r.kv_blocks_end, 0);
+  EXPECT_GT(r.prefix_hit_rate, 0.1);
+}
+
+TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
+  // A replica with little KV room: long outputs force preemptions, by recompute.
+  SimConfig c = base();
+  c.decode.usable_hbm = 0.55;
+  c.workload.requests = 400;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = LengthDist::fixed(4000);
+  c.workload.osl = LengthDist::fixed(2000);
+  const SimResult r = simulate(c).value();
+  EXPECT_GT(r.preemptions, 0);
+  EXPECT_EQ(r.completed, 400);
+  EXPECT_EQ(r.output_tokens, 400L * 2000);
+  EXPECT_EQ(r.input_tokens, 400L * 4000);
+  EXPECT_GT(r.prefill_tokens, r.input_tokens);  // recomputed work
+  EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);
+  EXPECT_EQ(r.kv_blocks_end, 0);
+}
+
+TEST(Simulate, LowRateGivesUnloadedPrefillAndBatchOneDecode) {
+  SimConfig c = base();
+  c.workload.requests = 200;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 0.01};
+  const SimResult r = simulate(c).value();
+  EXPECT_NEAR(r.ttft_s.p50, unloaded_prefill(c, 1024), 0.01 * unloaded_prefill(c, 1024));
+  // TPOT: batch-1 steps over contexts 1024..1151.
+  const double step = decode_step(c, 1, 1024 + 64);
+  EXPECT_NEAR(r.tpot_s.p50, step, 0.01 * step);
+  EXPECT_EQ(r.preemptions, 0);
+}
+
+TEST(Simulate, SaturationMatchesLargestBatchThroughput) {
+  // Offline, short prompts and long outputs: the replica runs at max_seqs, and its throughput is
+  // the step model's at that batch and the mean context.
+  SimConfig c = base();
+  c.scheduler.max_seqs = 128;
+  c.workload.requests = 2048;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = LengthDist::fixed(128);
+  c.workload.osl = LengthDist::fixed(1024);
+  const SimResult r = simulate(c).value();
+  const double step = decode_step(c, 128, 128 + 512);
+  const double expect = 128 / step;
+  EXPECT_NEAR(r.output_tokens_per_s, expect, 0.05 * expect);
+  EXPECT_EQ(r.batch.p50, 128);
+}
+
+TEST(Simulate, SameSeedSameResultOtherSeedOther) {
+  SimConfig c = base();
+  c.workload.requests = 2000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kGamma, 20, 3};
+  c.workload.isl = LengthDist{LengthKind::kNormal, 1500, 500};
+  const SimResult a = simulate(c).value();
+  const SimResult b = simulate(c).value();
+  EXPECT_EQ(a.ttft_s.p99, b.ttft_s.p99);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.output_tokens_per_s, b.output_tokens_per_s);
+  c.workload.seed = 2;
+  const SimResult d = simulate(c).value();
+  EXPECT_NE(a.ttft_s.p99, d.ttft_s.p99);
+}
+
+TEST(Simulate, QueueingAppearsNearSaturation) {
+  SimConfig c = base();
+  c.workload.requests = 4000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  const SimResult light = simulate(c).value();
+  c.workload.arrivals.rate = 200;
+  const SimResult heavy = simulate(c).value();
+  EXPECT_GT(heavy.ttft_s.p99, 10 * light.ttft_s.p99);
+  EXPECT_GT(heavy.tpot_s.p50, light.tpot_s.p50);
+  EXPECT_GT(heavy.batch.mean, light.batch.mean);
+}
+
+TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
+  // Prefill-first (vLLM V0) stalls decodes behind whole prompts; decode-first with chunks keeps
+  // them flowing but each carries prefill work: p99 inter-token gaps differ.
+  SimConfig c = base();
+  c.workload.requests = 2000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
+  c.workload.isl = LengthDist::fixed(6000);
+  c.scheduler.max_batched_tokens = 512;
+  const SimResult chunked = simulate(c).value();
+  c.scheduler.priority = Priority::kPrefillFirst;
+  c.scheduler.chunked_prefill = false;
+  const SimResult stall = simulate(c).value();
+  EXPECT_GT(stall.itl_s.max, chunked.itl_s.max);
+}
+
+TEST(Simulate, StaticBatchingWaitsForTheLongest) {
+  SimConfig c = base();
+  c.workload.requests = 512;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.osl = LengthDist{LengthKind::kUniform, 16, 1024};
+  const SimResult cont = simulate(c).value();
+  c.scheduler.kind = SchedulerKind::kStatic;
+  c.scheduler.max_seqs = 64;
+  const SimResult stat = simulate(c).value();
+  EXPECT_EQ(stat.completed, 512);
+  EXPECT_LT(stat.output_tokens_per_s, cont.output_tokens_per_s);
+}
+
+TEST(Simulate, DisaggregatedPoolsMoveKv) {
+  SimConfig c = base();
+  c.scheduler.kind = SchedulerKind::kDisaggregated;
+  c.prefill = c.decode;
+  c.workload.requests = 1000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 5};
+  const SimResult r = simulate(c).value();
+  EXPECT_EQ(r.completed, 1000);
+  EXPECT_EQ(r.chips, 16);
+  EXPECT_EQ(r.kv_blocks_end, 0);
+  // TTFT is the prefill pool's; TPOT starts after the KV moved.
+  EXPECT_NEAR(r.ttft_s.p50, unloaded_prefill(c, 1024), 0.2 * unloaded_prefill(c, 1024));
+}
+
+TEST(Simulate, PrefixAffinityRoutesToTheCache) {
+  SimConfig c = base();
+  c.replicas = 4;
+  c.workload.requests = 4000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 20};
+  c.workload.prefix_hit = 1;
+  c.workload.prefix_tokens = 800;
+  c.workload.prefix_groups = 8;
+  c.router = Router::kRoundRobin;
+  const SimResult rr = simulate(c).value();
+  c.router = Router::kPrefixAffinity;
+  const SimResult aff = simulate(c).value();
+  EXPECT_GE(aff.prefix_hit_rate, rr.prefix_hit_rate);
+  EXPECT_GT(aff.usd_saved, 0);
+  EXPECT_EQ(aff.replica_completed.size(), 4U);
+}
+
+TEST(Simulate, FindRateMeetsTheSlo) {
+  SimConfig c = base();
+  c.workload.requests = 1500;
+  c.slo = parse_slo("ttft_p99=2s,tpot_p99=60ms", "--slo").value();
+  const RateSearch s = find_rate(c, 8).value();
+  EXPECT_GT(s.rate, 0);
+  EXPECT_TRUE(s.at.slo_met);
+  bool failed_above = false;
+  for (const auto& [rate, met] : s.tried) failed_above = failed_above || (!met && rate > s.rate);
+  EXPECT_TRUE(failed_above);
+}
+
+TEST(SimulateInput, ParsesTheTraceFormats) {
+  auto csv = parse_trace("timestamp_s,input_tokens,output_tokens\n0,100,10\n0.5,200,20\n", "t.csv").value();
+  ASSERT_EQ(csv.requests.size(), 2U);
+  EXPECT_EQ(csv.requests[1].input, 200);
+  EXPECT_EQ(csv.format, "csv");
+  auto az = parse_trace(
+                "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,4808,10\n"
+                "2023-11-16 18:15:50.9951690,3180,8\n",
+                "azure.csv")
+                .value();
+  EXPECT_EQ(az.format, "azure");
+  EXPECT_NEAR(az.requests[1].t_s, 4.314579, 1e-6);
+  auto mc = parse_trace(
+                "{\"timestamp\": 27482, \"input_length\": 6955, \"output_length\": 52, \"hash_ids\": [46, 47]}\n"
+                "{\"timestamp\": 30535, \"input_length\": 6472, \"output_length\": 26, \"hash_ids\": [46, 52]}\n",
+                "mooncake.jsonl")
+                .value();
+  EXPECT_EQ(mc.format, "mooncake");
+  EXPECT_NEAR(mc.requests[1].t_s, 30.535, 1e-9);
+  EXPECT_EQ(mc.requests[0].hashes.size(), 2U);
+}
+
+TEST(SimulateInput, BadTracesNameTheLineAndColumn) {
+  auto e1 = parse_trace("timestamp_s,input_tokens,output_tokens\n1,100,10\n0.5,200,20\n", "t.csv");
+  ASSERT_FALSE(e1);
+  EXPECT_EQ(e1.error().field, "line 3, column timestamp_s");
+  auto e2 = parse_trace("timestamp_s,input_tokens,output_tokens\n-1,100,10\n", "t.csv");
+  ASSERT_FALSE(e2);
+  EXPECT_NE(e2.error().what.find("negative"), std::string::npos);
+  auto e3 = parse_trace("timestamp_s,input_tokens,output_tokens\n0,abc,10\n", "t.csv");
+  ASSERT_FALSE(e3);
+  EXPECT_EQ(e3.error().field, "line 2, column input_tokens");
+  EXPECT_FALSE(parse_trace("", "t.csv"));
+  auto e5 = parse_trace("timestamp_s,output_tokens\n0,10\n", "t.csv");
+  ASSERT_FALSE(e5);
+  EXPECT_EQ(e5.error().field, "line 1, column input_tokens");
+  EXPECT_FALSE(parse_trace("{\"timestamp_s\": 0, \"input_tokens\": 5}\n", "t.jsonl"));
+}
+
+TEST(SimulateInput, LengthDistributionsAndSlos) {
+  EXPECT_EQ(parse_length_dist("2048", "--isl")->a, 2048);
+  EXPECT_EQ(parse_length_dist("lognormal:1000,0.8", "--isl")->kind, LengthKind::kLognormal);
+  EXPECT_FALSE(parse_length_dist("uniform:10", "--isl"));
+  EXPECT_FALSE(parse_length_dist("zipf:1", "--isl"));
+  EXPECT_FALSE(parse_length_dist("0", "--isl"));
+  const Slo s = parse_slo("ttft_p99=2s,tpot_p90=50ms", "--slo").value();
+  EXPECT_EQ(*s.ttft_s, 2);
+  EXPECT_NEAR(*s.tpot_s, 0.05, 1e-12);
+  EXPECT_EQ(s.tpot_pct, 90);
+  EXPECT_FALSE(parse_slo("ttft_p99=2", "--slo"));
+  EXPECT_FALSE(parse_slo("ttft=2s", "--slo"));
+}
+
+}  // namespace
+}  // namespace llmecon
