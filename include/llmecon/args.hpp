@@ -56,6 +56,7 @@ struct ArgSpec {
   std::vector<std::string> choices;  ///< kChoice
   std::string short_flag;            ///< "-m", or empty
   bool positional = false;           ///< the CLI takes it without a flag (a file, a model name)
+  bool path = false;                 ///< names a file the command reads (the server reads none by default)
   bool required = false;
 
   [[nodiscard]] std::string flag() const;  ///< "--weight-dtype" (or the key for a positional)
@@ -76,6 +77,8 @@ struct CommandSpec {
   /// Keys that another command takes, with what this one takes instead ({"context", "plan takes
   /// --isl/--osl ..."}), so a misplaced flag gets an answer.
   std::vector<std::pair<std::string, std::string>> redirects;
+  /// The most one API call may ask of a numeric argument (work per request over HTTP).
+  std::vector<std::pair<std::string, double>> api_caps;
 
   [[nodiscard]] const ArgSpec* arg(std::string_view key) const;
   [[nodiscard]] std::string cli_name() const { return cli.empty() ? name : cli; }

@@ -21,6 +21,8 @@ std::span<const EmbeddedFile> embedded_models();
 std::span<const EmbeddedFile> embedded_prices();
 /// The serving-engine profiles, data/engines/*.toml.
 std::span<const EmbeddedFile> embedded_engines();
+/// The named workloads, data/workloads/*.toml.
+std::span<const EmbeddedFile> embedded_workloads();
 /// The efficiency defaults, data/efficiency.toml.
 std::span<const EmbeddedFile> embedded_efficiency();
 /// The web page's assets, web/* (served by `llmecon serve`).

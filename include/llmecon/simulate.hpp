@@ -101,6 +101,22 @@ Result<Trace> parse_trace(std::string_view text, const std::string& origin);
 /// length distribution).
 Result<std::vector<std::pair<int, int>>> parse_length_pairs(std::string_view text, const std::string& origin);
 
+/// A named workload (data/workloads/*.toml): length distributions, a rate and SLOs, each sourced.
+/// What a source does not publish is absent, and the command asks for it.
+struct WorkloadPreset {
+  std::string name;
+  std::string description;
+  std::string model;  ///< the model the benchmark runs, when it names one
+  std::vector<std::string> sources;
+  std::string notes;
+  std::optional<LengthDist> isl, osl;
+  std::optional<double> rate;
+  std::string slo_server, slo_interactive;
+};
+Result<WorkloadPreset> parse_workload_toml(std::string_view text, const std::string& origin);
+/// The shipped presets, in name order.
+Result<std::vector<WorkloadPreset>> builtin_workloads();
+
 struct Workload {
   Arrivals arrivals;
   LengthDist isl = LengthDist::fixed(2048);

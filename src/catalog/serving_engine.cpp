@@ -1,6 +1,8 @@
 // Serving-engine profiles (data/engines/*.toml; docs/model.md §18.4).
 #include "llmecon/serving_engine.hpp"
 
+#include <cmath>
+
 #include "llmecon/embedded.hpp"
 #include "llmecon/toml_reader.hpp"
 
@@ -34,7 +36,9 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   e.memory_fraction = *fraction;
 
   TRY(batching, rd.table(root, "", "batching", true));
-  TRY_STATUS(rd.only_keys(*batching, "batching", {"max_seqs", "max_batched_tokens", "chunked_prefill"}));
+  TRY_STATUS(rd.only_keys(*batching, "batching",
+                          {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
+                           "schedule"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;
@@ -42,6 +46,18 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(chunked, rd.boolean(*batching, "batching", "chunked_prefill"));
   if (!chunked) return Error{origin, "batching.chunked_prefill", "missing required field", "true or false"};
   e.chunked_prefill = *chunked;
+  TRY(block, rd.number(*batching, "batching", "kv_block_tokens", false, 1, 4096));
+  if (block) {
+    if (*block != std::floor(*block)) return Error{origin, "batching.kv_block_tokens", "a whole number of tokens", ""};
+    e.kv_block_tokens = static_cast<int>(*block);
+  }
+  TRY(prefix, rd.boolean(*batching, "batching", "prefix_caching"));
+  if (prefix) e.prefix_caching = *prefix;
+  TRY(schedule, rd.str(*batching, "batching", "schedule", false));
+  if (!schedule.empty() && schedule != "decode-first" && schedule != "prefill-first") {
+    return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
+  }
+  e.prefill_first = schedule == "prefill-first";
 
   TRY(kv, rd.table(root, "", "kv", true));
   TRY_STATUS(rd.only_keys(*kv, "kv", {"fp8_checkpoint"}));

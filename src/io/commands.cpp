@@ -368,6 +368,92 @@ std::vector<CommandSpec> build() {
     add(std::move(c));
   }
   {
+    auto opt_int = [](std::string key, std::string help, std::string u, double lo, double hi, std::string text) {
+      return with_text(unit(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(u)),
+                       std::move(text));
+    };
+    auto path = [](std::string key, std::string help, std::string text) {
+      ArgSpec a = with_text(arg(std::move(key), T::kString, std::move(help)), std::move(text));
+      a.path = true;
+      return a;
+    };
+    std::vector<ArgSpec> args{
+        model("llama-3.1-70b"),
+        hw("h100-sxm"),
+        chips("the scale-up domain, at most 8", "chips per replica"),
+        integer("replicas", "replicas behind the router", "", 1, 1, 4096),
+        opt_int("tp", "tensor-parallel degree", "", 1, 1e6, "inferred by the planner"),
+        opt_int("pp", "pipeline stages", "", 1, 1e6, "inferred by the planner"),
+        opt_int("ep", "expert-parallel degree", "", 1, 1e6, "inferred by the planner"),
+        opt_int("dp_attn", "attention data-parallel degree", "", 1, 1e6, "inferred by the planner")};
+    for (auto& f : formats()) args.push_back(std::move(f));
+    for (ArgSpec x : std::vector<ArgSpec>{
+             serving_engine(),
+             choice("scheduler", "continuous (iteration-level, chunked prefill), static, or disaggregated pools",
+                    {"continuous", "static", "disaggregated"}),
+             choice("priority", "which work an iteration takes first: the engine's order, decodes or prefills",
+                    {"engine", "decode-first", "prefill-first"}),
+             choice("preemption", "when KV runs out: recompute the victim, or swap it to host memory",
+                    {"recompute", "swap"}),
+             unit(with_text(bounded(arg("max_batched_tokens", T::kInteger, "tokens one iteration processes"), 1,
+                                    1e6),
+                            "the engine's"),
+                  "tok"),
+             unit(with_text(bounded(arg("max_seqs", T::kInteger, "sequences one iteration holds"), 1, 1e5),
+                            "the engine's"),
+                  "seq"),
+             opt_int("block_tokens", "tokens per paged-KV block", "tok", 1, 4096, "the engine's"),
+             flag("no_chunked_prefill", "prefill whole prompts"),
+             flag("no_prefix_caching", "no prefix cache"),
+             choice("host_tier", "spill evicted prefix blocks (and swapped requests) to this tier of the chip",
+                    {"none", "ddr", "flash", "disk"}),
+             prefill_hw(),
+             opt_int("prefill_chips", "disaggregated: chips per prefill replica", "chip", 1, 1e6, "--chips"),
+             integer("prefill_replicas", "disaggregated: prefill replicas", "", 1, 1, 4096),
+             choice("router", "how requests spread over replicas", {"least-tokens", "round-robin", "prefix-affinity"}),
+             with_text(unit(bounded(arg("rate", T::kNumber, "open-loop arrivals per second"), 1e-6, 1e7), "req/s"),
+                       "the workload's"),
+             with_default(arg("arrival", T::kString, "poisson, constant, or gamma:CV (bursty, CV > 1)"), "poisson"),
+             opt_int("concurrency", "closed loop: clients, each waiting for its answer", "", 1, 1e6, "none"),
+             number("think_s", "closed loop: seconds between an answer and the next request", "s", 0, 0, 1e6),
+             flag("offline", "every request at t = 0"),
+             path("trace", "replay a trace: CSV or JSON lines (Azure, BurstGPT, Mooncake layouts read too)", "none"),
+             with_text(arg("workload", T::kString,
+                           "a named workload (data/workloads; NAME:interactive for that SLO) or a .toml file"),
+                       "none"),
+             with_default(arg("isl", T::kString,
+                              "input tokens: 2048, uniform:LOW,HIGH, normal:MEAN,SD or lognormal:MEAN,SIGMA"),
+                          "2048"),
+             with_default(arg("osl", T::kString, "output tokens, as --isl"), "256"),
+             path("lengths", "draw (input, output) pairs from a CSV input_tokens,output_tokens", "none"),
+             number("prefix_hit", "share of requests that start with a shared prefix", "", 0, 0, 1),
+             integer("prefix_tokens", "tokens of each shared prefix", "tok", 0, 0, kMaxTokens),
+             integer("prefix_groups", "distinct shared prefixes", "", 1, 1, 1e6),
+             integer("requests", "requests to simulate", "", 1000, 1, 1e9),
+             integer("max_requests", "refuse workloads larger than this", "", 1e6, 1, 1e8),
+             integer("seed", "random seed of arrivals, lengths and prefixes", "", 1, 0, 1e15),
+             with_text(arg("slo", T::kString, "targets: ttft_p99=2s,tpot_p99=50ms (also p50, p90; e2e)"),
+                       "the workload's, else none"),
+             number("warmup", "share of requests left out at each end of an open-loop run", "", 0.1, 0, 0.45),
+             flag("find_rate", "bisect the largest Poisson rate that meets --slo"),
+             with_text(arg("chrome_trace", T::kString,
+                           "write iterations and requests as a Chrome trace (Perfetto) to this file"),
+                       "none"),
+             usd_per_hour(),
+             ideal()}) {
+      args.push_back(std::move(x));
+    }
+    CommandSpec c = command("simulate",
+                            "serve traffic in a discrete-event simulation: queues, p50/p99 TTFT and TPOT, goodput, "
+                            "KV use, capacity",
+                            std::move(args), true);
+    c.chart = "svg";
+    c.api_caps = {{"requests", 1e6}, {"max_requests", 1e6}};
+    c.redirects = {{"context", "simulate takes --isl and --osl (distributions allowed)"},
+                   {"batch", "simulate forms batches itself; --max-seqs caps them"}};
+    add(std::move(c));
+  }
+  {
     CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric",
                             {file(), ideal()}, true);
     c.reads_files = true;

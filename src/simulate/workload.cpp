@@ -6,7 +6,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "llmecon/embedded.hpp"
 #include "llmecon/simulate.hpp"
+#include "llmecon/toml_reader.hpp"
 
 namespace llmecon {
 namespace {
@@ -427,6 +429,54 @@ Result<Slo> parse_slo(std::string_view text, const std::string& flag) {
   }
   if (slo.empty()) return Error{flag, "", "no target given", hint};
   return slo;
+}
+
+Result<WorkloadPreset> parse_workload_toml(std::string_view text, const std::string& origin) {
+  TRY(root, TomlReader::parse(text, origin));
+  const TomlReader rd(root, origin);
+  TRY_STATUS(rd.only_keys(root, "", {"name", "description", "model", "sources", "notes", "isl", "osl", "rate",
+                                     "slo_server", "slo_interactive"}));
+  WorkloadPreset w;
+  TRY(name, rd.str(root, "", "name", true));
+  TRY(description, rd.str(root, "", "description", true));
+  TRY(model, rd.str(root, "", "model", false));
+  TRY(sources, rd.strings(root, "", "sources", true));
+  TRY(notes, rd.str(root, "", "notes", false));
+  if (name.empty()) return Error{origin, "name", "must not be empty", ""};
+  if (sources.empty()) return Error{origin, "sources", "a workload needs its source", "the URL its figures come from"};
+  w.name = name;
+  w.description = description;
+  w.model = model;
+  w.sources = sources;
+  w.notes = notes;
+  for (const char* key : {"isl", "osl"}) {
+    TRY(text_value, rd.str(root, "", key, false));
+    if (text_value.empty()) continue;
+    auto d = parse_length_dist(text_value, key);
+    if (!d) return Error{origin, key, d.error().what, d.error().hint};
+    (std::string_view(key) == "isl" ? w.isl : w.osl) = *d;
+  }
+  TRY(rate, rd.number(root, "", "rate", false, 1e-6, 1e9));
+  w.rate = rate;
+  for (const char* key : {"slo_server", "slo_interactive"}) {
+    TRY(slo, rd.str(root, "", key, false));
+    if (!slo.empty()) {
+      auto s = parse_slo(slo, key);
+      if (!s) return Error{origin, key, s.error().what, s.error().hint};
+    }
+    (std::string_view(key) == "slo_server" ? w.slo_server : w.slo_interactive) = slo;
+  }
+  return w;
+}
+
+Result<std::vector<WorkloadPreset>> builtin_workloads() {
+  std::vector<WorkloadPreset> out;
+  for (const auto& f : embedded_workloads()) {
+    TRY(w, parse_workload_toml(f.content, "builtin:" + std::string(f.path)));
+    out.push_back(std::move(w));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
 }
 
 }  // namespace llmecon

@@ -32,6 +32,8 @@ Result<Json> revnet(const Engine& e, const Args& a, const Progress& p, const Can
 Result<Json> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // plan.cpp
 Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+// simulate.cpp
+Result<Json> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
 Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

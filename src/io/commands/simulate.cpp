@@ -1,0 +1,393 @@
+// simulate: traffic through the discrete-event serving simulator (simulate.hpp, model.md §19).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "commands.hpp"
+#include "llmecon/plan.hpp"
+#include "llmecon/simulate.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+// A named preset (data/workloads), or a preset file; ":interactive" picks that scenario's SLO.
+Result<std::pair<WorkloadPreset, std::string>> preset(const Args& a) {
+  std::string name = a.text("workload");
+  std::string scenario = "server";
+  if (const auto colon = name.rfind(':'); colon != std::string::npos && name.find('/') == std::string::npos) {
+    scenario = name.substr(colon + 1);
+    name.resize(colon);
+    if (scenario != "server" && scenario != "interactive") {
+      return Error{"--workload", "", "unknown scenario '" + scenario + "'", "NAME:server or NAME:interactive"};
+    }
+  }
+  TRY(builtin, builtin_workloads());
+  for (auto& w : builtin) {
+    if (w.name == name) return std::make_pair(std::move(w), scenario);
+  }
+  if (name.find('/') == std::string::npos && name.find(".toml") == std::string::npos) {
+    std::string names;
+    for (const auto& w : builtin) names += (names.empty() ? "" : ", ") + w.name;
+    return Error{"--workload", "", "no workload named '" + name + "'", "one of " + names + ", or a .toml file"};
+  }
+  TRY(text, read_text_file(name, "a workload TOML (see data/workloads)"));
+  TRY(w, parse_workload_toml(text, name));
+  return std::make_pair(std::move(w), scenario);
+}
+
+Result<LengthDist> length(const Args& a, const char* key, const std::optional<LengthDist>& from_preset,
+                          const std::string& preset_name) {
+  if (a.has(key)) return parse_length_dist(a.text(key), flag_of(key));
+  if (from_preset) return *from_preset;
+  if (!preset_name.empty()) {
+    return Error{flag_of(key), "", preset_name + " publishes no " + (std::string(key) == "isl" ? "input" : "output") +
+                                       " lengths",
+                 "give " + flag_of(key)};
+  }
+  return parse_length_dist(a.text(key), flag_of(key));
+}
+
+Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rate, bool trace) {
+  Arrivals r;
+  const int given = (a.has("rate") ? 1 : 0) + (a.has("concurrency") ? 1 : 0) + (a.flag("offline") ? 1 : 0) +
+                    (trace ? 1 : 0);
+  if (given > 1) {
+    return Error{"--rate", "", "give one of --rate, --concurrency, --offline or --trace", "they are arrival processes"};
+  }
+  if (trace) {
+    r.kind = ArrivalKind::kTrace;
+    return r;
+  }
+  if (a.flag("offline")) {
+    r.kind = ArrivalKind::kOffline;
+    return r;
+  }
+  if (a.has("concurrency")) {
+    r.kind = ArrivalKind::kClosed;
+    r.clients = static_cast<int>(a.number("concurrency"));
+    r.think_s = a.number("think_s");
+    return r;
+  }
+  if (!a.has("rate") && !preset_rate && !a.flag("find_rate")) {
+    return Error{"--rate", "", "no arrival process", "--rate R, --concurrency N, --offline or --trace FILE"};
+  }
+  r.rate = a.has("rate") ? a.number("rate") : preset_rate.value_or(1);
+  const std::string arr = a.text("arrival");
+  if (arr == "poisson") {
+    r.kind = ArrivalKind::kPoisson;
+  } else if (arr == "constant") {
+    r.kind = ArrivalKind::kConstant;
+  } else if (arr.rfind("gamma:", 0) == 0) {
+    r.kind = ArrivalKind::kGamma;
+    const auto cv = parse_number_text(arr.substr(6));
+    if (!cv || *cv <= 0 || *cv > 100) {
+      return Error{"--arrival", "", "gamma needs a coefficient of variation in (0, 100]", "gamma:2"};
+    }
+    r.cv = *cv;
+  } else {
+    return Error{"--arrival", "", "unknown arrival '" + arr + "'", "poisson, constant or gamma:CV"};
+  }
+  return r;
+}
+
+Json dist_json(const Distribution& d, double scale) {
+  return Json{{"mean", d.mean * scale}, {"p50", d.p50 * scale}, {"p90", d.p90 * scale},
+              {"p99", d.p99 * scale},   {"max", d.max * scale},  {"n", d.n}};
+}
+
+Json cdf_json(const Distribution& d, double scale) {
+  Json x = Json::array(), y = Json::array();
+  for (std::size_t i = 0; i < d.cdf_x.size(); ++i) {
+    x.push_back(d.cdf_x[i] * scale);
+    y.push_back(d.cdf_y[i]);
+  }
+  return Json{{"x", x}, {"y", y}};
+}
+
+Json result_json(const SimResult& r) {
+  Json out;
+  out["requests_per_s"] = r.requests_per_s;
+  out["output_tokens_per_s"] = r.output_tokens_per_s;
+  out["input_tokens_per_s"] = r.input_tokens_per_s;
+  out["output_tokens_per_s_per_chip"] = r.output_tokens_per_s / std::max(1, r.chips);
+  out["input_tokens_per_s_per_chip"] = r.input_tokens_per_s / std::max(1, r.chips);
+  out["ttft_s"] = dist_json(r.ttft_s, 1);
+  out["tpot_ms"] = dist_json(r.tpot_s, 1e3);
+  out["itl_ms"] = dist_json(r.itl_s, 1e3);
+  out["e2e_s"] = dist_json(r.e2e_s, 1);
+  out["queue_s"] = dist_json(r.queue_s, 1);
+  out["batch"] = dist_json(r.batch, 1);
+  out["kv_utilization"] = {{"mean", r.kv_mean}, {"max", r.kv_max}};
+  out["arrived"] = r.arrived;
+  out["completed"] = r.completed;
+  out["dropped"] = r.dropped;
+  out["drop_reasons"] = r.drop_reasons;
+  out["counted"] = r.counted;
+  out["window_s"] = r.window_s;
+  out["makespan_s"] = r.makespan_s;
+  out["iterations"] = r.iterations;
+  out["preemptions"] = r.preemptions;
+  out["prefix_hit_rate"] = r.prefix_hit_rate;
+  out["cached_tokens"] = r.cached_tokens;
+  out["usd_saved_by_cache"] = r.usd_saved;
+  out["tokens"] = {{"input", r.input_tokens}, {"output", r.output_tokens}, {"prefilled", r.prefill_tokens}};
+  out["kv_blocks"] = {{"capacity", r.kv_blocks_capacity}, {"peak_per_replica", r.kv_blocks_peak}};
+  out["replica_completed"] = r.replica_completed;
+  out["imbalance"] = r.imbalance;
+  out["goodput_requests_per_s"] = r.goodput_requests_per_s;
+  Json slo = Json::array();
+  for (const auto& s : r.slo) {
+    slo.push_back({{"metric", s.metric},
+                   {"percentile", s.pct},
+                   {"bound_s", s.bound_s},
+                   {"observed_s", s.observed_s},
+                   {"met", s.met}});
+  }
+  out["slo"] = slo;
+  out["slo_met"] = r.slo_met;
+  out["usd_per_mtok_output"] = r.usd_per_mtok_output;
+  out["usd_per_mtok"] = r.usd_per_mtok;
+  out["chips"] = r.chips;
+  out["rule"] = r.rule;
+  out["step_evaluations"] = r.step_evaluations;
+  out["step_lookups"] = r.step_lookups;
+  return out;
+}
+
+Json charts_json(const SimResult& r) {
+  Json t = Json::array(), b = Json::array(), kv = Json::array();
+  for (const auto& s : r.samples) {
+    t.push_back(s.t_s);
+    b.push_back(s.batch);
+    kv.push_back(s.kv_used);
+  }
+  return Json{{"ttft_s", cdf_json(r.ttft_s, 1)},
+              {"tpot_ms", cdf_json(r.tpot_s, 1e3)},
+              {"e2e_s", cdf_json(r.e2e_s, 1)},
+              {"over_time", {{"t_s", t}, {"batch", b}, {"kv_used", kv}}}};
+}
+
+// The Chrome trace-event format: iterations as complete slices per replica, requests as async
+// spans (opens in Perfetto and chrome://tracing).
+Json chrome_trace_json(const SimResult& r) {
+  Json ev = Json::array();
+  for (const auto& e : r.trace) {
+    Json j{{"name", e.name}, {"ph", std::string(1, e.ph)}, {"ts", e.ts_us}, {"pid", e.pid}, {"tid", 0}};
+    if (e.ph == 'X') {
+      j["dur"] = e.dur_us;
+      j["args"] = {{"decode_seqs", e.decode}, {"prefill_tokens", e.prefill}};
+    } else {
+      j["cat"] = "request";
+      j["id"] = e.id;
+    }
+    ev.push_back(std::move(j));
+  }
+  return Json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace
+
+Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  TRY(model, load_model(e, a));
+  TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
+  const Hardware* hw = hw_owner.get();
+  TRY(engine, e.serving_engine(a.text("engine")));
+  auto cfg = std::make_unique<SimConfig>();
+  SimConfig& c = *cfg;
+  Json envelope = Json::array();
+
+  // The workload: a preset's figures unless a flag overrides them.
+  std::optional<WorkloadPreset> pre;
+  std::string scenario;
+  if (a.has("workload")) {
+    TRY(p, preset(a));
+    pre = std::move(p.first);
+    scenario = p.second;
+    envelope.push_back(fmt::format("workload {} ({})", pre->name, pre->description));
+  }
+  const std::string pname = pre ? pre->name : "";
+  Workload& w = c.workload;
+  TRY(isl, length(a, "isl", pre ? pre->isl : std::nullopt, pname));
+  TRY(osl, length(a, "osl", pre ? pre->osl : std::nullopt, pname));
+  w.isl = isl;
+  w.osl = osl;
+  if (a.has("lengths")) {
+    TRY(text, read_text_file(a.text("lengths"), "a CSV of input_tokens,output_tokens"));
+    TRY(pairs, parse_length_pairs(text, a.text("lengths")));
+    w.pairs = std::move(pairs);
+  }
+  const bool trace = a.has("trace");
+  if (trace) {
+    TRY(text, read_text_file(a.text("trace"), "a CSV or JSONL trace (docs/cli.md: simulate)"));
+    TRY(tr, parse_trace(text, a.text("trace")));
+    w.trace = std::move(tr);
+  }
+  TRY(arr, arrivals(a, pre ? pre->rate : std::nullopt, trace));
+  w.arrivals = arr;
+  w.requests = static_cast<long>(a.number("requests"));
+  const double cap = a.number("max_requests");
+  const double asked = trace ? static_cast<double>(w.trace.requests.size()) : a.number("requests");
+  if (asked > cap) {
+    return Error{trace ? "--trace" : "--requests", "",
+                 fmt::format("{} requests exceed --max-requests ({})", format_number(asked), format_number(cap)),
+                 "raise --max-requests (up to 10^8) if you mean it; each request costs memory and time"};
+  }
+  w.seed = static_cast<std::uint64_t>(a.number("seed"));
+  w.prefix_hit = a.number("prefix_hit");
+  w.prefix_tokens = static_cast<int>(a.number("prefix_tokens"));
+  w.prefix_groups = static_cast<int>(a.number("prefix_groups"));
+  if (w.prefix_hit > 0 && w.prefix_tokens == 0) {
+    return Error{"--prefix-tokens", "", "--prefix-hit needs the shared prefix's length", "--prefix-tokens 1024"};
+  }
+  if (a.has("slo")) {
+    TRY(slo, parse_slo(a.text("slo"), "--slo"));
+    c.slo = slo;
+  } else if (pre) {
+    const std::string& s = scenario == "interactive" ? pre->slo_interactive : pre->slo_server;
+    if (!s.empty()) {
+      TRY(slo, parse_slo(s, "--workload"));
+      c.slo = slo;
+      envelope.push_back(fmt::format("SLO of the {} scenario: {}", scenario, s));
+    } else if (scenario == "interactive") {
+      return Error{"--workload", "", pre->name + " has no interactive scenario", "use " + pre->name};
+    }
+  }
+
+  // The replica: its chips, layout (stated or inferred), formats, efficiency and engine.
+  DeploymentInput& in = c.decode;
+  in.model = &model;
+  in.hw = hw;
+  in.precision = precision_from(a, model);
+  if (!a.has("kv_dtype")) in.precision.kv = default_kv(engine, in.precision.weights);
+  in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  if (!a.flag("ideal")) apply_engine(in, *engine);
+  const int chips = static_cast<int>(a.number_or("chips", std::min(hw->domain_size, 8)));
+  Mapping require{};
+  require.tp = a.has("tp") ? static_cast<int>(a.number("tp")) : 0;
+  require.pp = a.has("pp") ? static_cast<int>(a.number("pp")) : 0;
+  require.ep = a.has("ep") ? static_cast<int>(a.number("ep")) : 0;
+  require.dp_attn = a.has("dp_attn") ? static_cast<int>(a.number("dp_attn")) : 0;
+  require.cp = 0;
+  require.dp = 1;
+  Scheduler& s = c.scheduler;
+  // An engine without a token budget (generic) gets vLLM's server default of 8192.
+  s.max_batched_tokens = a.number_or("max_batched_tokens", engine->max_batched_tokens >= 1e6
+                                                               ? 8192.0
+                                                               : engine->max_batched_tokens);
+  s.max_seqs = a.number_or("max_seqs", std::min(engine->max_seqs, 1e5));
+  s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine->kv_block_tokens));
+  s.chunked_prefill = engine->chunked_prefill && !a.flag("no_chunked_prefill");
+  s.prefix_caching = engine->prefix_caching && !a.flag("no_prefix_caching");
+  const std::string prio = a.text("priority");
+  s.priority = prio == "prefill-first" || (prio == "engine" && engine->prefill_first) ? Priority::kPrefillFirst
+                                                                                       : Priority::kDecodeFirst;
+  s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
+  s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
+  if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
+  const std::string sched = a.text("scheduler");
+  s.kind = sched == "static"          ? SchedulerKind::kStatic
+           : sched == "disaggregated" ? SchedulerKind::kDisaggregated
+                                      : SchedulerKind::kContinuous;
+  const std::string router = a.text("router");
+  c.router = router == "round-robin"       ? Router::kRoundRobin
+             : router == "prefix-affinity" ? Router::kPrefixAffinity
+                                           : Router::kLeastTokens;
+  c.replicas = static_cast<int>(a.number("replicas"));
+  c.warmup_fraction = a.number("warmup");
+  const bool stated = require.tp > 0 && require.pp > 0 && require.ep > 0 && require.dp_attn > 0;
+  const double mean_ctx = w.isl.mean() + w.osl.mean() / 2;
+  if (stated || (require.tp > 0 && require.tp * std::max(1, require.pp) * std::max(1, require.dp_attn) == chips)) {
+    in.map = Mapping{std::max(1, require.tp), std::max(1, require.dp_attn), std::max(1, require.ep), 1,
+                     std::max(1, require.pp), 1};
+    if (auto why = validate(in.map, model, chips)) return Error{"--tp", "", *why, "a layout whose degrees fit"};
+  } else {
+    // Unstated degrees: the planner's best layout under what is stated (model.md §17.5).
+    auto best = infer_mapping(in, chips, require, std::min(s.max_seqs, 256.0), mean_ctx, w.isl.mean());
+    if (!best) {
+      return Error{"--chips", "",
+                   fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
+                   "more chips per replica, or a narrower --weight-dtype"};
+    }
+    in.map = *best;
+    in.map.dp = 1;
+    envelope.push_back(fmt::format("layout not stated: the planner's best on {} chips, {}", chips, in.map.str()));
+  }
+  if (s.kind == SchedulerKind::kDisaggregated) {
+    DeploymentInput p = in;
+    const Hardware* phw = hw;
+    if (a.has("prefill_hw")) {
+      TRY(ph, e.hardware_catalog().get(a.text("prefill_hw"), "--prefill-hw"));
+      phw = ph;
+      p.hw = phw;
+      p.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*phw);
+    }
+    const int pchips = static_cast<int>(a.number_or("prefill_chips", chips));
+    auto best = infer_mapping(p, pchips, Mapping{0, 0, 0, 0, 0, 1}, 1, w.isl.mean(), w.isl.mean());
+    if (!best) return Error{"--prefill-chips", "", "no prefill layout fits", "more prefill chips"};
+    p.map = *best;
+    p.map.dp = 1;
+    c.prefill = p;
+    c.prefill_replicas = static_cast<int>(a.number("prefill_replicas"));
+    envelope.push_back(fmt::format("prefill pool: {} x {} {} ({})", c.prefill_replicas, pchips, phw->name, p.map.str()));
+  } else if (a.has("prefill_hw") || a.has("prefill_chips")) {
+    return Error{"--prefill-hw", "", "a prefill pool needs --scheduler disaggregated", ""};
+  }
+  envelope.push_back(fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}",
+                                 engine->name, format_number(s.max_batched_tokens), format_number(s.max_seqs),
+                                 s.block_tokens, s.chunked_prefill ? "chunked prefill" : "whole prompts",
+                                 s.prefix_caching ? ", prefix caching" : "",
+                                 s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first"));
+  c.chrome_trace = a.has("chrome_trace");
+  c.progress = progress;
+  c.cancelled = cancel;
+
+  Json out{{"model", model.name},
+           {"hardware", hw->name},
+           {"chips_per_replica", in.map.replica_chips()},
+           {"replicas", c.replicas},
+           {"mapping", in.map.str()},
+           {"engine", engine->name},
+           {"scheduler", std::string(name(s.kind))},
+           {"router", std::string(name(c.router))},
+           {"weight_dtype", std::string(name(in.precision.weights))},
+           {"kv_dtype", std::string(name(in.precision.kv))},
+           {"arrival", std::string(name(w.arrivals.kind))},
+           {"isl", w.pairs.empty() && !trace ? Json(w.isl.str()) : Json("from the file")},
+           {"osl", w.pairs.empty() && !trace ? Json(w.osl.str()) : Json("from the file")},
+           {"seed", w.seed}};
+  if (w.arrivals.kind == ArrivalKind::kClosed) {
+    out["concurrency"] = w.arrivals.clients;
+    out["think_s"] = w.arrivals.think_s;
+  } else if (w.arrivals.kind != ArrivalKind::kOffline && w.arrivals.kind != ArrivalKind::kTrace) {
+    out["rate"] = w.arrivals.rate;
+  }
+  if (trace) out["trace_format"] = w.trace.format;
+  out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
+  if (a.flag("find_rate")) {
+    TRY(found, find_rate(c));
+    out["found_rate"] = found.rate;
+    Json tried = Json::array();
+    for (const auto& [rate, met] : found.tried) tried.push_back({{"rate", rate}, {"slo_met", met}});
+    out["tried"] = tried;
+    out["rate"] = found.rate;
+    const Json res = result_json(found.at);
+    for (const auto& [k, v] : res.items()) out[k] = v;
+    out["charts"] = charts_json(found.at);
+  } else {
+    TRY(r, llmecon::simulate(c));
+    const Json res = result_json(r);
+    for (const auto& [k, v] : res.items()) out[k] = v;
+    out["charts"] = charts_json(r);
+    if (c.chrome_trace) out["chrome_trace"] = chrome_trace_json(r);
+  }
+  out["envelope"] = envelope;
+  if (model.max_context > 0 && w.isl.mean() + w.osl.mean() > model.max_context) {
+    out["warnings"] = Json::array({fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
+                                               format_number(w.isl.mean() + w.osl.mean()), model.name,
+                                               model.max_context)});
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd
