@@ -195,6 +195,8 @@ int emit(const std::string& command, const Json& r, bool explain, Format f) {
     rc = print_report(r);
   } else if (command == "plan") {
     rc = print_plan(r);
+  } else if (command == "simulate") {
+    rc = llmecon::cli::print_simulate(r);
   } else if (command == "validate") {
     rc = print_validation(r);
   } else if (command == "calibrate") {
@@ -349,6 +351,11 @@ int main(int argc, char** argv) {
   }
   if (!shell.out.empty()) {
     if (int rc = write_text(shell.out, (*r)["toml"].get<std::string>())) return rc;
+  }
+  // simulate --chrome-trace FILE: the events go to the file, not to the terminal.
+  if (r->is_object() && r->contains("chrome_trace") && args->contains("chrome_trace")) {
+    if (int rc = write_text((*args)["chrome_trace"].get<std::string>(), (*r)["chrome_trace"].dump())) return rc;
+    r->erase("chrome_trace");
   }
   const bool explain = c->flags.count("explain") != 0 && c->flags.at("explain");
   return emit(name, *r, explain, fmt_out);

@@ -327,6 +327,75 @@ int print_lecture(const Json& claims, bool explain) {
   return 0;
 }
 
+int print_simulate(const Json& r) {
+  auto num = [&](const char* k) { return r[k].get<double>(); };
+  std::string arrival = r["arrival"].get<std::string>();
+  if (r.contains("rate")) arrival += fmt::format(" at {} req/s", format_number(r["rate"].get<double>()));
+  if (r.contains("concurrency")) {
+    arrival += fmt::format(", {} clients, think {}", r["concurrency"].get<int>(),
+                           format(units::seconds(r["think_s"].get<double>())));
+  }
+  out(fmt::format("simulate: {} on {} replica(s) of {} x {} ({}), {} engine, {} scheduler\n",
+                  r["model"].get<std::string>(), r["replicas"].get<int>(), r["chips_per_replica"].get<int>(),
+                  r["hardware"].get<std::string>(), r["mapping"].get<std::string>(), r["engine"].get<std::string>(),
+                  r["scheduler"].get<std::string>()));
+  out(fmt::format("workload: {}; input {}, output {}; seed {}\n", arrival, r["isl"].get<std::string>(),
+                  r["osl"].get<std::string>(), r["seed"].get<long>()));
+  if (r.contains("found_rate")) {
+    out(fmt::format("largest rate meeting the SLO: {} req/s ({} runs)\n", format_number(num("found_rate")),
+                    r["tried"].size()));
+  }
+  out(fmt::format("\ncompleted {} of {} requests ({} dropped), {} counted: {}\n", r["completed"].get<long>(),
+                  r["arrived"].get<long>(), r["dropped"].get<long>(), r["counted"].get<long>(),
+                  r["rule"].get<std::string>()));
+  for (const auto& d : r["drop_reasons"]) out("  dropped: " + d.get<std::string>() + "\n");
+  out(fmt::format("throughput: {} req/s, {} output tok/s ({} per chip), {} input tok/s\n",
+                  format_number(num("requests_per_s")), format_number(num("output_tokens_per_s")),
+                  format_number(num("output_tokens_per_s_per_chip")), format_number(num("input_tokens_per_s"))));
+  out(fmt::format("cost: ${}/Mtok output, ${}/Mtok blended, at the achieved rate\n\n",
+                  format_number(num("usd_per_mtok_output")), format_number(num("usd_per_mtok"))));
+  auto row = [&](const char* label, const char* key, bool ms) {
+    const Json& d = r[key];
+    auto show = [ms](double v) { return ms ? format_number(v) + " ms" : format(units::seconds(v)); };
+    return std::vector<std::string>{label,
+                                    show(d["mean"].get<double>()),
+                                    show(d["p50"].get<double>()),
+                                    show(d["p90"].get<double>()),
+                                    show(d["p99"].get<double>()),
+                                    show(d["max"].get<double>())};
+  };
+  table({"latency", "mean", "p50", "p90", "p99", "max"},
+        {row("TTFT", "ttft_s", false), row("TPOT", "tpot_ms", true), row("ITL", "itl_ms", true),
+         row("end to end", "e2e_s", false), row("queueing", "queue_s", false)});
+  const Json& b = r["batch"];
+  out(fmt::format("\nbatch per iteration: mean {}, p50 {}, p99 {}, max {} ({} iterations)\n",
+                  format_number(b["mean"].get<double>()), format_number(b["p50"].get<double>()),
+                  format_number(b["p99"].get<double>()), format_number(b["max"].get<double>()),
+                  r["iterations"].get<long>()));
+  out(fmt::format("KV cache: mean {:.0f}%, peak {:.0f}% of {} blocks; {} preemption(s)\n",
+                  100 * r["kv_utilization"]["mean"].get<double>(), 100 * r["kv_utilization"]["max"].get<double>(),
+                  r["kv_blocks"]["capacity"].get<long>(), r["preemptions"].get<long>()));
+  if (num("prefix_hit_rate") > 0) {
+    out(fmt::format("prefix cache: {:.1f}% of prompt tokens served from cache, ${} of prefill saved\n",
+                    100 * num("prefix_hit_rate"), format_number(num("usd_saved_by_cache"))));
+  }
+  if (r["replica_completed"].size() > 1) {
+    out(fmt::format("replicas: imbalance {:.1f}% (max over mean output tokens)\n", 100 * num("imbalance")));
+  }
+  if (!r["slo"].empty()) {
+    out(fmt::format("\nSLO {}: goodput {} req/s\n", r["slo_met"].get<bool>() ? "met" : "missed",
+                    format_number(num("goodput_requests_per_s"))));
+    for (const auto& s : r["slo"]) {
+      out(fmt::format("  {} p{}: {} against {} {}\n", s["metric"].get<std::string>(), s["percentile"].get<double>(),
+                      format(units::seconds(s["observed_s"].get<double>())),
+                      format(units::seconds(s["bound_s"].get<double>())), s["met"].get<bool>() ? "ok" : "MISSED"));
+    }
+  }
+  out("\nassumed:\n");
+  for (const auto& e : r["envelope"]) out("  " + e.get<std::string>() + "\n");
+  return 0;
+}
+
 int print_plan(const Json& p) {
   const Json& fr = p["frontier"];
   out(fmt::format("plan: {} on {} x {} (scale-up domain {}), {} in / {} out tokens\n", p["model"].get<std::string>(),

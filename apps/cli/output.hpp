@@ -23,6 +23,7 @@ int print_report(const Json& r);
 int print_analysis(const Json& a, bool explain);
 int print_lecture(const Json& claims, bool explain);
 int print_plan(const Json& plan);
+int print_simulate(const Json& r);
 int print_validation(const Json& v);
 int print_calibration(const Json& c);
 int print_measure(const Json& m);

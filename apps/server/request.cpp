@@ -64,6 +64,12 @@ bool reads_files(const Engine& engine, const std::string& command, const Json& a
   if (spec == nullptr) return false;
   if (spec->reads_files || spec->measures) return true;
   for (const ArgSpec& a : spec->args) {
+    // A path argument (a trace, a length table) names a file; a workload preset's name does not.
+    if (a.path && args.contains(a.key) && !args[a.key].is_null()) return true;
+    if (a.key == "workload" && args.contains(a.key) && args[a.key].is_string()) {
+      const std::string& w = args[a.key].get_ref<const std::string&>();
+      if (w.find('/') != std::string::npos || w.find(".toml") != std::string::npos) return true;
+    }
     if (a.type != ArgType::kModel || !args.contains(a.key) || !args[a.key].is_string()) continue;
     const std::string& m = args[a.key].get_ref<const std::string&>();
     if (engine.model_catalog().entry(m) != nullptr) continue;

@@ -419,6 +419,16 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
                          request_error(std::string("long commands are not started from ") + fetch_site + " pages",
                                        "use the page this server serves, or a client that is not a browser"));
     }
+    // Work per call over HTTP: the command table's caps (simulate: at most 10^6 requests).
+    if (const CommandSpec* spec = find_command(command)) {
+      for (const auto& [key, most] : spec->api_caps) {
+        if (args.contains(key) && args[key].is_number() && args[key].get<double>() > most) {
+          return error_reply(conn, MHD_HTTP_BAD_REQUEST,
+                             Error{flag_of(key), "", "the API takes at most " + format_number(most) + " per call",
+                                   "ask for less, or use the CLI or the Python module"});
+        }
+      }
+    }
     const bool files = reads_files(*ctx.engine, command, args);
     if (!o.allow_files) {
       if (auto e = unknown_bare_model(*ctx.engine, command, args); e && !files) {

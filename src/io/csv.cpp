@@ -37,6 +37,20 @@ std::string csv_of(const std::string& command, const Json& result) {
   if (command == "sweep" || command == "report" || command == "validate") return to_csv(rows_of(result["rows"]));
   if (command == "plan") return to_csv(rows_of(result["frontier"]));
   if (command == "calibrate") return to_csv({result["efficiency"]});
+  if (command == "simulate") {
+    // One row: every figure, distributions flattened to ttft_s_p99 and the like.
+    Json flat = Json::object();
+    for (const auto& [key, val] : result.items()) {
+      if (val.is_object() && key != "charts" && key != "chrome_trace") {
+        for (const auto& [k, v] : val.items()) {
+          if (!v.is_structured()) flat[key + "_" + k] = v;
+        }
+      } else if (!val.is_structured()) {
+        flat[key] = val;
+      }
+    }
+    return to_csv({flat});
+  }
   if (command == "measure" && result.contains("decode")) return to_csv(rows_of(result["decode"]["points"]));
   if (command == "roofline" || command == "model" || command == "measure") {
     Json flat = result;
