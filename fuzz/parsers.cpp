@@ -10,6 +10,7 @@
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
 #include "llmecon/pricing.hpp"
+#include "llmecon/simulate.hpp"
 #include "llmecon/validate.hpp"
 #include "request.hpp"
 
@@ -38,6 +39,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)llmecon::parse_price_sheet(text, "fuzz.toml");
   } else if (target == "validation_csv") {
     (void)llmecon::read_validation_csv(text, "fuzz.csv");
+  } else if (target == "workload_trace") {
+    // The first byte picks a parser; a trace that parses small is also simulated.
+    if (size == 0) return 0;
+    const std::string_view rest = text.substr(1);
+    switch (data[0] % 5) {
+      case 0: {
+        auto tr = llmecon::parse_trace(rest, "fuzz.trace");
+        if (tr && tr->requests.size() <= 32) {
+          auto r = engine().run("simulate", llmecon::Json{{"model", "llama-3.1-8b"},
+                                                          {"hw", "h100-sxm"},
+                                                          {"chips", 1},
+                                                          {"requests", 16},
+                                                          {"offline", true},
+                                                          {"isl", std::string(rest.substr(0, 24))}});
+          (void)r;
+        }
+        break;
+      }
+      case 1:
+        (void)llmecon::parse_length_pairs(rest, "fuzz.csv");
+        break;
+      case 2:
+        (void)llmecon::parse_length_dist(rest, "--isl");
+        break;
+      case 3:
+        (void)llmecon::parse_slo(rest, "--slo");
+        break;
+      default:
+        (void)llmecon::parse_workload_toml(rest, "fuzz.toml");
+        break;
+    }
   } else if (target == "facade_args" || target == "http_request") {
     if (size == 0) return 0;
     const std::string command = kCommands[data[0] % (sizeof(kCommands) / sizeof(kCommands[0]))];

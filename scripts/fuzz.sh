@@ -14,7 +14,7 @@ bin=build/fuzz/fuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for t in ${FUZZ_TARGETS:-hf_config hardware_toml price_toml validation_csv facade_args http_request}; do
+for t in ${FUZZ_TARGETS:-hf_config hardware_toml price_toml validation_csv facade_args http_request workload_trace}; do
   cp -r "fuzz/corpus/$t" "$work/$t"
   if [ $# -ge 1 ]; then budget=(-max_total_time="$1"); else budget=(-seed=1 -runs=300000); fi
   if "$bin/fuzz_$t" "${budget[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \

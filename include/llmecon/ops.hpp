@@ -126,7 +126,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
                    bool detail = false);
 
 /// Sequences of one pass that share a phase, a number of new tokens and a cached context: a
-/// serving engine's iteration mixes decode tokens with prefill chunks (model.md §19.2).
+/// serving engine's iteration mixes decode tokens with prefill chunks (model.md §23.2).
 struct SeqGroup {
   Phase phase = Phase::kDecode;
   double count = 1;       ///< sequences

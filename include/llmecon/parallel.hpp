@@ -122,7 +122,7 @@ PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double cont
 /// Prefill of `prompts` prompts of `isl` tokens on one replica: TTFT and prefill throughput.
 PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double isl);
 
-/// One serving-engine iteration of a replica over a mixed batch (model.md §19.2): decode tokens
+/// One serving-engine iteration of a replica over a mixed batch (model.md §23.2): decode tokens
 /// and prefill chunks, each group at its own context, share one weight fetch; the pass splits into
 /// pp micro-batches, and every stage runs once per micro-batch: pp x (stage time + hop).
 struct IterationTime {
@@ -132,7 +132,7 @@ struct IterationTime {
 IterationTime iteration_time(const DeploymentInput& in, std::span<const SeqGroup> groups);
 
 /// What a replica's HBM holds for the KV cache once weights and one iteration's buffers of
-/// `max_batched_tokens` are placed (model.md §19.3): the tokens of context it can cache, and
+/// `max_batched_tokens` are placed (model.md §23.3): the tokens of context it can cache, and
 /// the bytes of one cached token across the replica. Zero tokens when the weights do not fit.
 struct KvCapacity {
   double tokens = 0;

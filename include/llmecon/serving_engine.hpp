@@ -26,9 +26,9 @@ struct ServingEngine {
   double max_seqs = 1e8;            ///< sequences one iteration holds
   double max_batched_tokens = 1e8;  ///< tokens one iteration processes
   bool chunked_prefill = true;
-  int kv_block_tokens = 16;     ///< tokens per paged-KV block
-  bool prefix_caching = true;   ///< cached prefix blocks reused across requests
-  bool prefill_first = false;   ///< a new prefill batch runs before the running decodes
+  int kv_block_tokens = 16;                ///< tokens per paged-KV block
+  bool prefix_caching = true;              ///< cached prefix blocks reused across requests
+  bool prefill_first = false;              ///< a new prefill batch runs before the running decodes
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
   bool cuda_graphs = true;

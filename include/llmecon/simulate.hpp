@@ -1,4 +1,4 @@
-// llmecon/simulate.hpp: a discrete-event serving simulator (docs/model.md §19).
+// llmecon/simulate.hpp: a discrete-event serving simulator (docs/model.md §23).
 //
 // Requests arrive (open loop at a rate, a closed loop of clients, all at once, or a trace), a
 // router spreads them over replicas, and each replica's scheduler forms engine iterations:
@@ -40,7 +40,7 @@ inline double tick_seconds(SimTime t) {
   return static_cast<double>(t) / kSimTicksPerSecond;
 }
 
-// ---- Workloads (model.md §19.1) ----
+// ---- Workloads (model.md §23.1) ----
 
 enum class ArrivalKind {
   kPoisson,   ///< exponential gaps at `rate`
@@ -132,7 +132,7 @@ struct Workload {
   int prefix_groups = 1;
 };
 
-// ---- Serving (model.md §19.2-19.5) ----
+// ---- Serving (model.md §23.2-19.5) ----
 
 enum class SchedulerKind {
   kContinuous,     ///< iteration-level batching with chunked prefill (vLLM V1, SGLang)
@@ -175,7 +175,7 @@ struct SimConfig {
   Workload workload;
   Slo slo;
   /// Requests left out at each end of an open-loop run before latencies and rates are taken
-  /// (model.md §19.6); offline runs count every request.
+  /// (model.md §23.6); offline runs count every request.
   double warmup_fraction = 0.1;
   bool chrome_trace = false;  ///< collect iterations and request spans (at most kTraceEvents)
   std::function<void(double)> progress;
@@ -251,7 +251,7 @@ struct RateSearch {
   SimResult at;     ///< the run at that rate
   std::vector<std::pair<double, bool>> tried;
 };
-/// Bisects the arrival rate (model.md §19.7): the SLO must be non-empty. `iterations` halvings
+/// Bisects the arrival rate (model.md §23.7): the SLO must be non-empty. `iterations` halvings
 /// after bracketing.
 Result<RateSearch> find_rate(const SimConfig& c, int iterations = 10);
 

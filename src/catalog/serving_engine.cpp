@@ -36,9 +36,9 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   e.memory_fraction = *fraction;
 
   TRY(batching, rd.table(root, "", "batching", true));
-  TRY_STATUS(rd.only_keys(*batching, "batching",
-                          {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
-                           "schedule"}));
+  TRY_STATUS(rd.only_keys(
+      *batching, "batching",
+      {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching", "schedule"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;

@@ -149,7 +149,7 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
 StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, const Precision& p, ExpertTouch touch,
                    bool detail) {
   StepCost c;
-  // Every GEMM sees all the pass's tokens at once; attention is per group (model.md §4, §19.2).
+  // Every GEMM sees all the pass's tokens at once; attention is per group (model.md §4, §23.2).
   double B = 0, T = 0, logits = 0;
   for (const SeqGroup& g : groups_in) {
     B += g.count;

@@ -106,7 +106,7 @@ struct StageEval {
 
 // One stage of a replica processing a micro-batch of sequence groups (each adding new tokens after
 // its cached ones); the replica holds `held` times the micro-batch's sequences in all
-// (model.md §16.2-16.3, §19.2).
+// (model.md §16.2-16.3, §23.2).
 StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;

@@ -1,4 +1,4 @@
-// The discrete-event serving simulator (docs/model.md §19).
+// The discrete-event serving simulator (docs/model.md §23).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -107,7 +107,7 @@ int draw(const LengthDist& d, Stream& s) {
   return static_cast<int>(std::clamp(std::round(v), 1.0, 1e8));
 }
 
-// ---- Step memo: iteration costs keyed by a coarse code of each count (model.md §19.2) ----
+// ---- Step memo: iteration costs keyed by a coarse code of each count (model.md §23.2) ----
 
 // Exact below 128; above, 64 steps per octave (at most 0.8% off), as a 12-bit code.
 std::uint64_t code(double x) {
@@ -155,7 +155,7 @@ class StepMemo {
   std::size_t* lookups_;
 };
 
-// ---- Latency histogram for inter-token gaps: 1 ns to 10^5 s, 1000 bins per decade ----
+// ---- Latency histogram for inter-token gaps: 2^-30 s (1 ns) to 2^17 s, 1024 bins per octave ----
 
 class LogHistogram {
  public:
@@ -163,23 +163,27 @@ class LogHistogram {
     ++n_;
     sum_ += s;
     max_ = std::max(max_, s);
-    const double x = std::log10(std::max(s, 1e-9)) + 9;
-    const auto i = static_cast<std::size_t>(std::clamp(x * kPerDecade, 0.0, static_cast<double>(kBins - 1)));
-    ++bins_[i];
+    // The bin from the exponent and mantissa: no logarithm per token (quantiles within 0.05%).
+    int e = 0;
+    const double m = std::frexp(std::max(s, 0x1p-30), &e);  // s = m 2^e, m in [0.5, 1)
+    const auto octave = static_cast<std::size_t>(std::clamp(e + kLowExp, 0, kOctaves - 1));
+    const auto step = static_cast<std::size_t>(std::min(kPerOctave - 1.0, (m * 2 - 1) * kPerOctave));
+    ++bins_[octave * static_cast<std::size_t>(kPerOctave) + step];
   }
   [[nodiscard]] double quantile(double q) const {
     if (n_ == 0) return 0;
-    const auto target = static_cast<long>(std::ceil(q * static_cast<double>(n_)));
+    const auto target = std::max(1L, static_cast<long>(std::ceil(q * static_cast<double>(n_))));
     long seen = 0;
-    for (std::size_t i = 0; i < kBins; ++i) {
+    for (std::size_t i = 0; i < bins_.size(); ++i) {
       seen += bins_[i];
-      if (seen >= std::max(1L, target)) {
-        return std::min(max_, std::pow(10.0, (static_cast<double>(i) + 0.5) / kPerDecade - 9));
-      }
+      if (seen < target) continue;
+      const auto per = static_cast<std::size_t>(kPerOctave);
+      const double m = 0.5 * (1 + (static_cast<double>(i % per) + 0.5) / kPerOctave);
+      return std::min(max_, std::ldexp(m, static_cast<int>(i / per) - kLowExp));
     }
     return max_;
   }
-  Distribution dist() const {
+  [[nodiscard]] Distribution dist() const {
     Distribution d;
     d.n = n_;
     if (n_ == 0) return d;
@@ -196,9 +200,10 @@ class LogHistogram {
   }
 
  private:
-  static constexpr double kPerDecade = 1000;
-  static constexpr std::size_t kBins = 14000;
-  std::vector<long> bins_ = std::vector<long>(kBins, 0);
+  static constexpr int kLowExp = 29;  // 2^-30 s sits in octave 0
+  static constexpr int kOctaves = 48;
+  static constexpr double kPerOctave = 1024;
+  std::vector<long> bins_ = std::vector<long>(static_cast<std::size_t>(kOctaves * kPerOctave), 0);
   long n_ = 0;
   double sum_ = 0, max_ = 0;
 };
@@ -226,6 +231,32 @@ Distribution distribution(std::vector<double> v) {
     d.cdf_x.push_back(v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1)))]);
     d.cdf_y.push_back(q);
   }
+  return d;
+}
+
+// The distribution of a whole-number quantity from its counts (value i seen counts[i] times).
+Distribution count_distribution(const std::vector<long>& counts) {
+  Distribution d;
+  double sum = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    d.n += counts[i];
+    sum += static_cast<double>(i) * static_cast<double>(counts[i]);
+  }
+  if (d.n == 0) return d;
+  d.mean = sum / static_cast<double>(d.n);
+  auto rank = [&](double p) {
+    const auto k = std::max(1L, static_cast<long>(std::ceil(p / 100.0 * static_cast<double>(d.n))));
+    long seen = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      seen += counts[i];
+      if (seen >= k) return static_cast<double>(i);
+    }
+    return static_cast<double>(counts.size() - 1);
+  };
+  d.p50 = rank(50);
+  d.p90 = rank(90);
+  d.p99 = rank(99);
+  d.max = rank(100);
   return d;
 }
 
@@ -370,7 +401,7 @@ class Sim {
   long preemptions_ = 0, iterations_ = 0, prefill_tokens_ = 0, out_tokens_ = 0, cached_tokens_ = 0,
        admitted_prompt_ = 0;
   double kv_weighted_ = 0, busy_time_ = 0, kv_max_ = 0;
-  std::vector<double> batch_sizes_;
+  std::vector<long> batch_counts_;  // iterations by sequences in the pass
   std::vector<SimSample> samples_;
   std::size_t sample_stride_ = 1, sample_skip_ = 0;
   std::vector<SimResult::Event> trace_;
@@ -837,7 +868,7 @@ void Sim::try_start(Replica& rep, SimTime now) {
     return;
   }
   // The iteration's cost: decode tokens at their mean context, prefill chunks with the context
-  // that gives their exact attention pairs (model.md §19.2).
+  // that gives their exact attention pairs (model.md §23.2).
   double dseq = 0, dctx = 0, pk = 0, pt = 0, pairs = 0;
   for (const auto& [r, tok] : rep.plan) {
     const Request& q = reqs_[static_cast<std::size_t>(r)];
@@ -866,7 +897,11 @@ void Sim::try_start(Replica& rep, SimTime now) {
   rep.started = now;
   push(now + dur, IterationEv{rep.id});
   ++iterations_;
-  batch_sizes_.push_back(dseq + pk);
+  {
+    const auto b = static_cast<std::size_t>(dseq + pk);
+    if (b >= batch_counts_.size()) batch_counts_.resize(b + 1, 0);
+    ++batch_counts_[b];
+  }
   const double util = rep.capacity > 0 ? static_cast<double>(rep.used) / static_cast<double>(rep.capacity) : 0;
   kv_weighted_ += util * tick_seconds(dur);
   busy_time_ += tick_seconds(dur);
@@ -946,7 +981,7 @@ void Sim::end_iteration(Replica& rep, SimTime now) {
       if (q.generated >= q.osl) {
         finish(rep, r, now);
       } else if (rep.prefill_pool) {
-        // Disaggregated: the KV moves to a decode replica (model.md §19.4).
+        // Disaggregated: the KV moves to a decode replica (model.md §23.4).
         const Seconds move =
             kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
         release(rep, q);
@@ -1086,7 +1121,7 @@ SimResult Sim::collect() {
   out.e2e_s = distribution(e2e);
   out.queue_s = distribution(queue);
   out.itl_s = itl_.dist();
-  out.batch = distribution(std::move(batch_sizes_));
+  out.batch = count_distribution(batch_counts_);
   out.batch.cdf_x.clear();
   out.batch.cdf_y.clear();
   out.kv_mean = busy_time_ > 0 ? kv_weighted_ / busy_time_ : 0;
@@ -1119,7 +1154,7 @@ SimResult Sim::collect() {
   if (out.output_tokens_per_s + out.input_tokens_per_s > 0) {
     out.usd_per_mtok = usd_per_s / (out.output_tokens_per_s + out.input_tokens_per_s) * 1e6;
   }
-  // The prefill the cache avoided, at the price of prefilling those tokens (model.md §19.5).
+  // The prefill the cache avoided, at the price of prefilling those tokens (model.md §23.5).
   if (cached_tokens_ > 0) {
     const Replica& r = reps_.front();
     const double isl =
@@ -1190,11 +1225,16 @@ Result<SimResult> simulate(const SimConfig& c) {
 Result<RateSearch> find_rate(const SimConfig& c, int iterations) {
   if (c.slo.empty()) return Error{"--find-rate", "", "needs an SLO to meet", "--slo ttft_p99=2s,tpot_p99=50ms"};
   RateSearch out;
-  auto at = [&](double rate) -> Result<SimResult> {
+  // Bisection runs on at most kCoarse requests; the answer is confirmed on the full count
+  // (model.md §23.7).
+  constexpr long kCoarse = 50000;
+  const long full = c.workload.requests;
+  auto at = [&](double rate, long requests) -> Result<SimResult> {
     SimConfig k = c;
     k.workload.arrivals.kind =
         c.workload.arrivals.kind == ArrivalKind::kGamma ? ArrivalKind::kGamma : ArrivalKind::kPoisson;
     k.workload.arrivals.rate = rate;
+    k.workload.requests = requests;
     k.progress = nullptr;
     TRY(r, simulate(k));
     out.tried.emplace_back(rate, r.slo_met);
@@ -1203,29 +1243,37 @@ Result<RateSearch> find_rate(const SimConfig& c, int iterations) {
   // Bracket: the offline throughput bounds the rate any SLO can hold.
   SimConfig off = c;
   off.workload.arrivals.kind = ArrivalKind::kOffline;
+  off.workload.requests = std::min(full, kCoarse);
   off.progress = nullptr;
   TRY(cap, simulate(off));
   double hi = std::max(1e-6, cap.requests_per_s * 1.05), lo = 0;
-  TRY(first, at(hi));
+  const long coarse = std::min(full, kCoarse);
+  TRY(first, at(hi, coarse));
   if (first.slo_met) {
-    out.rate = hi;
-    out.at = std::move(first);
-    return out;
-  }
-  std::optional<SimResult> best;
-  for (int i = 0; i < iterations; ++i) {
-    const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 2;
-    TRY(r, at(mid));
-    if (r.slo_met) {
-      lo = mid;
-      best = std::move(r);
-    } else {
-      hi = mid;
+    lo = hi;
+  } else {
+    for (int i = 0; i < iterations; ++i) {
+      const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 2;
+      TRY(r, at(mid, coarse));
+      if (r.slo_met) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+      if (lo > 0 && hi / lo < 1.01) break;
     }
-    if (lo > 0 && hi / lo < 1.01) break;
   }
-  out.rate = lo;
-  if (best) out.at = std::move(*best);
+  // Confirm on every request; step down 3% at a time (at most three times) if the full run misses.
+  for (int k = 0; k < 4 && lo > 0; ++k) {
+    TRY(r, at(lo, full));
+    if (r.slo_met) {
+      out.rate = lo;
+      out.at = std::move(r);
+      return out;
+    }
+    lo *= 0.97;
+  }
+  out.rate = 0;
   return out;
 }
 

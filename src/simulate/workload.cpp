@@ -1,4 +1,4 @@
-// Workloads for the serving simulator: length distributions, traces, SLOs (docs/model.md §19.1).
+// Workloads for the serving simulator: length distributions, traces, SLOs (docs/model.md §23.1).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -434,8 +434,9 @@ Result<Slo> parse_slo(std::string_view text, const std::string& flag) {
 Result<WorkloadPreset> parse_workload_toml(std::string_view text, const std::string& origin) {
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
-  TRY_STATUS(rd.only_keys(root, "", {"name", "description", "model", "sources", "notes", "isl", "osl", "rate",
-                                     "slo_server", "slo_interactive"}));
+  TRY_STATUS(rd.only_keys(
+      root, "",
+      {"name", "description", "model", "sources", "notes", "isl", "osl", "rate", "slo_server", "slo_interactive"}));
   WorkloadPreset w;
   TRY(name, rd.str(root, "", "name", true));
   TRY(description, rd.str(root, "", "description", true));

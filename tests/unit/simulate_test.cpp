@@ -1,4 +1,4 @@
-// The serving simulator (model.md §19): queueing theory, conservation, limits against the step
+// The serving simulator (model.md §23): queueing theory, conservation, limits against the step
 // model, determinism, schedulers, prefix caching and the workload parsers.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// simulate: traffic through the discrete-event serving simulator (simulate.hpp, model.md §19).
+// simulate: traffic through the discrete-event serving simulator (simulate.hpp, model.md §23).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,8 +41,8 @@ Result<LengthDist> length(const Args& a, const char* key, const std::optional<Le
   if (a.has(key)) return parse_length_dist(a.text(key), flag_of(key));
   if (from_preset) return *from_preset;
   if (!preset_name.empty()) {
-    return Error{flag_of(key), "", preset_name + " publishes no " + (std::string(key) == "isl" ? "input" : "output") +
-                                       " lengths",
+    return Error{flag_of(key), "",
+                 preset_name + " publishes no " + (std::string(key) == "isl" ? "input" : "output") + " lengths",
                  "give " + flag_of(key)};
   }
   return parse_length_dist(a.text(key), flag_of(key));
@@ -50,8 +50,8 @@ Result<LengthDist> length(const Args& a, const char* key, const std::optional<Le
 
 Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rate, bool trace) {
   Arrivals r;
-  const int given = (a.has("rate") ? 1 : 0) + (a.has("concurrency") ? 1 : 0) + (a.flag("offline") ? 1 : 0) +
-                    (trace ? 1 : 0);
+  const int given =
+      (a.has("rate") ? 1 : 0) + (a.has("concurrency") ? 1 : 0) + (a.flag("offline") ? 1 : 0) + (trace ? 1 : 0);
   if (given > 1) {
     return Error{"--rate", "", "give one of --rate, --concurrency, --offline or --trace", "they are arrival processes"};
   }
@@ -93,7 +93,7 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
 
 Json dist_json(const Distribution& d, double scale) {
   return Json{{"mean", d.mean * scale}, {"p50", d.p50 * scale}, {"p90", d.p90 * scale},
-              {"p99", d.p99 * scale},   {"max", d.max * scale},  {"n", d.n}};
+              {"p99", d.p99 * scale},   {"max", d.max * scale}, {"n", d.n}};
 }
 
 Json cdf_json(const Distribution& d, double scale) {
@@ -272,16 +272,15 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   require.dp = 1;
   Scheduler& s = c.scheduler;
   // An engine without a token budget (generic) gets vLLM's server default of 8192.
-  s.max_batched_tokens = a.number_or("max_batched_tokens", engine->max_batched_tokens >= 1e6
-                                                               ? 8192.0
-                                                               : engine->max_batched_tokens);
+  s.max_batched_tokens =
+      a.number_or("max_batched_tokens", engine->max_batched_tokens >= 1e6 ? 8192.0 : engine->max_batched_tokens);
   s.max_seqs = a.number_or("max_seqs", std::min(engine->max_seqs, 1e5));
   s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine->kv_block_tokens));
   s.chunked_prefill = engine->chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = engine->prefix_caching && !a.flag("no_prefix_caching");
   const std::string prio = a.text("priority");
   s.priority = prio == "prefill-first" || (prio == "engine" && engine->prefill_first) ? Priority::kPrefillFirst
-                                                                                       : Priority::kDecodeFirst;
+                                                                                      : Priority::kDecodeFirst;
   s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
   s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
   if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
@@ -298,15 +297,14 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   const bool stated = require.tp > 0 && require.pp > 0 && require.ep > 0 && require.dp_attn > 0;
   const double mean_ctx = w.isl.mean() + w.osl.mean() / 2;
   if (stated || (require.tp > 0 && require.tp * std::max(1, require.pp) * std::max(1, require.dp_attn) == chips)) {
-    in.map = Mapping{std::max(1, require.tp), std::max(1, require.dp_attn), std::max(1, require.ep), 1,
-                     std::max(1, require.pp), 1};
+    in.map = Mapping{
+        std::max(1, require.tp), std::max(1, require.dp_attn), std::max(1, require.ep), 1, std::max(1, require.pp), 1};
     if (auto why = validate(in.map, model, chips)) return Error{"--tp", "", *why, "a layout whose degrees fit"};
   } else {
     // Unstated degrees: the planner's best layout under what is stated (model.md §17.5).
     auto best = infer_mapping(in, chips, require, std::min(s.max_seqs, 256.0), mean_ctx, w.isl.mean());
     if (!best) {
-      return Error{"--chips", "",
-                   fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
+      return Error{"--chips", "", fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
                    "more chips per replica, or a narrower --weight-dtype"};
     }
     in.map = *best;
@@ -329,7 +327,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     p.map.dp = 1;
     c.prefill = p;
     c.prefill_replicas = static_cast<int>(a.number("prefill_replicas"));
-    envelope.push_back(fmt::format("prefill pool: {} x {} {} ({})", c.prefill_replicas, pchips, phw->name, p.map.str()));
+    envelope.push_back(
+        fmt::format("prefill pool: {} x {} {} ({})", c.prefill_replicas, pchips, phw->name, p.map.str()));
   } else if (a.has("prefill_hw") || a.has("prefill_chips")) {
     return Error{"--prefill-hw", "", "a prefill pool needs --scheduler disaggregated", ""};
   }
@@ -383,9 +382,9 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   }
   out["envelope"] = envelope;
   if (model.max_context > 0 && w.isl.mean() + w.osl.mean() > model.max_context) {
-    out["warnings"] = Json::array({fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
-                                               format_number(w.isl.mean() + w.osl.mean()), model.name,
-                                               model.max_context)});
+    out["warnings"] =
+        Json::array({fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
+                                 format_number(w.isl.mean() + w.osl.mean()), model.name, model.max_context)});
   }
   return out;
 }
