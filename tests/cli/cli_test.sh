@@ -170,7 +170,7 @@ bad empty-number "--batch: '' is not a number" "$bin" roofline --batch ''
 bad hex-number "--batch: '0x40' is not a number" "$bin" roofline --batch 0x40
 bad explain-not-a-value "explain" "$bin" roofline --explain=maybe
 bad missing-positional "file is required" "$bin" validate
-json_ok schema-json "len(d) == 19 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
+json_ok schema-json "len(d) == 20 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
 ok commands-list "$bin" commands
 json_ok plan-explain "d['explain'][0].startswith('mapping') and len(d['explain']) >= 8" "$bin" plan --json --explain --model llama-3.1-8b --hw h100-sxm
 json_ok sweep-explain "all(len(r['explain']) >= 5 for r in d['rows'])" "$bin" sweep --json --explain --batch 1,2

@@ -321,5 +321,52 @@ def test_bad_files_and_flags(argv, expected):
 
 def test_the_corpus_is_large():
     n = (len(config_cases()) * 2 + len(pasted_cases()) + len(hw_cases()) + len(price_cases()) + len(csv_cases()) + len(flag_cases()) +
-         len(text_cases()) + 8)
+         len(text_cases()) + len(TRACE_CASES) + len(WORKLOAD_CASES) + 8)
     assert n >= 150, n
+
+
+# Traces and workloads for simulate: the line and column (or the flag) named from every shell.
+TRACE_CASES = [
+    ("negative-time", "timestamp_s,input_tokens,output_tokens\n-1,100,10\n", "line 2, column timestamp_s: negative"),
+    ("out-of-order", "timestamp_s,input_tokens,output_tokens\n5,100,10\n4,100,10\n",
+     "line 3, column timestamp_s: timestamp 4 is before the previous one"),
+    ("non-numeric", "timestamp_s,input_tokens,output_tokens\n0,lots,10\n", "line 2, column input_tokens: 'lots'"),
+    ("empty", "", "the trace is empty"),
+    ("missing-column", "timestamp_s,output_tokens\n0,10\n", "line 1, column input_tokens: missing column"),
+    ("ragged", "timestamp_s,input_tokens,output_tokens\n0,100\n", "line 2, column -: 2 fields, the header has 3"),
+    ("jsonl-missing", '{"timestamp_s": 0, "input_tokens": 5}\n', "line 1, column output_tokens: missing"),
+    ("mooncake-bad-hash", '{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": ["x"]}\n',
+     "line 1, column hash_ids"),
+]
+
+
+@pytest.mark.parametrize("name,text,expected", TRACE_CASES, ids=[c[0] for c in TRACE_CASES])
+def test_bad_trace(port, tmp_path, name, text, expected):
+    path = tmp_path / f"{name}.trace"
+    path.write_text(text)
+    everywhere(port, "simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "trace": str(path)}, expected)
+
+
+WORKLOAD_CASES = [
+    ({"requests": 10**9}, "--requests: 1000000000 requests exceed --max-requests (1000000)"),
+    ({"isl": "zipf:2"}, "--isl: unknown distribution 'zipf'"),
+    ({"osl": "uniform:10"}, "--osl: uniform takes 2 number(s)"),
+    ({"slo": "ttft_p99=2"}, "--slo: 'ttft_p99=2' has no unit"),
+    ({"arrival": "gamma:0"}, "--arrival: gamma needs a coefficient of variation"),
+    ({"rate": 5, "offline": True}, "--rate: give one of --rate, --concurrency, --offline or --trace"),
+    ({"workload": "mlperf-llama2-70b"}, "--isl: mlperf-llama2-70b publishes no input lengths"),
+    ({"workload": "nope"}, "--workload: no workload named 'nope'"),
+    ({"find_rate": True, "workload": "none", "rate": 1}, "--find-rate: needs an SLO to meet"),
+    ({"prefix_hit": 0.5}, "--prefix-tokens: --prefix-hit needs the shared prefix's length"),
+]
+
+
+@pytest.mark.parametrize("args,expected", WORKLOAD_CASES, ids=[str(i) for i in range(len(WORKLOAD_CASES))])
+def test_bad_workload(port, args, expected):
+    everywhere(port, "simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", **args}, expected)
+
+
+def test_the_api_caps_simulated_requests(port):
+    # The CLI and Python may simulate 2·10^6 requests when asked to; one API call may not.
+    args = {"model": "llama-3.1-8b", "hw": "h100-sxm", "requests": 2_000_000, "max_requests": 2_000_000}
+    assert "the API takes at most 1000000 per call" in api_error(port, "simulate", args)

@@ -16,6 +16,7 @@ from shells import SCHEMA, api_request, cli_argv, python_function
 BIN = os.environ["LLMECON_BIN"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CSV = os.path.join(ROOT, "data", "validation", "dev.csv")
+TRACE = os.path.join(ROOT, "tests", "data", "traces", "mooncake.jsonl")
 
 # One question per command with arguments, besides the defaults-only question. measure times the
 # machine, so two runs never agree; it is covered by its schema below and by the measure label.
@@ -40,6 +41,11 @@ CASES = [
     ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm"}),
     ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm", "tpot_ms": 30, "batches": "1:256:x4",
               "weight_dtypes": ["bf16", "fp8"], "range": True, "explain": True}),
+    ("simulate", {}),
+    ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "rate": 20, "requests": 500,
+                  "isl": "lognormal:1000,0.5", "slo": "ttft_p99=1s,tpot_p99=20ms", "seed": 3}),
+    ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "trace": TRACE, "router": "prefix-affinity",
+                  "replicas": 2}),
     ("validate", {"file": CSV}),
     ("calibrate", {"file": CSV, "hw": "a100-sxm-80gb", "folds": 3}),
 ]

