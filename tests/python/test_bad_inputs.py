@@ -348,7 +348,7 @@ def test_bad_trace(port, tmp_path, name, text, expected):
 
 
 WORKLOAD_CASES = [
-    ({"requests": 10**9}, "--requests: 1000000000 requests exceed --max-requests (1000000)"),
+    ({"requests": 500000, "max_requests": 100000}, "--requests: 500000 requests exceed --max-requests (100000)"),
     ({"isl": "zipf:2"}, "--isl: unknown distribution 'zipf'"),
     ({"osl": "uniform:10"}, "--osl: uniform takes 2 number(s)"),
     ({"slo": "ttft_p99=2"}, "--slo: 'ttft_p99=2' has no unit"),
@@ -370,3 +370,13 @@ def test_the_api_caps_simulated_requests(port):
     # The CLI and Python may simulate 2·10^6 requests when asked to; one API call may not.
     args = {"model": "llama-3.1-8b", "hw": "h100-sxm", "requests": 2_000_000, "max_requests": 2_000_000}
     assert "the API takes at most 1000000 per call" in api_error(port, "simulate", args)
+
+
+def test_a_billion_requests_need_max_requests(port):
+    # Without --max-requests, 10^9 requests are refused by name from the CLI and Python, and the API
+    # refuses them as more than one call may ask.
+    args = {"model": "llama-3.1-8b", "hw": "h100-sxm", "requests": 10**9}
+    expected = "--requests: 1000000000 requests exceed --max-requests (1000000)"
+    assert expected in run_cli(cli_argv("simulate", args))
+    assert expected in python_error("simulate", args)
+    assert api_error(port, "simulate", args).startswith("--requests: ")
