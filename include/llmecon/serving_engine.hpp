@@ -29,6 +29,7 @@ struct ServingEngine {
   int kv_block_tokens = 16;                ///< tokens per paged-KV block
   bool prefix_caching = true;              ///< cached prefix blocks reused across requests
   bool prefill_first = false;              ///< a new prefill batch runs before the running decodes
+  bool reserve_kv = false;                 ///< admission reserves KV for the whole output (no eviction)
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
   bool cuda_graphs = true;

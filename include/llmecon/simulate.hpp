@@ -154,6 +154,7 @@ struct Scheduler {
   bool chunked_prefill = true;
   int block_tokens = 16;       ///< paged KV block
   bool prefix_caching = true;  ///< cached prefix blocks live in HBM under LRU
+  bool reserve_kv = false;     ///< admit only with KV for the whole output reserved (TensorRT-LLM)
   std::string host_tier;       ///< spill evicted prefix blocks to this tier of the chip ("" = none)
 };
 

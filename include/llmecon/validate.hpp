@@ -53,6 +53,9 @@ struct ValidationContext {
   std::function<Efficiency(const Hardware&)> efficiency;
   /// The serving-engine profiles a row's notes may name (model.md §19); empty: none applied.
   const std::vector<ServingEngine>* engines = nullptr;
+  /// Offline and online-load rows through the serving simulator (model.md §23); calibrate keeps
+  /// the one-step formula, which fits kernel costs and not a scheduler.
+  bool simulate_traffic = true;
 };
 
 struct RowResult {
@@ -65,6 +68,9 @@ struct RowResult {
   std::optional<double> error_pct;  ///< 100 (predicted - measured) / measured
   std::string envelope;             ///< "ok" or why the row lies outside the model's envelope
   std::string skip_reason;          ///< set when no prediction was made
+  /// Rows under traffic (offline, online load) are predicted by simulation (model.md §23); this
+  /// is the fixed-batch prediction they had before, kept for comparison.
+  std::optional<double> fixed_batch;
 };
 
 struct MetricSummary {
@@ -77,6 +83,9 @@ struct MetricSummary {
 struct ValidationReport {
   std::vector<RowResult> rows;
   std::map<std::string, MetricSummary> summary;  ///< per metric, plus "overall"
+  /// Offline and online-load rows: "<scenario>" through the simulator and "<scenario> fixed batch"
+  /// by the one-step formula, over the same rows.
+  std::map<std::string, MetricSummary> by_scenario;
 };
 
 /// Predicts every row's metric and summarizes the absolute percentage errors.

@@ -36,9 +36,9 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   e.memory_fraction = *fraction;
 
   TRY(batching, rd.table(root, "", "batching", true));
-  TRY_STATUS(rd.only_keys(
-      *batching, "batching",
-      {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching", "schedule"}));
+  TRY_STATUS(rd.only_keys(*batching, "batching",
+                          {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
+                           "schedule", "kv_admission"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;
@@ -58,6 +58,12 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
     return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
   }
   e.prefill_first = schedule == "prefill-first";
+  TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
+  if (!admission.empty() && admission != "on-demand" && admission != "reserve") {
+    return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
+                 "on-demand (blocks as tokens arrive, preempting when out) or reserve (the whole output up front)"};
+  }
+  e.reserve_kv = admission == "reserve";
 
   TRY(kv, rd.table(root, "", "kv", true));
   TRY_STATUS(rd.only_keys(*kv, "kv", {"fp8_checkpoint"}));

@@ -748,7 +748,9 @@ bool Sim::admit(Replica& rep, int r, double& budget, bool whole) {
     chunk = rem;
   }
   if (chunk <= 0) return false;
-  if (!grow(rep, q, q.done + chunk)) return false;
+  // Reserving engines (TensorRT-LLM's GUARANTEED_NO_EVICT) hold blocks for the whole output.
+  const int ctx = c_.scheduler.reserve_kv ? q.prompt + q.osl - q.generated : q.done + chunk;
+  if (!grow(rep, q, ctx)) return false;
   q.state = State::kRunning;
   if (first) q.scheduled = now_;
   rep.running.push_back(r);

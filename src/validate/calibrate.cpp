@@ -147,6 +147,7 @@ ValidationReport validate_with(const std::vector<Measurement>& rows, const Valid
                                const Efficiency& eff) {
   ValidationContext c = ctx;
   c.efficiency = [eff](const Hardware&) { return eff; };
+  c.simulate_traffic = false;
   return validate(rows, c);
 }
 
@@ -181,7 +182,11 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   std::vector<Measurement> rows;
   int unstated = 0;
   for (const auto& m : all) {
-    if (m.hardware != hardware || !is_speed_metric(m.metric) || m.scenario == "training_step") continue;
+    // Rows under load measure queueing and the scheduler as well (model.md §23): not fitted.
+    if (m.hardware != hardware || !is_speed_metric(m.metric) || m.scenario == "training_step" ||
+        m.scenario == "online_load") {
+      continue;
+    }
     if (m.batch) {
       rows.push_back(m);
     } else {

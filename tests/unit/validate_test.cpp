@@ -315,3 +315,45 @@ TEST(Validate, AnUnstatedLayoutIsThePlannersBest) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Validate, RowsUnderTrafficAreSimulated) {
+  // A closed loop of 16 clients and an offline run: predicted by the simulator, with the one-step
+  // formula kept for comparison; the envelope says how the run was driven.
+  const std::string tail = "llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,";
+  auto rows = read_validation_csv(
+      kHeader + "A,dev," + tail + "online_load,16,1024,128,ttft_s,0.1,s,s,\"engine=vllm; requests=200\"\n" + "B,dev," +
+          tail + "online_load,16,1024,128,tpot_ms,20,ms,s,\"engine=vllm; requests=200\"\n" + "C,dev," + tail +
+          "offline_throughput,,1024,128,output_tokens_per_s,5000,tokens/s,s,\"engine=vllm; requests=400\"\n" +
+          "D,dev," + tail + "online_load,,1024,128,ttft_s,0.1,s,s,\"engine=vllm; qps=4; requests=300\"\n",
+      "traffic.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const auto engines = builtin_engines().value();
+  ValidationContext c = context();
+  c.engines = &engines;
+  const ValidationReport rep = validate(*rows, c);
+  ASSERT_EQ(rep.rows.size(), 4u);
+  for (const auto& r : rep.rows) {
+    ASSERT_TRUE(r.predicted && r.fixed_batch) << r.id << ": " << r.skip_reason;
+    EXPECT_NE(r.envelope.find("simulated ("), std::string::npos) << r.envelope;
+    EXPECT_NE(r.envelope.find("engine vllm"), std::string::npos) << r.envelope;
+  }
+  EXPECT_NE(rep.rows[0].envelope.find("closed loop of 16 clients, 200 requests"), std::string::npos);
+  EXPECT_NE(rep.rows[2].envelope.find("offline: 400 requests at t = 0"), std::string::npos);
+  EXPECT_NE(rep.rows[3].envelope.find("Poisson arrivals at 4 req/s, 300 requests"), std::string::npos);
+  // Queueing: 16 clients of 1024-token prompts wait behind each other's prefills, so the simulated
+  // mean TTFT exceeds the unloaded prefill the one-step formula gives.
+  EXPECT_GT(*rep.rows[0].predicted, *rep.rows[0].fixed_batch);
+  EXPECT_EQ(rep.by_scenario.at("online_load").n, 3);
+  EXPECT_EQ(rep.by_scenario.at("offline_throughput fixed batch").n, 1);
+  // Calibration keeps the one-step formula.
+  c.simulate_traffic = false;
+  const ValidationReport fixed = validate(*rows, c);
+  EXPECT_FALSE(fixed.rows[0].fixed_batch.has_value());
+  EXPECT_EQ(*fixed.rows[0].predicted, *rep.rows[0].fixed_batch);
+}
+
+}  // namespace
+}  // namespace llmecon

@@ -278,6 +278,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine->kv_block_tokens));
   s.chunked_prefill = engine->chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = engine->prefix_caching && !a.flag("no_prefix_caching");
+  s.reserve_kv = engine->reserve_kv;
   const std::string prio = a.text("priority");
   s.priority = prio == "prefill-first" || (prio == "engine" && engine->prefill_first) ? Priority::kPrefillFirst
                                                                                       : Priority::kDecodeFirst;

@@ -36,6 +36,7 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Can
                         {"predicted", r.predicted ? Json(*r.predicted) : Json(nullptr)},
                         {"measured", r.measured},
                         {"error_pct", r.error_pct ? Json(*r.error_pct) : Json(nullptr)},
+                        {"fixed_batch", r.fixed_batch ? Json(*r.fixed_batch) : Json(nullptr)},
                         {"envelope", r.envelope},
                         {"skipped", !r.skip_reason.empty()},
                         {"skip_reason", r.skip_reason}});
@@ -44,10 +45,15 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Can
   for (const auto& [metric, s] : rep.summary) {
     summary[metric] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
   }
+  Json by_scenario = Json::object();
+  for (const auto& [scenario, s] : rep.by_scenario) {
+    by_scenario[scenario] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
+  }
   return Json{{"file", a.raw("file")},
               {"efficiency", ideal ? "ideal" : "calibrated defaults"},
               {"rows", out_rows},
-              {"summary", summary}};
+              {"summary", summary},
+              {"by_scenario", by_scenario}};
 }
 
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
