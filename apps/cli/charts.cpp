@@ -1,6 +1,7 @@
 // Charts of command results as SVG (plot.hpp), for --plot FILE.svg.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,48 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
     c.series = {m, p};
     c.x_markers = {{d["knee_predicted"].get<double>(), "knee predicted"},
                    {d["knee_measured"].get<double>(), "knee measured"}};
+    return c;
+  }
+  if (command == "simulate") {
+    // Latency CDFs on one log axis: TTFT, TPOT and end to end, in seconds.
+    c = Chart{fmt::format("{} on {} x {}: latency CDFs", r["model"].get<std::string>(),
+                          r["chips_per_replica"].get<int>(), r["hardware"].get<std::string>()),
+              "seconds",
+              "fraction of requests",
+              true,
+              false,
+              {},
+              {},
+              {}};
+    const Json& ch = r["charts"];
+    auto cdf = [&](const char* key, const char* label, double scale) {
+      Series s{label, {}, false};
+      const Json& d = ch[key];
+      for (std::size_t i = 0; i < d["x"].size(); ++i) {
+        const double x = d["x"][i].get<double>() * scale;
+        if (x > 0) s.points.emplace_back(x, d["y"][i].get<double>());
+      }
+      return s;
+    };
+    c.series = {cdf("ttft_s", "TTFT", 1), cdf("tpot_ms", "TPOT", 1e-3), cdf("e2e_s", "end to end", 1)};
+    for (const auto& slo : r["slo"]) {
+      c.x_markers.emplace_back(
+          slo["bound_s"].get<double>(),
+          fmt::format("{} p{} target", slo["metric"].get<std::string>(), slo["percentile"].get<double>()));
+    }
+    return c;
+  }
+  if (command == "simulate-time") {
+    c = Chart{"Batch and KV use over time (replica 0)", "seconds", "sequences per iteration", false, false, {}, {}, {}};
+    const Json& t = r["charts"]["over_time"];
+    Series b{"batch", {}, false}, kv{"KV use x max batch", {}, true};
+    double peak = 1;
+    for (const auto& v : t["batch"]) peak = std::max(peak, v.get<double>());
+    for (std::size_t i = 0; i < t["t_s"].size(); ++i) {
+      b.points.emplace_back(t["t_s"][i].get<double>(), t["batch"][i].get<double>());
+      kv.points.emplace_back(t["t_s"][i].get<double>(), t["kv_used"][i].get<double>() * peak);
+    }
+    c.series = {b, kv};
     return c;
   }
   if (command == "sweep") {

@@ -117,6 +117,8 @@ llmecon::Result<Json> args_of(const Command& c) {
 
 // Writes the command's chart: FILE.html is the web page's interactive charts (Chart.js and
 // web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
+int write_text(const std::string& path, const std::string& text);
+
 int write_plot(const std::string& path, const std::string& command, const Json& result) {
   const bool html = path.size() > 5 && path.substr(path.size() - 5) == ".html";
   std::string text;
@@ -128,6 +130,14 @@ int write_plot(const std::string& path, const std::string& command, const Json& 
     auto chart = llmecon::cli::chart_for(command, result);
     if (!chart) return fail("--plot: `" + command + "` has no chart (hint: use it with --decode for measure)");
     text = llmecon::render_svg(*chart);
+    // simulate: the batch and KV use over time go beside the latency CDFs, in FILE-time.svg.
+    if (command == "simulate") {
+      const std::string stem =
+          path.size() > 4 && path.substr(path.size() - 4) == ".svg" ? path.substr(0, path.size() - 4) : path;
+      if (auto t = llmecon::cli::chart_for("simulate-time", result)) {
+        if (int rc = write_text(stem + "-time.svg", llmecon::render_svg(*t))) return rc;
+      }
+    }
   }
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");

@@ -68,6 +68,9 @@ if [ "$(grep -c '<polyline' "$tmp/sweep.svg")" -eq 2 ] && grep -q 'context 32768
 ok batch-plot "$bin" batch --plot "$tmp/batch.svg"
 if grep -q 'B\* = R x S' "$tmp/batch.svg"; then passes=$((passes + 1)); else echo "FAIL: batch-plot marker"; fails=$((fails + 1)); fi
 ok plan-plot "$bin" plan --model llama-3.1-8b --hw h100-sxm --plot "$tmp/plan.svg"
+ok simulate-plot "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --requests 300 --slo ttft_p99=1s --plot "$tmp/sim.svg" --chrome-trace "$tmp/trace.json"
+if [ "$(grep -c '<polyline' "$tmp/sim.svg")" -eq 3 ] && grep -q 'ttft p99 target' "$tmp/sim.svg" && [ "$(grep -c '<polyline' "$tmp/sim-time.svg")" -eq 2 ]; then passes=$((passes + 1)); else echo "FAIL: simulate-plot content"; fails=$((fails + 1)); fi
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['traceEvents']; assert any(x['ph']=='X' for x in e) and sum(x['ph']=='b' for x in e)==sum(x['ph']=='e' for x in e)==300" "$tmp/trace.json"; then passes=$((passes + 1)); else echo "FAIL: simulate chrome trace"; fails=$((fails + 1)); fi
 bad plot-unwritable "cannot write file" "$bin" batch --plot /nonexistent/dir/x.svg
 # FILE.html: the web page's charts with Chart.js inlined (works offline), and the result's JSON.
 ok context-plot-html "$bin" context --plot "$tmp/context.html"
