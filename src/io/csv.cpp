@@ -43,7 +43,11 @@ std::string csv_of(const std::string& command, const Json& result) {
     for (const auto& [key, val] : result.items()) {
       if (val.is_object() && key != "charts" && key != "chrome_trace") {
         for (const auto& [k, v] : val.items()) {
-          if (!v.is_structured()) flat[key + "_" + k] = v;
+          if (v.is_structured()) continue;
+          std::string column = key;
+          column += "_";
+          column += k;
+          flat[column] = v;
         }
       } else if (!val.is_structured()) {
         flat[key] = val;

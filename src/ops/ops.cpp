@@ -224,7 +224,7 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
         acc.gemm(OpKind::kIndexer, li, ComputeClass::kDense, T, ih, dm, bw);
       }
       for (const SeqGroup& g : groups_in) {
-        const double Bg = g.count, n = g.new_tokens, c0 = g.cached, Tg = Bg * n;
+        const double seqs = g.count, n = g.new_tokens, c0 = g.cached, toks = seqs * n;
         // Attention over the cached latent; DSA reads only the top-k selected tokens.
         double read = c0;
         double pairs = attention_pairs(Mixer::kFull, 0, c0, n);
@@ -239,24 +239,24 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
           // MLA weight absorption for decode (§4.3): q_nope absorbs W_UK and the output absorbs
           // W_UV: kv_b_proj weights, per token.
           acc.add(OpKind::kAttnCore, li, ComputeClass::kDense,
-                  matmul_flops(Tg * H, kl, nope) + matmul_flops(Tg * H, vd, kl),
-                  units::bytes(kl * H * (nope + vd) * bw), Bytes{}, Bytes{}, Bytes{}, Tg, H * kl);
-          acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(Bg * pairs, 1.0, H * (2 * kl + rope)),
-                  Bytes{}, units::bytes(Bg * read * lat), units::bytes(Tg * lat),
-                  units::bytes(Tg * H * (kl + rope + kl) * ba));
+                  matmul_flops(toks * H, kl, nope) + matmul_flops(toks * H, vd, kl),
+                  units::bytes(kl * H * (nope + vd) * bw), Bytes{}, Bytes{}, Bytes{}, toks, H * kl);
+          acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(seqs * pairs, 1.0, H * (2 * kl + rope)),
+                  Bytes{}, units::bytes(seqs * read * lat), units::bytes(toks * lat),
+                  units::bytes(toks * H * (kl + rope + kl) * ba));
         } else {
           // Decompress K and V for every attended token, then plain attention.
-          acc.gemm(OpKind::kAttnCore, li, ComputeClass::kDense, Bg * (read + n), H * (nope + vd), kl, bw);
+          acc.gemm(OpKind::kAttnCore, li, ComputeClass::kDense, seqs * (read + n), H * (nope + vd), kl, bw);
           acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention,
-                  matmul_flops(Bg * pairs, 1.0, H * (nope + rope + vd)), Bytes{}, units::bytes(Bg * read * lat),
-                  units::bytes(Tg * lat), units::bytes(Tg * H * (nope + rope + vd) * ba));
+                  matmul_flops(seqs * pairs, 1.0, H * (nope + rope + vd)), Bytes{}, units::bytes(seqs * read * lat),
+                  units::bytes(toks * lat), units::bytes(toks * H * (nope + rope + vd) * ba));
         }
         if (a.sparse == SparseAttention::kTopK) {
           const double ih = d(a.index_heads), id = d(a.index_head_dim);
           // The indexer scores every cached token with FP8 keys (1 byte per element).
           acc.add(OpKind::kIndexer, li, ComputeClass::kAttention,
-                  matmul_flops(Bg * attention_pairs(Mixer::kFull, 0, c0, n), 1.0, ih * id), Bytes{},
-                  units::bytes(Bg * c0 * id), units::bytes(Tg * id), Bytes{});
+                  matmul_flops(seqs * attention_pairs(Mixer::kFull, 0, c0, n), 1.0, ih * id), Bytes{},
+                  units::bytes(seqs * c0 * id), units::bytes(toks * id), Bytes{});
         }
       }
       acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
@@ -267,7 +267,7 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
       if (a.rel_pos_proj) acc.gemm(OpKind::kQkvProj, li, ComputeClass::kDense, T, dm, dm, bw);
       const double per_tok = 2.0 * kvh * hd * bk;  // K and V (shared layers read their source)
       for (const SeqGroup& g : groups_in) {
-        const double Bg = g.count, n = g.new_tokens, c0 = g.cached, Tg = Bg * n;
+        const double seqs = g.count, n = g.new_tokens, c0 = g.cached, toks = seqs * n;
         double read = 0.0, pairs = attention_pairs(l.mixer, d(l.window), c0, n);
         switch (l.mixer) {
           case Mixer::kFull:
@@ -287,9 +287,10 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
           read = std::min(c0, n * std::sqrt(d(a.sqrt_block) * c0));
           pairs = n * std::min(mid, std::sqrt(d(a.sqrt_block) * mid));
         }
-        const double write = l.kv_source >= 0 ? 0.0 : Tg * per_tok;
-        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(Bg * pairs, 1.0, H * (hd + vd)), Bytes{},
-                units::bytes(Bg * read * per_tok), units::bytes(write), units::bytes(Tg * H * (hd + vd) * ba));
+        const double write = l.kv_source >= 0 ? 0.0 : toks * per_tok;
+        acc.add(OpKind::kAttnCore, li, ComputeClass::kAttention, matmul_flops(seqs * pairs, 1.0, H * (hd + vd)),
+                Bytes{}, units::bytes(seqs * read * per_tok), units::bytes(write),
+                units::bytes(toks * H * (hd + vd) * ba));
       }
       acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
     }

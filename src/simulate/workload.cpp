@@ -119,8 +119,9 @@ Result<Trace> parse_jsonl(const std::vector<std::pair<std::size_t, std::string_v
   Trace tr;
   double prev = -1;
   bool mooncake = false;
-  for (const auto& [no, l] : rows) {
-    const auto j = nlohmann::json::parse(l, nullptr, false);
+  for (const auto& row : rows) {
+    const std::size_t no = row.first;
+    const auto j = nlohmann::json::parse(row.second, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return row_error(origin, no, "-", "not a JSON object", "one object a line");
     auto get = [&](std::initializer_list<const char*> keys) -> const nlohmann::json* {
       for (const char* k : keys) {
