@@ -328,6 +328,11 @@ int print_lecture(const Json& claims, bool explain) {
 }
 
 int print_simulate(const Json& r) {
+  if (r.contains("grid")) {
+    // A grid prints one JSON line per point: shards concatenate into one file.
+    for (const auto& row : r["grid"]["rows"]) out(row.dump() + "\n");
+    return 0;
+  }
   auto num = [&](const char* k) { return r[k].get<double>(); };
   std::string arrival = r["arrival"].get<std::string>();
   if (r.contains("rate")) arrival += fmt::format(" at {} req/s", format_number(r["rate"].get<double>()));

@@ -37,6 +37,7 @@ std::string csv_of(const std::string& command, const Json& result) {
   if (command == "sweep" || command == "report" || command == "validate") return to_csv(rows_of(result["rows"]));
   if (command == "plan") return to_csv(rows_of(result["frontier"]));
   if (command == "calibrate") return to_csv({result["efficiency"]});
+  if (command == "simulate" && result.contains("grid")) return to_csv(rows_of(result["grid"]["rows"]));
   if (command == "simulate") {
     // One row: every figure, distributions flattened to ttft_s_p99 and the like.
     Json flat = Json::object();

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "commands.hpp"
@@ -186,6 +187,88 @@ Json chrome_trace_json(const SimResult& r) {
   return Json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
 }
 
+// The serving engine's part of a simulation: its memory rule and host time, its scheduler limits,
+// KV blocks, admission rule and order, unless a flag says otherwise.
+void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
+  if (!a.flag("ideal")) apply_engine(c.decode, engine);
+  if (!a.has("kv_dtype")) c.decode.precision.kv = default_kv(&engine, c.decode.precision.weights);
+  Scheduler& s = c.scheduler;
+  // An engine without a token budget (generic) gets vLLM's server default of 8192.
+  s.max_batched_tokens =
+      a.number_or("max_batched_tokens", engine.max_batched_tokens >= 1e6 ? 8192.0 : engine.max_batched_tokens);
+  s.max_seqs = a.number_or("max_seqs", std::min(engine.max_seqs, 1e5));
+  s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine.kv_block_tokens));
+  s.chunked_prefill = engine.chunked_prefill && !a.flag("no_chunked_prefill");
+  s.prefix_caching = engine.prefix_caching && !a.flag("no_prefix_caching");
+  s.reserve_kv = engine.reserve_kv;
+  const std::string prio = a.text("priority");
+  s.priority = prio == "prefill-first" || (prio == "engine" && engine.prefill_first) ? Priority::kPrefillFirst
+                                                                                     : Priority::kDecodeFirst;
+  s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
+  s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
+  if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
+}
+
+// "tp4.pp2.dpa2.ep8": a layout of the grid; absent degrees are 1.
+Result<Mapping> parse_layout(const std::string& text) {
+  Mapping m;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto dot = std::min(text.find('.', start), text.size());
+    const std::string part = text.substr(start, dot - start);
+    std::size_t digits = 0;
+    while (digits < part.size() && std::isalpha(static_cast<unsigned char>(part[digits])) != 0) ++digits;
+    const auto v = parse_number_text(part.substr(digits));
+    const std::string key = part.substr(0, digits);
+    if (!v || *v < 1 || *v > 1e6 || *v != std::floor(*v)) {
+      return Error{"--grid-layouts", "", "'" + text + "' is not a layout", "tp8, tp4.pp2 or tp1.dpa8.ep8"};
+    }
+    const int d = static_cast<int>(*v);
+    if (key == "tp") {
+      m.tp = d;
+    } else if (key == "pp") {
+      m.pp = d;
+    } else if (key == "ep") {
+      m.ep = d;
+    } else if (key == "dpa") {
+      m.dp_attn = d;
+    } else {
+      return Error{"--grid-layouts", "", "unknown degree '" + key + "' in '" + text + "'", "tp, pp, ep or dpa"};
+    }
+    start = dot + 1;
+  }
+  return m;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// One grid point as one JSON line.
+Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, double rate, const SimResult& r) {
+  return Json{{"index", index},
+              {"engine", engine},
+              {"mapping", m.str()},
+              {"rate", rate},
+              {"requests_per_s", r.requests_per_s},
+              {"output_tokens_per_s", r.output_tokens_per_s},
+              {"ttft_s_p50", r.ttft_s.p50},
+              {"ttft_s_p99", r.ttft_s.p99},
+              {"tpot_ms_p50", r.tpot_s.p50 * 1e3},
+              {"tpot_ms_p99", r.tpot_s.p99 * 1e3},
+              {"goodput_requests_per_s", r.goodput_requests_per_s},
+              {"slo_met", r.slo_met},
+              {"preemptions", r.preemptions},
+              {"usd_per_mtok_output", r.usd_per_mtok_output}};
+}
+
 }  // namespace
 
 Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -259,9 +342,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   in.model = &model;
   in.hw = hw;
   in.precision = precision_from(a, model);
-  if (!a.has("kv_dtype")) in.precision.kv = default_kv(engine, in.precision.weights);
   in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
-  if (!a.flag("ideal")) apply_engine(in, *engine);
   const int chips = static_cast<int>(a.number_or("chips", std::min(hw->domain_size, 8)));
   Mapping require{};
   require.tp = a.has("tp") ? static_cast<int>(a.number("tp")) : 0;
@@ -271,20 +352,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   require.cp = 0;
   require.dp = 1;
   Scheduler& s = c.scheduler;
-  // An engine without a token budget (generic) gets vLLM's server default of 8192.
-  s.max_batched_tokens =
-      a.number_or("max_batched_tokens", engine->max_batched_tokens >= 1e6 ? 8192.0 : engine->max_batched_tokens);
-  s.max_seqs = a.number_or("max_seqs", std::min(engine->max_seqs, 1e5));
-  s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine->kv_block_tokens));
-  s.chunked_prefill = engine->chunked_prefill && !a.flag("no_chunked_prefill");
-  s.prefix_caching = engine->prefix_caching && !a.flag("no_prefix_caching");
-  s.reserve_kv = engine->reserve_kv;
-  const std::string prio = a.text("priority");
-  s.priority = prio == "prefill-first" || (prio == "engine" && engine->prefill_first) ? Priority::kPrefillFirst
-                                                                                      : Priority::kDecodeFirst;
-  s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
-  s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
-  if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
+  use_engine(c, *engine, a);
   const std::string sched = a.text("scheduler");
   s.kind = sched == "static"          ? SchedulerKind::kStatic
            : sched == "disaggregated" ? SchedulerKind::kDisaggregated
@@ -364,6 +432,67 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   }
   if (trace) out["trace_format"] = w.trace.format;
   out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
+  if (a.has("grid_rates") || a.has("grid_layouts") || a.has("grid_engines")) {
+    // The grid: engines x layouts x rates in that order; a shard runs every N-th point.
+    std::size_t shard_k = 1, shard_n = 1;
+    if (a.has("shard")) {
+      const std::string sh = a.text("shard");
+      const auto slash = sh.find('/');
+      const auto k = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(0, slash));
+      const auto n = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(slash + 1));
+      if (!k || !n || *n < 1 || *n > 1e6 || *k < 1 || *k > *n || *k != std::floor(*k) || *n != std::floor(*n)) {
+        return Error{"--shard", "", "'" + sh + "' is not a shard", "K/N with 1 <= K <= N, e.g. 3/8"};
+      }
+      shard_k = static_cast<std::size_t>(*k);
+      shard_n = static_cast<std::size_t>(*n);
+    }
+    std::vector<const ServingEngine*> engines{engine};
+    if (a.has("grid_engines")) {
+      engines.clear();
+      for (const auto& name_text : split_list(a.text("grid_engines"))) {
+        TRY(ge, e.serving_engine(name_text, "--grid-engines"));
+        engines.push_back(ge);
+      }
+    }
+    std::vector<Mapping> layouts{in.map};
+    if (a.has("grid_layouts")) {
+      layouts.clear();
+      for (const auto& l : split_list(a.text("grid_layouts"))) {
+        TRY(m, parse_layout(l));
+        if (auto why = validate(m, model, m.replica_chips())) return Error{"--grid-layouts", "", l + ": " + *why, ""};
+        layouts.push_back(m);
+      }
+    }
+    std::vector<double> rates{w.arrivals.rate};
+    if (a.has("grid_rates")) rates = a.numbers("grid_rates");
+    const std::size_t total = engines.size() * layouts.size() * rates.size();
+    if (total * static_cast<std::size_t>(w.requests) > 100'000'000) {
+      return Error{"--grid-rates", "", "the grid simulates more than 10^8 requests", "fewer points or --requests"};
+    }
+    Json lines = Json::array();
+    std::size_t index = 0;
+    for (const ServingEngine* ge : engines) {
+      for (const Mapping& m : layouts) {
+        for (const double rate : rates) {
+          const std::size_t i = index++;
+          if (i % shard_n != shard_k - 1) continue;
+          SimConfig g = c;
+          g.decode.map = m;
+          g.decode.precision = precision_from(a, model);
+          use_engine(g, *ge, a);
+          g.workload.arrivals.kind = ArrivalKind::kPoisson;
+          g.workload.arrivals.rate = rate;
+          g.progress = nullptr;
+          TRY(r, llmecon::simulate(g));
+          lines.push_back(grid_row(i, ge->name, m, rate, r));
+          if (progress) progress(static_cast<double>(index) / static_cast<double>(total));
+        }
+      }
+    }
+    out["grid"] = {{"points", total}, {"shard", fmt::format("{}/{}", shard_k, shard_n)}, {"rows", lines}};
+    out["envelope"] = envelope;
+    return out;
+  }
   if (a.flag("find_rate")) {
     TRY(found, find_rate(c));
     out["found_rate"] = found.rate;
