@@ -454,6 +454,21 @@ int print_plan(const Json& p) {
     out("\nrejected:\n");
     for (const auto& [k, v] : p["rejected"].items()) out(fmt::format("  {:>8}  {}\n", v.get<long>(), k));
   }
+  if (p.contains("capacity")) {
+    const Json& c = p["capacity"];
+    out(fmt::format("\ncapacity at {} req/s (SLO at p99, {} layouts simulated):\n",
+                    format_number(c["rate"].get<double>()), c["simulated_layouts"].get<int>()));
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& o : c["options"]) {
+      rows.push_back({o["mapping"].get<std::string>(), format_number(o["rate_per_replica"].get<double>()),
+                      format_number(o["replicas"].get<double>()), format_number(o["chips"].get<double>()),
+                      "$" + format_number(o["usd_per_hour"].get<double>()),
+                      "$" + format_number(o["usd_per_mtok_output"].get<double>()),
+                      format(units::seconds(o["ttft_s_p99"].get<double>())),
+                      format_number(o["tpot_ms_p99"].get<double>()) + " ms"});
+    }
+    table({"replica", "req/s each", "replicas", "chips", "$/h", "$/Mtok out", "TTFT p99", "TPOT p99"}, rows);
+  }
   if (p.contains("scaleup")) {
     out("\nscale-up domain sizes:\n");
     std::vector<std::vector<std::string>> s;

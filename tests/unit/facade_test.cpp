@@ -296,3 +296,72 @@ TEST(Facade, EveryCommandAgreesOnOnePoint) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Facade, PlanAtARateSimulatesTheTopLayouts) {
+  // plan --rate: each of the analytic frontier's best layouts is simulated as one replica under the
+  // SLO at p99; enough replicas to carry the rate; the cheapest first.
+  const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 2},         {"isl", 1024}, {"osl", 128},
+                  {"tpot_ms", 30},           {"rate", 40},       {"sim_requests", 500}};
+  auto r = engine().run("plan", args);
+  ASSERT_TRUE(r) << r.error().message();
+  const Json& cap = (*r)["capacity"];
+  ASSERT_FALSE(cap["options"].empty());
+  double last = 0;
+  for (const auto& o : cap["options"]) {
+    EXPECT_GE(o["replicas"].get<double>() * o["rate_per_replica"].get<double>(), 40.0) << o.dump();
+    EXPECT_LE(o["tpot_ms_p99"].get<double>(), 30.0) << o.dump();
+    EXPECT_GE(o["usd_per_hour"].get<double>(), last);
+    last = o["usd_per_hour"].get<double>();
+  }
+  EXPECT_EQ(cap["best"], cap["options"][0]);
+  // Without a latency target there is nothing to hold at p99.
+  Json no_slo = args;
+  no_slo.erase("tpot_ms");
+  auto e = engine().run("plan", no_slo);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().where, "--rate");
+}
+
+TEST(Facade, SimulationGridShardsPartitionThePoints) {
+  // Three shards of a 2 x 2 x 2 grid hold every point once, and each point matches a lone run.
+  Json args{{"model", "llama-3.1-8b"},
+            {"hw", "h100-sxm"},
+            {"chips", 1},
+            {"requests", 200},
+            {"grid_rates", "2,6"},
+            {"grid_engines", "vllm,sglang"},
+            {"grid_layouts", "tp1,tp1.pp1"}};
+  std::vector<long> seen;
+  Json by_index = Json::object();
+  for (int k = 1; k <= 3; ++k) {
+    args["shard"] = std::to_string(k) + "/3";
+    auto r = engine().run("simulate", args);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ((*r)["grid"]["points"], 8);
+    for (const auto& row : (*r)["grid"]["rows"]) {
+      seen.push_back(row["index"].get<long>());
+      EXPECT_EQ(row["index"].get<long>() % 3, k - 1);
+      by_index[std::to_string(row["index"].get<long>())] = row;
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<long>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // Point 5: sglang (engines first), the second layout, rate 6.
+  auto lone = engine().run("simulate", Json{{"model", "llama-3.1-8b"},
+                                            {"hw", "h100-sxm"},
+                                            {"chips", 1},
+                                            {"requests", 200},
+                                            {"engine", "sglang"},
+                                            {"tp", 1},
+                                            {"rate", 6}});
+  ASSERT_TRUE(lone) << lone.error().message();
+  EXPECT_EQ(by_index["5"]["engine"], "sglang");
+  EXPECT_EQ(by_index["5"]["output_tokens_per_s"], (*lone)["output_tokens_per_s"]);
+  EXPECT_EQ(by_index["5"]["ttft_s_p99"], (*lone)["ttft_s"]["p99"]);
+}
+
+}  // namespace
+}  // namespace llmecon

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "llmecon/plan.hpp"
+#include "llmecon/simulate.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -114,6 +115,92 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
               {"text", c.text}};
 }
 
+// plan --rate: the analytic frontier's best distinct layouts, each simulated as one replica under
+// the SLO at p99 (model.md §23.7), then as many replicas as the rate needs; cheapest first.
+Result<Json> capacity_json(const PlanRequest& rq, const PlanResult& r, const Args& a, const Cancel& cancel) {
+  if (!rq.ttft && !rq.tpot) {
+    return Error{"--rate", "", "capacity needs a latency target", "--ttft-ms and/or --tpot-ms (held at p99)"};
+  }
+  const double rate = a.number("rate");
+  Slo slo;
+  if (rq.ttft) slo.ttft_s = rq.ttft->si();
+  if (rq.tpot) slo.tpot_s = rq.tpot->si();
+  std::vector<const PlanPoint*> picks;
+  std::vector<std::string> seen;
+  for (const auto& p : r.ranked) {
+    Mapping m = p.map;
+    m.dp = 1;
+    const std::string key = m.str() + std::string(name(p.weights)) + std::string(name(p.kv));
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    picks.push_back(&p);
+    if (picks.size() == 5) break;
+  }
+  Json options = Json::array();
+  for (const PlanPoint* pick : picks) {
+    Mapping m = pick->map;
+    m.dp = 1;
+    if (cancel && cancel()) return cancelled_error();
+    SimConfig c;
+    c.decode.model = rq.model;
+    c.decode.hw = rq.hw;
+    c.decode.map = m;
+    c.decode.precision = Precision::with_weights(*rq.model, pick->weights, pick->weights, pick->kv);
+    c.decode.eff = rq.eff;
+    c.decode.overlap = rq.overlap;
+    if (rq.engine != nullptr) {
+      apply_engine(c.decode, *rq.engine);
+      c.scheduler.max_batched_tokens = rq.engine->max_batched_tokens >= 1e6 ? 8192 : rq.engine->max_batched_tokens;
+      c.scheduler.max_seqs = std::min(rq.engine->max_seqs, 1e5);
+      c.scheduler.block_tokens = rq.engine->kv_block_tokens;
+      c.scheduler.chunked_prefill = rq.engine->chunked_prefill;
+      c.scheduler.reserve_kv = rq.engine->reserve_kv;
+      c.scheduler.priority = rq.engine->prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+    }
+    c.workload.isl = LengthDist::fixed(rq.isl);
+    c.workload.osl = LengthDist::fixed(rq.osl);
+    // Enough requests to pass through the analytic batch ten times over, so the run reaches its
+    // steady state.
+    c.workload.requests = static_cast<long>(std::max(a.number("sim_requests"), 10 * pick->batch));
+    c.slo = slo;
+    c.cancelled = cancel;
+    auto found = find_rate(c, 8);
+    if (!found) {
+      if (found.error().what.rfind("cancelled", 0) == 0) return cancelled_error();
+      continue;  // a layout the simulator refuses (no KV room) is no option
+    }
+    if (found->rate <= 0) continue;
+    const double per = found->rate;
+    const double replicas = std::ceil(rate / per);
+    const double chips = replicas * m.replica_chips();
+    const double usd_per_hour = chips * rq.hw->price.value.si() * 3600;
+    options.push_back({{"mapping", m.str()},
+                       {"weight_dtype", std::string(name(pick->weights))},
+                       {"kv_dtype", std::string(name(pick->kv))},
+                       {"chips_per_replica", m.replica_chips()},
+                       {"rate_per_replica", per},
+                       {"replicas", replicas},
+                       {"chips", chips},
+                       {"usd_per_hour", usd_per_hour},
+                       {"usd_per_mtok_output", usd_per_hour / 3600 / (rate * rq.osl) * 1e6},
+                       {"ttft_s_p99", found->at.ttft_s.p99},
+                       {"tpot_ms_p99", found->at.tpot_s.p99 * 1e3},
+                       {"batch_mean", found->at.batch.mean}});
+  }
+  std::vector<Json> sorted(options.begin(), options.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Json& x, const Json& y) {
+    return x["usd_per_hour"].get<double>() < y["usd_per_hour"].get<double>();
+  });
+  Json out{{"rate", rate},
+           {"slo",
+            {{"ttft_s_p99", slo.ttft_s ? Json(*slo.ttft_s) : Json(nullptr)},
+             {"tpot_s_p99", slo.tpot_s ? Json(*slo.tpot_s) : Json(nullptr)}}},
+           {"simulated_layouts", picks.size()},
+           {"options", sorted},
+           {"best", sorted.empty() ? Json(nullptr) : sorted.front()}};
+  return out;
+}
+
 }  // namespace
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -200,6 +287,10 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.text("emit") != "none") {
     TRY(launch, launch_json(e, a, rq, main, model));
     out["launch"] = std::move(launch);
+  }
+  if (a.has("rate")) {
+    TRY(cap, capacity_json(rq, main, a, cancel));
+    out["capacity"] = std::move(cap);
   }
   if (a.has("scaleup")) {
     Json rows = Json::array();
