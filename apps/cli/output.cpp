@@ -458,16 +458,16 @@ int print_plan(const Json& p) {
     const Json& c = p["capacity"];
     out(fmt::format("\ncapacity at {} req/s (SLO at p99, {} layouts simulated):\n",
                     format_number(c["rate"].get<double>()), c["simulated_layouts"].get<int>()));
-    std::vector<std::vector<std::string>> rows;
+    std::vector<std::vector<std::string>> cap_rows;
     for (const auto& o : c["options"]) {
-      rows.push_back({o["mapping"].get<std::string>(), format_number(o["rate_per_replica"].get<double>()),
+      cap_rows.push_back({o["mapping"].get<std::string>(), format_number(o["rate_per_replica"].get<double>()),
                       format_number(o["replicas"].get<double>()), format_number(o["chips"].get<double>()),
                       "$" + format_number(o["usd_per_hour"].get<double>()),
                       "$" + format_number(o["usd_per_mtok_output"].get<double>()),
                       format(units::seconds(o["ttft_s_p99"].get<double>())),
                       format_number(o["tpot_ms_p99"].get<double>()) + " ms"});
     }
-    table({"replica", "req/s each", "replicas", "chips", "$/h", "$/Mtok out", "TTFT p99", "TPOT p99"}, rows);
+    table({"replica", "req/s each", "replicas", "chips", "$/h", "$/Mtok out", "TTFT p99", "TPOT p99"}, cap_rows);
   }
   if (p.contains("scaleup")) {
     out("\nscale-up domain sizes:\n");
