@@ -429,6 +429,56 @@
     document.body.dataset.planUpdates = String(state.planUpdates);
   }
 
+  // ---- traffic ------------------------------------------------------------------------------
+
+  // One simulation at the chosen rate (latency CDFs with the SLO lines) and a grid of rates from a
+  // quarter to twice it (goodput against rate), both on the model, chip, chips and formats above.
+  function trafficArgs() {
+    const a = board();
+    delete a.phase;
+    a.rate = +$("sim-rate").value;
+    a.isl = $("sim-isl").value;
+    a.osl = $("sim-osl").value;
+    a.engine = $("sim-engine").value;
+    a.requests = +$("sim-requests").value;
+    a.slo = `ttft_p99=${+$("sim-ttft").value}s,tpot_p99=${+$("sim-tpot").value}ms`;
+    a.workload = "none";
+    return argsFor("simulate", a);
+  }
+
+  let trafficInflight = null;
+  async function updateTraffic() {
+    if (trafficInflight) trafficInflight.abort();
+    const ctl = (trafficInflight = new AbortController());
+    $("traffic-status").textContent = "simulating…";
+    try {
+      const args = trafficArgs();
+      const rate = args.rate;
+      const rates = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2].map((f) => +(rate * f).toPrecision(4));
+      const [sim, grid] = await Promise.all([
+        api("simulate", args, ctl.signal),
+        api("simulate", Object.assign({}, args, { grid_rates: rates.join(","), requests: Math.min(args.requests || 2000, 2000) }), ctl.signal),
+      ]);
+      if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
+      state.results.simulate = sim;
+      state.results.simulateGrid = grid;
+      state.requests.simulate = args;
+      state.charts.latency = C.latencyCdf($("chart-latency-cdf"), sim, { title: `Latency CDFs at ${C.num(rate)} req/s (${sim.mapping}, ${sim.engine})` });
+      state.charts.goodput = C.goodputVsRate($("chart-goodput"), grid.grid.rows, { current: rate });
+      const slo = sim.slo.map((x) => `${x.metric.toUpperCase()} p99 ${C.seconds(x.observed_s)} ${x.met ? "≤" : ">"} ${C.seconds(x.bound_s)}`).join(", ");
+      $("traffic-status").textContent =
+        `${sim.completed} requests at ${C.num(rate)} req/s: ${C.num(sim.output_tokens_per_s)} output tokens/s, ` +
+        `TTFT p50 ${C.seconds(sim.ttft_s.p50)} p99 ${C.seconds(sim.ttft_s.p99)}, TPOT p50 ${C.num(sim.tpot_ms.p50)} ms p99 ${C.num(sim.tpot_ms.p99)} ms; ` +
+        `${slo}: SLO ${sim.slo_met ? "met" : "missed"}, goodput ${C.num(sim.goodput_requests_per_s)} req/s, $${C.num(sim.usd_per_mtok_output)}/Mtok output.`;
+    } catch (err) {
+      if (isAbort(err)) return;
+      if (trafficInflight !== ctl) return;
+      $("traffic-status").textContent = "simulate: " + err.message;
+    }
+    state.trafficUpdates = (state.trafficUpdates || 0) + 1;
+    document.body.dataset.trafficUpdates = String(state.trafficUpdates);
+  }
+
   // ---- the lecture --------------------------------------------------------------------------
 
   async function loadLecture() {
@@ -616,7 +666,9 @@
     $("unpin").addEventListener("click", unpin);
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));
     $("download-csv").addEventListener("click", downloadCsv);
-    await Promise.all([update(), updatePlan(), loadLecture()]);
+    for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
+    $("simulate").addEventListener("click", updateTraffic);
+    await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic()]);
   }
   init();
 })();

@@ -547,5 +547,50 @@
     return charts;
   }
 
-  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint };
+  // sim: `llmecon simulate --json`. The CDFs of TTFT, TPOT and end-to-end latency on one log axis
+  // in seconds, with each SLO bound as a vertical line.
+  function latencyCdf(canvas, sim, opts = {}) {
+    const cdf = (d, scale) => d.x.map((x, i) => ({ x: x * scale, y: d.y[i] })).filter((p) => p.x > 0);
+    const ch = sim.charts;
+    const ds = [
+      series("TTFT", cdf(ch.ttft_s, 1), LINE.cost),
+      series("TPOT", cdf(ch.tpot_ms, 1e-3), LINE.step),
+      series("end to end", cdf(ch.e2e_s, 1), "#7f8c8d"),
+    ];
+    const markers = (sim.slo || []).map((s) => ({ x: s.bound_s, label: `${s.metric.toUpperCase()} p${num(s.percentile)} ≤ ${seconds(s.bound_s)}`, color: s.met ? "#27ae60" : "#c0392b", dash: [4, 3] }));
+    return base(
+      canvas,
+      "line",
+      ds,
+      { x: logAxis("seconds", seconds), y: { type: "linear", min: 0, max: 1, title: { display: true, text: "fraction of requests" } } },
+      {
+        title: { display: true, text: opts.title || "Latency CDFs" },
+        xMarkers: { markers },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${num(100 * c.parsed.y)}% within ${seconds(c.parsed.x)}` } },
+      }
+    );
+  }
+
+  // rows: the grid's JSON lines ({rate, requests_per_s, goodput_requests_per_s, slo_met}).
+  function goodputVsRate(canvas, rows, opts = {}) {
+    const ds = [
+      series("throughput", rows.map((r) => ({ x: r.rate, y: r.requests_per_s })), LINE.step),
+      series("goodput (within the SLO)", rows.map((r) => ({ x: r.rate, y: r.goodput_requests_per_s })), LINE.cost, { borderWidth: 3 }),
+      series("offered", rows.map((r) => ({ x: r.rate, y: r.rate })), "#7f8c8d", { borderDash: [4, 3], pointRadius: 0 }),
+    ];
+    const markers = opts.current ? [{ x: opts.current, label: "now " + num(opts.current), color: "#8e44ad", dash: [2, 3] }] : [];
+    return base(
+      canvas,
+      "line",
+      ds,
+      { x: logAxis("offered rate (requests/s)", num), y: logAxis("requests/s", num) },
+      {
+        title: { display: true, text: opts.title || "Goodput against rate" },
+        xMarkers: { markers },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${num(c.parsed.y)} req/s at ${num(c.parsed.x)} offered` } },
+      }
+    );
+  }
+
+  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate };
 })(typeof window !== "undefined" ? window : globalThis);
