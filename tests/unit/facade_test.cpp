@@ -365,3 +365,23 @@ TEST(Facade, SimulationGridShardsPartitionThePoints) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Facade, SimulateIsByteIdenticalForASeed) {
+  const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"requests", 400},
+                  {"arrival", "gamma:2"},    {"rate", 12},        {"seed", 7}};
+  auto a = engine().run("simulate", args);
+  auto b = engine().run("simulate", args);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->dump(), b->dump());
+  Json other = args;
+  other["seed"] = 8;
+  auto c = engine().run("simulate", other);
+  ASSERT_TRUE(c);
+  EXPECT_NE((*a)["ttft_s"].dump(), (*c)["ttft_s"].dump());
+}
+
+}  // namespace
+}  // namespace llmecon
