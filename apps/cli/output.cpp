@@ -461,11 +461,11 @@ int print_plan(const Json& p) {
     std::vector<std::vector<std::string>> cap_rows;
     for (const auto& o : c["options"]) {
       cap_rows.push_back({o["mapping"].get<std::string>(), format_number(o["rate_per_replica"].get<double>()),
-                      format_number(o["replicas"].get<double>()), format_number(o["chips"].get<double>()),
-                      "$" + format_number(o["usd_per_hour"].get<double>()),
-                      "$" + format_number(o["usd_per_mtok_output"].get<double>()),
-                      format(units::seconds(o["ttft_s_p99"].get<double>())),
-                      format_number(o["tpot_ms_p99"].get<double>()) + " ms"});
+                          format_number(o["replicas"].get<double>()), format_number(o["chips"].get<double>()),
+                          "$" + format_number(o["usd_per_hour"].get<double>()),
+                          "$" + format_number(o["usd_per_mtok_output"].get<double>()),
+                          format(units::seconds(o["ttft_s_p99"].get<double>())),
+                          format_number(o["tpot_ms_p99"].get<double>()) + " ms"});
     }
     table({"replica", "req/s each", "replicas", "chips", "$/h", "$/Mtok out", "TTFT p99", "TPOT p99"}, cap_rows);
   }

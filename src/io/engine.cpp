@@ -21,8 +21,8 @@ constexpr Impl kImpls[] = {
     {"batch", cmd::batch},         {"step", cmd::step},         {"context", cmd::context},
     {"price", cmd::price},         {"layout", cmd::layout},     {"cache", cmd::cache},
     {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},
-    {"plan", cmd::plan},           {"simulate", cmd::simulate},           {"validate", cmd::validate}, {"calibrate", cmd::calibrate},
-    {"measure", cmd::measure},
+    {"plan", cmd::plan},           {"simulate", cmd::simulate}, {"validate", cmd::validate},
+    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},
 };
 
 }  // namespace

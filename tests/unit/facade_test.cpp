@@ -371,7 +371,7 @@ namespace {
 
 TEST(Facade, SimulateIsByteIdenticalForASeed) {
   const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"requests", 400},
-                  {"arrival", "gamma:2"},    {"rate", 12},        {"seed", 7}};
+                  {"arrival", "gamma:2"},    {"rate", 12},       {"seed", 7}};
   auto a = engine().run("simulate", args);
   auto b = engine().run("simulate", args);
   ASSERT_TRUE(a && b);

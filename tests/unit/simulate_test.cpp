@@ -11,13 +11,9 @@
 
 namespace llmecon {
 namespace {
+using testing_catalogs::families;
 using testing_catalogs::hw;
 using testing_catalogs::models;
-
-const std::vector<FamilyEfficiency>& families() {
-  static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
-  return f;
-}
 
 const ModelSpec& llama70() {
   static const ModelSpec m = models().load("llama-3.1-70b").value();

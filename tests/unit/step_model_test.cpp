@@ -13,13 +13,9 @@
 
 namespace llmecon {
 namespace {
+using testing_catalogs::families;
 using testing_catalogs::hw;
 using testing_catalogs::models;
-
-const std::vector<FamilyEfficiency>& families() {
-  static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
-  return f;
-}
 
 RooflineResult step(const ModelSpec& m, const char* chip, int chips, Step s, bool ideal = false) {
   RooflineInput in;

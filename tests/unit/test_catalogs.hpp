@@ -1,6 +1,7 @@
 // The embedded catalogs, loaded once per test binary.
 #pragma once
 
+#include "llmecon/efficiency.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
 
@@ -14,6 +15,12 @@ inline const HardwareCatalog& hw() {
 inline const ModelCatalog& models() {
   static const ModelCatalog c = ModelCatalog::builtin().value();
   return c;
+}
+
+/// The efficiency families of data/efficiency.toml.
+inline const std::vector<FamilyEfficiency>& families() {
+  static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
+  return f;
 }
 
 }  // namespace llmecon::testing_catalogs
