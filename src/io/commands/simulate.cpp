@@ -233,7 +233,7 @@ Result<Mapping> parse_layout(const std::string& text) {
     } else if (key == "dpa") {
       m.dp_attn = d;
     } else {
-      return Error{"--grid-layouts", "", "unknown degree '" + key + "' in '" + text + "'", "tp, pp, ep or dpa"};
+      return Error{"--grid-layouts", "", fmt::format("unknown degree '{}' in '{}'", key, text), "tp, pp, ep or dpa"};
     }
     start = dot + 1;
   }
