@@ -161,13 +161,17 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
 
   // Communication per layer of the stage.
   const double ba = bytes_per_element(p.act);
+  // What GEMMs write, and so what tensor-parallel all-reduces and pipeline sends carry: bf16 even
+  // when their inputs are fp8 (model.md §16.3). The MoE all-to-all stays at the activation
+  // format, both ways.
+  const double bo = std::max(ba, bytes_per_element(DType::kBf16));
   const double dm = d(m.d_model);
   const double layers = d(m.n_layers()) / pp;
   double moe_layers = 0;
   for (const auto& l : m.layers) moe_layers += l.moe ? 1 : 0;
   moe_layers /= pp;
   const double dense_layers = layers - moe_layers;
-  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * ba);
+  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * bo);
   Seconds comm{};
   if (mp.tp > 1) {
     // Attention output all-reduce every layer; dense MLP all-reduce on dense layers.
@@ -178,15 +182,17 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
     if (mp.ep > 1) {
       // Dispatch (k copies per token, at the activation format) and combine, over the EP group.
       const Bytes per_chip = units::bytes(T / g * d(m.moe.top_k) * dm * ba);
+      const Bytes per_chip_out = units::bytes(T / g * d(m.moe.top_k) * dm * bo);
       // With expert tensor parallelism (etp chips per EP rank) the ranks sit etp chips apart, so
       // only domain / etp of them share a scale-up domain.
       const int etp = mp.stage_chips() / mp.ep;
       const int ranks_per_domain = std::max(1, domain / etp);
       const double domains = std::ceil(d(mp.ep) / ranks_per_domain);
-      Seconds a2a;
-      if (domains <= 1) {
-        a2a = group_collective_time(Collective::kAllToAll, Algorithm::kDirect, mp.ep, per_chip, hw, ranks_per_domain);
-      } else {
+      auto a2a_time = [&](Bytes chip_bytes, double width) {
+        if (domains <= 1) {
+          return group_collective_time(Collective::kAllToAll, Algorithm::kDirect, mp.ep, chip_bytes, hw,
+                                       ranks_per_domain);
+        }
         // Across domains a token crosses scale-out once per remote domain that holds one of its
         // experts, then fans out on scale-up (DeepEP-style forwarding); node-limited routing caps
         // the domains at the model's group limit (model.md §16.4).
@@ -194,16 +200,16 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
         double remote = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
         if (m.moe.group_limit > 0)
           remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
-        const double token_bytes = T / g * dm * ba;
+        const double token_bytes = T / g * dm * width;
         const Seconds out = hw.scale_out.latency + units::bytes(token_bytes * remote) / hw.scale_out.bandwidth;
         const Seconds up = hw.scale_up.latency + units::bytes(token_bytes * k) / hw.scale_up.bandwidth;
-        a2a = max(out, up);
-      }
-      comm += a2a * (2.0 * moe_layers);
-      if (etp > 1) comm += best_all_reduce(etp, per_chip, hw, domain) * moe_layers;
+        return max(out, up);
+      };
+      comm += a2a_time(per_chip, ba) * (2.0 * moe_layers);
+      if (etp > 1) comm += best_all_reduce(etp, per_chip_out, hw, domain) * moe_layers;
     } else if (g > 1) {
       // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.
-      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * ba), hw, domain) * moe_layers;
+      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * bo), hw, domain) * moe_layers;
     }
   }
   if (mp.cp > 1) {
@@ -214,7 +220,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   if (mp.pp > 1) {
     // Activations to the next stage.
     const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
-    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * ba), link);
+    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * bo), link);
   }
   comm = comm / in.eff.comm;
   e.time.comm = comm;
