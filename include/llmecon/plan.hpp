@@ -91,6 +91,10 @@ struct PlanRange {
   Quantiles usd_per_mtok_output;
   int samples = 0;
 };
+/// One deployment of the request on mapping `m` at these formats: its model, chip, domain,
+/// overlap, efficiency and engine (the search's step, the range's and the capacity's replica).
+DeploymentInput deployment_input(const PlanRequest& rq, const Mapping& m, DType weights, DType kv);
+
 PlanRange plan_range(const PlanRequest& rq, const PlanPoint& p, const Uncertainty& u, int samples = kRangeSamples,
                      unsigned seed = 1);
 

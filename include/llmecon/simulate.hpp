@@ -60,7 +60,7 @@ struct Arrivals {
   double think_s = 0;  ///< closed loop: seconds between an answer and the next request
 };
 
-enum class LengthKind { kFixed, kUniform, kNormal, kLognormal, kEmpirical };
+enum class LengthKind { kFixed, kUniform, kNormal, kLognormal };
 
 /// A distribution of token counts; samples are rounded and kept within [1, 10^8].
 struct LengthDist {
@@ -158,6 +158,12 @@ struct Scheduler {
   std::string host_tier;       ///< spill evicted prefix blocks to this tier of the chip ("" = none)
 };
 
+/// What a serving engine's profile says of its scheduler (model.md §23.4): token budget (8192,
+/// vLLM's server default, when the engine has none), sequence cap (at most 10^5), KV block,
+/// chunked prefill, prefix caching, admission rule and order. The kind, preemption and host tier
+/// are left as they are.
+void apply_engine(Scheduler& s, const ServingEngine& e);
+
 struct Slo {
   std::optional<double> ttft_s, tpot_s, e2e_s;  ///< bounds
   double ttft_pct = 99, tpot_pct = 99, e2e_pct = 99;
@@ -220,9 +226,11 @@ struct SimResult {
   long iterations = 0;
   long preemptions = 0;
   long input_tokens = 0, output_tokens = 0, prefill_tokens = 0;  ///< conservation: processed
-  long cached_tokens = 0;                                        ///< prompt tokens served from the prefix cache
-  double prefix_hit_rate = 0;                                    ///< cached / prompt tokens of admitted requests
-  double usd_saved = 0;                                          ///< prefill the cache avoided, at the replica's price
+  long asked_output_tokens = 0;                                  ///< output tokens the completed requests asked for
+  long emitted_tokens = 0;     ///< output tokens emitted by iterations, counted as they happen
+  long cached_tokens = 0;      ///< prompt tokens served from the prefix cache
+  double prefix_hit_rate = 0;  ///< cached / prompt tokens of admitted requests
+  double usd_saved = 0;        ///< prefill the cache avoided, at the replica's price
   long kv_blocks_capacity = 0, kv_blocks_peak = 0, kv_blocks_end = 0;
   std::vector<long> replica_completed;
   double imbalance = 0;  ///< max / mean - 1 of output tokens per replica

@@ -116,7 +116,6 @@ std::vector<DType> kv_choices(const PlanRequest& rq) {
 void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const PrefillChoices& pool, std::size_t begin,
             std::size_t step, std::atomic<long>& done, Partial& part) {
   StepCostCache cache;
-  const ModelSpec& m = *rq.model;
   std::vector<double> batches = rq.batches;
   if (batches.empty()) {
     for (double b = 1; b <= 16384; b *= 2) batches.push_back(b);
@@ -137,16 +136,8 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
       const long finished = done.fetch_add(1, std::memory_order_relaxed);
       if (begin == 0 && rq.progress) rq.progress(static_cast<double>(finished) / total);
       {
-        DeploymentInput in;
-        in.model = &m;
-        in.hw = rq.hw;
-        in.map = mp;
-        in.precision = Precision::with_weights(m, w, w, kv);
-        in.domain = rq.domain;
-        in.overlap = rq.overlap;
-        in.eff = rq.eff;
+        DeploymentInput in = deployment_input(rq, mp, w, kv);
         in.cache = &cache;
-        if (rq.engine != nullptr) apply_engine(in, *rq.engine);
         PhaseResult ttft, pre;
         const PrefillChoice* choice = nullptr;
         if (rq.prefill_hw != nullptr) {
@@ -317,6 +308,19 @@ long rank_of(const PlanResult& r, const Mapping& m) {
   return -1;
 }
 
+DeploymentInput deployment_input(const PlanRequest& rq, const Mapping& m, DType weights, DType kv) {
+  DeploymentInput in;
+  in.model = rq.model;
+  in.hw = rq.hw;
+  in.map = m;
+  in.precision = Precision::with_weights(*rq.model, weights, weights, kv);
+  in.domain = rq.domain;
+  in.overlap = rq.overlap;
+  in.eff = rq.eff;
+  if (rq.engine != nullptr) apply_engine(in, *rq.engine);
+  return in;
+}
+
 PlanRange plan_range(const PlanRequest& rq, const PlanPoint& b, const Uncertainty& u, int samples, unsigned seed) {
   PlanRange out;
   out.samples = std::max(1, samples);
@@ -327,14 +331,9 @@ PlanRange plan_range(const PlanRequest& rq, const PlanPoint& b, const Uncertaint
   const double verified = rq.spec_draft > 0 ? rq.spec_draft + 1.0 : 1.0;
   for (int i = 0; i < out.samples; ++i) {
     const Hardware h = sample_hardware(*rq.hw, u, rng);
-    DeploymentInput in;
-    in.model = rq.model;
+    DeploymentInput in = deployment_input(rq, b.map, b.weights, b.kv);
     in.hw = &h;
-    in.map = b.map;
-    in.precision = Precision::with_weights(*rq.model, b.weights, b.weights, b.kv);
-    in.overlap = rq.overlap;
     in.eff = sample_efficiency(rq.eff, u, rng);
-    if (rq.engine != nullptr) apply_engine(in, *rq.engine);
     const PhaseResult d = evaluate_decode(in, b.batch, rq.isl + rq.osl / 2, tokens_per_step, verified);
     const PhaseResult p = evaluate_prefill(in, 1, rq.isl);
     tpc.push_back(d.tokens_per_s_per_chip.si());

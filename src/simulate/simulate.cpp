@@ -40,6 +40,16 @@ std::string_view name(Router r) {
   return "?";
 }
 
+void apply_engine(Scheduler& s, const ServingEngine& e) {
+  s.max_batched_tokens = e.max_batched_tokens >= 1e6 ? 8192.0 : e.max_batched_tokens;
+  s.max_seqs = std::min(e.max_seqs, 1e5);
+  s.block_tokens = e.kv_block_tokens;
+  s.chunked_prefill = e.chunked_prefill;
+  s.prefix_caching = e.prefix_caching;
+  s.reserve_kv = e.reserve_kv;
+  s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+}
+
 double Distribution::percentile(double p) const {
   if (p <= 50) return p50;
   if (p <= 90) return p90;
@@ -92,7 +102,6 @@ int draw(const LengthDist& d, Stream& s) {
   double v = d.a;
   switch (d.kind) {
     case LengthKind::kFixed:
-    case LengthKind::kEmpirical:
       break;
     case LengthKind::kUniform:
       v = d.a + (d.b - d.a) * s.uniform();
@@ -371,7 +380,7 @@ class Sim {
   void try_start(Replica& rep, SimTime now);
   bool form_continuous(Replica& rep);
   bool form_static(Replica& rep);
-  bool admit(Replica& rep, int r, double& budget, bool whole);
+  bool admit(Replica& rep, int r, double& budget);
   void end_iteration(Replica& rep, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);
   void finish(Replica& rep, int r, SimTime now);
@@ -715,7 +724,7 @@ void Sim::preempt(Replica& rep, int r) {
 
 // ---- iterations ----
 
-bool Sim::admit(Replica& rep, int r, double& budget, bool whole) {
+bool Sim::admit(Replica& rep, int r, double& budget) {
   Request& q = reqs_[static_cast<std::size_t>(r)];
   const bool first = q.scheduled < 0;
   if (!q.looked_up && !q.swapped) {
@@ -742,7 +751,7 @@ bool Sim::admit(Replica& rep, int r, double& budget, bool whole) {
   }
   const int rem = q.prompt - q.done;
   int chunk = static_cast<int>(std::min<double>(rem, budget));
-  if (whole || !c_.scheduler.chunked_prefill) {
+  if (!c_.scheduler.chunked_prefill) {
     // Without chunking a prompt goes whole; one larger than the budget runs alone.
     if (rem > budget && !rep.plan.empty()) return false;
     chunk = rem;
@@ -789,13 +798,11 @@ bool Sim::form_continuous(Replica& rep) {
   };
   auto prefills = [&]() {
     // Partial prefills first, then new requests.
-    for (const int r : std::vector<int>(rep.running)) {
+    // A running request with prompt left was admitted in an earlier iteration, so it is not in
+    // this plan yet; growing its blocks never changes the running list.
+    for (const int r : rep.running) {
       Request& q = reqs_[static_cast<std::size_t>(r)];
       if (q.done >= q.prompt || budget < 1) continue;
-      if (std::find_if(rep.plan.begin(), rep.plan.end(), [r](const auto& p) { return p.first == r; }) !=
-          rep.plan.end()) {
-        continue;
-      }
       const int chunk = static_cast<int>(std::min<double>(q.prompt - q.done, budget));
       if (!c_.scheduler.chunked_prefill && chunk < q.prompt - q.done && !rep.plan.empty()) continue;
       if (!grow(rep, q, q.done + chunk)) break;
@@ -806,7 +813,7 @@ bool Sim::form_continuous(Replica& rep) {
     if (preempted && !rep.plan.empty()) return;
     while (!rep.waiting.empty() && budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
       const int r = rep.waiting.front();
-      if (!admit(rep, r, budget, false)) break;
+      if (!admit(rep, r, budget)) break;
       rep.waiting.pop_front();
     }
   };
@@ -1077,6 +1084,7 @@ SimResult Sim::collect() {
       ++out.completed;
       input += q.isl;
       out.output_tokens += q.generated;
+      out.asked_output_tokens += q.osl;
     }
     const auto idx = static_cast<long>(i);
     if (q.state != State::kDone || idx < counted_lo_ || idx >= counted_hi_) continue;
@@ -1092,6 +1100,7 @@ SimResult Sim::collect() {
   }
   out.input_tokens = input;
   out.prefill_tokens = prefill_tokens_;
+  out.emitted_tokens = out_tokens_;
   out.cached_tokens = cached_tokens_;
   out.prefix_hit_rate =
       admitted_prompt_ > 0 ? static_cast<double>(cached_tokens_) / static_cast<double>(admitted_prompt_) : 0;
@@ -1124,8 +1133,6 @@ SimResult Sim::collect() {
   out.queue_s = distribution(queue);
   out.itl_s = itl_.dist();
   out.batch = count_distribution(batch_counts_);
-  out.batch.cdf_x.clear();
-  out.batch.cdf_y.clear();
   out.kv_mean = busy_time_ > 0 ? kv_weighted_ / busy_time_ : 0;
   out.kv_max = kv_max_;
   out.iterations = iterations_;

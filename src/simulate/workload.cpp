@@ -284,8 +284,6 @@ double LengthDist::mean() const {
       return a;
     case LengthKind::kUniform:
       return (a + b) / 2;
-    case LengthKind::kEmpirical:
-      return a;
   }
   return a;
 }
@@ -300,8 +298,6 @@ std::string LengthDist::str() const {
       return fmt::format("normal:{},{}", a, b);
     case LengthKind::kLognormal:
       return fmt::format("lognormal:{},{}", a, b);
-    case LengthKind::kEmpirical:
-      return "empirical";
   }
   return "";
 }

@@ -445,6 +445,27 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
   return step_cost(m, st, p, ExpertTouch::kExpected, false).flops_total().si();
 }
 
+// The text after `key=` in a row's notes (up to `;` or a space), where the key starts an item.
+std::optional<std::string> note_value(const Measurement& m, std::string_view key) {
+  const std::string k = std::string(key) + "=";
+  for (auto pos = m.notes.find(k); pos != std::string::npos; pos = m.notes.find(k, pos + 1)) {
+    if (pos > 0 && m.notes[pos - 1] != ';' && m.notes[pos - 1] != ' ' && m.notes[pos - 1] != '\t') continue;
+    const auto start = pos + k.size();
+    const auto end = m.notes.find_first_of("; \t", start);
+    return m.notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+  return std::nullopt;
+}
+// A `key=value` number from a row's notes.
+std::optional<double> note_number(const Measurement& m, std::string_view key) {
+  const auto text = note_value(m, key);
+  if (!text || text->empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 // A training step (model.md §22): 3 forward passes of FLOPs (forward plus a backward of twice
 // the work), selective recomputation of attention for HFU, a 1F1B pipeline bubble of
 // (pp - 1) / (m + pp - 1) with m micro-batches of one sequence per pipeline, and four
@@ -478,59 +499,39 @@ std::optional<double> predict_training(const Measurement& m, Setup& s) {
   if (m.metric == "hfu") return hw_flops / (t_step * chips * peak);
   if (m.metric == "tflops_per_gpu") return model_flops / t_step / chips / 1e12;
   if (m.metric == "training_gpu_hours") {
-    const auto pos = m.notes.find("train_tokens=");
-    if (pos == std::string::npos) return std::nullopt;
-    const double tokens = std::strtod(m.notes.c_str() + pos + 13, nullptr);
-    return tokens / (batch * isl) * t_step * chips / 3600.0;
+    const auto tokens = note_number(m, "train_tokens");
+    if (!tokens) return std::nullopt;
+    return *tokens / (batch * isl) * t_step * chips / 3600.0;
   }
   return std::nullopt;
-}
-
-// A `key=value` number from a row's notes.
-std::optional<double> note_number(const Measurement& m, std::string_view key) {
-  const std::string k = std::string(key) + "=";
-  const auto pos = m.notes.find(k);
-  if (pos == std::string::npos) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(m.notes.c_str() + pos + k.size(), &end);
-  if (end == m.notes.c_str() + pos + k.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-std::string note_text(const Measurement& m, std::string_view key) {
-  const std::string k = std::string(key) + "=";
-  const auto pos = m.notes.find(k);
-  if (pos == std::string::npos) return "";
-  const auto end = m.notes.find_first_of("; ", pos + k.size());
-  return m.notes.substr(pos + k.size(), end == std::string::npos ? std::string::npos : end - pos - k.size());
 }
 
 // A row under traffic through the serving simulator (model.md §23): offline (every request at
 // t = 0, the batch as a cap when given) or online (a closed loop of `batch` clients, or Poisson
 // arrivals at qps=), with the row's engine scheduler. Rates are the benchmark's: every request's
 // tokens over the whole run; latencies are means over every request.
-std::optional<double> simulate_row(const Measurement& m, Setup& s, double isl, double osl) {
+std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::vector<std::string>& envelope, double isl,
+                                   double osl) {
   SimConfig c;
   c.decode = s.in;
   c.decode.map.dp = 1;
   c.replicas = std::max(1, static_cast<int>(s.replicas));
-  const ServingEngine* e = s.engine;
   Scheduler& k = c.scheduler;
-  k.max_batched_tokens = e != nullptr && e->max_batched_tokens < 1e6 ? e->max_batched_tokens : 8192;
-  k.max_seqs = e != nullptr ? std::min(e->max_seqs, 1e5) : 1e5;
-  k.block_tokens = e != nullptr ? e->kv_block_tokens : 16;
-  k.chunked_prefill = e == nullptr || e->chunked_prefill;
-  k.priority = e != nullptr && e->prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+  if (s.engine != nullptr) {
+    apply_engine(k, *s.engine);
+  } else {
+    k.max_seqs = 1e5;  // no engine named: the batch is what fits
+  }
   k.prefix_caching = false;  // benchmark prompts are random
-  k.reserve_kv = e != nullptr && e->reserve_kv;
   if (auto v = note_number(m, "max_num_seqs")) k.max_seqs = *v;
   if (auto v = note_number(m, "max_num_batched_tokens")) k.max_batched_tokens = *v;
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));
   for (const char* key : {"isl_dist", "osl_dist"}) {
-    const std::string d = note_text(m, key);
-    if (d.empty()) continue;
-    auto dist = parse_length_dist(d, key);
+    const auto d = note_value(m, key);
+    if (!d || d->empty()) continue;
+    auto dist = parse_length_dist(*d, key);
     if (dist) (std::string_view(key) == "isl_dist" ? w.isl : w.osl) = *dist;
   }
   const auto requests = note_number(m, "requests");
@@ -556,13 +557,13 @@ std::optional<double> simulate_row(const Measurement& m, Setup& s, double isl, d
   c.warmup_fraction = 0;
   auto r = simulate(c);
   if (!r) {
-    s.envelope.push_back("simulation refused: " + r.error().what);
+    envelope.push_back("simulation refused: " + r.error().what);
     return std::nullopt;
   }
-  s.envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration", how,
-                                   k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
-                                   format_number(k.max_batched_tokens), format_number(k.max_seqs)));
-  if (r->preemptions > 0) s.envelope.push_back(fmt::format("{} preemptions", r->preemptions));
+  envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration", how,
+                                 k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
+                                 format_number(k.max_batched_tokens), format_number(k.max_seqs)));
+  if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
   const double span = std::max(1e-12, r->makespan_s);
   if (m.metric == "output_tokens_per_s") return static_cast<double>(r->output_tokens) / span;
   if (m.metric == "input_tokens_per_s") return static_cast<double>(r->input_tokens) / span;
@@ -603,7 +604,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       continue;
     }
     std::optional<double> pred;
-    const Setup before = s;  // the row's setup, before a one-step prediction adds its assumptions
+    const std::size_t setup_notes = s.envelope.size();  // before the one-step prediction adds its own
     if (m.scenario == "training_step") {
       pred = predict_training(m, s);
     } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" ||
@@ -683,12 +684,11 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     // Traffic through the simulator; the one-step formula stays as the comparison.
     if (ctx.simulate_traffic && (m.scenario == "offline_throughput" || m.scenario == "online_load") &&
         m.metric != "mfu") {
-      Setup sim_setup = before;
-      sim_setup.in.model = &sim_setup.model;
-      if (auto sim = simulate_row(m, sim_setup, isl, osl)) {
+      std::vector<std::string> notes(s.envelope.begin(), s.envelope.begin() + static_cast<std::ptrdiff_t>(setup_notes));
+      if (auto sim = simulate_row(m, s, notes, isl, osl)) {
         r.fixed_batch = pred;
         pred = sim;
-        s.envelope = std::move(sim_setup.envelope);
+        s.envelope = std::move(notes);
       }
     }
     if (!pred) {

@@ -88,11 +88,12 @@ TEST(Simulate, ConservesRequestsTokensAndBlocks) {
   const SimResult r = simulate(c).value();
   EXPECT_EQ(r.arrived, 3000);
   EXPECT_EQ(r.completed + r.dropped, r.arrived);
-  // Every output token a completed request asked for was emitted, and no more.
-  long asked = 0;
+  // Every output token a completed request asked for was emitted, and no more (no request was
+  // dropped, so every token the iterations emitted belongs to one).
+  EXPECT_EQ(r.dropped, 0);
   EXPECT_GT(r.output_tokens, 0);
-  asked = r.output_tokens;
-  EXPECT_EQ(asked, r.output_tokens);
+  EXPECT_EQ(r.output_tokens, r.asked_output_tokens);
+  EXPECT_EQ(r.emitted_tokens, r.output_tokens);
   // Prefill computed every prompt token the cache did not serve (more after recomputes).
   EXPECT_GE(r.prefill_tokens + r.cached_tokens, r.input_tokens);
   EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);
@@ -112,6 +113,7 @@ TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
   EXPECT_GT(r.preemptions, 0);
   EXPECT_EQ(r.completed, 400);
   EXPECT_EQ(r.output_tokens, 400L * 2000);
+  EXPECT_EQ(r.emitted_tokens, r.output_tokens);  // recomputed prompts emit no extra tokens
   EXPECT_EQ(r.input_tokens, 400L * 4000);
   EXPECT_GT(r.prefill_tokens, r.input_tokens);  // recomputed work
   EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);

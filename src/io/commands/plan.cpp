@@ -142,21 +142,8 @@ Result<Json> capacity_json(const PlanRequest& rq, const PlanResult& r, const Arg
     m.dp = 1;
     if (cancel && cancel()) return cancelled_error();
     SimConfig c;
-    c.decode.model = rq.model;
-    c.decode.hw = rq.hw;
-    c.decode.map = m;
-    c.decode.precision = Precision::with_weights(*rq.model, pick->weights, pick->weights, pick->kv);
-    c.decode.eff = rq.eff;
-    c.decode.overlap = rq.overlap;
-    if (rq.engine != nullptr) {
-      apply_engine(c.decode, *rq.engine);
-      c.scheduler.max_batched_tokens = rq.engine->max_batched_tokens >= 1e6 ? 8192 : rq.engine->max_batched_tokens;
-      c.scheduler.max_seqs = std::min(rq.engine->max_seqs, 1e5);
-      c.scheduler.block_tokens = rq.engine->kv_block_tokens;
-      c.scheduler.chunked_prefill = rq.engine->chunked_prefill;
-      c.scheduler.reserve_kv = rq.engine->reserve_kv;
-      c.scheduler.priority = rq.engine->prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
-    }
+    c.decode = deployment_input(rq, m, pick->weights, pick->kv);
+    if (rq.engine != nullptr) apply_engine(c.scheduler, *rq.engine);
     c.workload.isl = LengthDist::fixed(rq.isl);
     c.workload.osl = LengthDist::fixed(rq.osl);
     // Enough requests to pass through the analytic batch ten times over, so the run reaches its

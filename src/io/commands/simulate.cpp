@@ -193,17 +193,14 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   if (!a.flag("ideal")) apply_engine(c.decode, engine);
   if (!a.has("kv_dtype")) c.decode.precision.kv = default_kv(&engine, c.decode.precision.weights);
   Scheduler& s = c.scheduler;
-  // An engine without a token budget (generic) gets vLLM's server default of 8192.
-  s.max_batched_tokens =
-      a.number_or("max_batched_tokens", engine.max_batched_tokens >= 1e6 ? 8192.0 : engine.max_batched_tokens);
-  s.max_seqs = a.number_or("max_seqs", std::min(engine.max_seqs, 1e5));
-  s.block_tokens = static_cast<int>(a.number_or("block_tokens", engine.kv_block_tokens));
-  s.chunked_prefill = engine.chunked_prefill && !a.flag("no_chunked_prefill");
-  s.prefix_caching = engine.prefix_caching && !a.flag("no_prefix_caching");
-  s.reserve_kv = engine.reserve_kv;
+  apply_engine(s, engine);
+  if (a.has("max_batched_tokens")) s.max_batched_tokens = a.number("max_batched_tokens");
+  if (a.has("max_seqs")) s.max_seqs = a.number("max_seqs");
+  if (a.has("block_tokens")) s.block_tokens = static_cast<int>(a.number("block_tokens"));
+  s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
+  s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
   const std::string prio = a.text("priority");
-  s.priority = prio == "prefill-first" || (prio == "engine" && engine.prefill_first) ? Priority::kPrefillFirst
-                                                                                     : Priority::kDecodeFirst;
+  if (prio != "engine") s.priority = prio == "prefill-first" ? Priority::kPrefillFirst : Priority::kDecodeFirst;
   s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
   s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
   if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
@@ -276,8 +273,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
   const Hardware* hw = hw_owner.get();
   TRY(engine, e.serving_engine(a.text("engine")));
-  auto cfg = std::make_unique<SimConfig>();
-  SimConfig& c = *cfg;
+  SimConfig c;
   Json envelope = Json::array();
 
   // The workload: a preset's figures unless a flag overrides them.
