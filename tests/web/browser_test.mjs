@@ -106,6 +106,9 @@ try {
   const plansNow = async () => +(await page.evaluate(() => document.body.dataset.planUpdates));
   await waitUpdates(1);
   await waitPlan(1);
+  // The first traffic view is drawn too before any check counts the page's charts: on a slow
+  // machine it lands after the others and would otherwise look like a chart built anew.
+  await page.waitForFunction(() => +(document.body.dataset.trafficUpdates || 0) >= 1, null, { timeout: 120000 });
   const schema = Object.fromEntries((await (await fetch(`${base}/api/`)).json()).commands.map((c) => [c.name, Object.fromEntries(c.args.map((a) => [a.key, a]))]));
 
   // The page's own pickers equal the server's command table (GET /api/): choices and defaults.
@@ -146,7 +149,7 @@ try {
     assert.equal((await num("chips")).placeholder, roof.chips.default_text);
     // What the page asked: only arguments each command declares (report has no batch, plan no context).
     const requests = await page.evaluate(() => llmecon.requests);
-    const cmd = { roofline: "roofline", sweepBatch: "sweep", sweepContext: "sweep", batch: "batch", report: "report", plan: "plan" };
+    const cmd = { roofline: "roofline", sweepBatch: "sweep", sweepContext: "sweep", batch: "batch", report: "report", plan: "plan", simulate: "simulate" };
     for (const [name, args] of Object.entries(requests)) {
       for (const k of Object.keys(args)) assert.ok(schema[cmd[name]][k], `${name} was sent ${k}, which ${cmd[name]} declares`);
     }
