@@ -473,6 +473,108 @@ std::vector<CommandSpec> build() {
     add(std::move(c));
   }
   {
+    auto opt_int = [](std::string key, std::string help, std::string u, double lo, double hi, std::string text) {
+      return with_text(unit(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(u)),
+                       std::move(text));
+    };
+    auto positive = [](std::string key, std::string help, std::string u, Json def, double hi) {
+      ArgSpec x = number(std::move(key), std::move(help), std::move(u), std::move(def), 0, hi);
+      x.exclusive_min = true;
+      return x;
+    };
+    std::vector<ArgSpec> args{
+        model("llama-3.1-70b"),
+        hw("h100-sxm"),
+        unit(with_default(bounded(arg("chips", T::kInteger, "GPUs (chips) in the run"), 1, kMaxCount), 1024), "chip"),
+        with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains in the run (instead of --chips)"), 1, 1e7),
+                       "domain"),
+                  "none"),
+        number("tokens", "training tokens of the whole run", "tok", 15e12, 1, 1e18),
+        integer("seq_len", "tokens per sequence", "tok", 8192, 1, kMaxTokens),
+        number("batch_tokens", "global batch in tokens (rounded to whole sequences)", "tok", 16777216, 1, 1e12),
+        with_text(
+            unit(bounded(arg("global_batch", T::kInteger, "global batch in sequences (instead of --batch-tokens)"), 1,
+                         1e9),
+                 "seq"),
+            "--batch-tokens / --seq-len"),
+        opt_int("tp", "tensor (and sequence) parallel degree", "", 1, 1e6, "searched"),
+        opt_int("pp", "pipeline stages", "", 1, 1e6, "searched"),
+        opt_int("ep", "expert-parallel degree (inside tp x cp x dp)", "", 1, 1e6, "searched"),
+        opt_int("cp", "context-parallel degree", "", 1, 1e6, "searched"),
+        opt_int("dp", "data-parallel degree", "", 1, 1e9, "chips / (tp x pp x cp)"),
+        opt_int("zero", "ZeRO stage over the data-parallel group (3 = FSDP)", "", 0, 3, "searched (1 with a layout)"),
+        with_text(choice("recompute", "activation recomputation", {"selective", "none", "full", "reversible"}),
+                  "searched (selective with a layout)"),
+        with_text(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
+                  "searched (1f1b with a layout)"),
+        integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
+        opt_int("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
+        choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),
+        choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
+               {"adam-fp32", "adam-bf16"}),
+        number("dp_overlap", "share of data-parallel communication hidden under compute", "", 0.9, 0, 1),
+        number("tp_overlap", "share of tensor-parallel communication hidden under compute", "", 0, 0, 1),
+        number("moe_imbalance", "MoE: the busiest expert rank's tokens over the mean", "x", 1.0, 1, 100),
+        number("failures_per_gpu_hour", "interruptions per GPU-hour (Llama 3: 419 in 54 days on 16,384 GPUs)", "1/h",
+               419.0 / (54.0 * 24.0 * 16384.0), 0, 1),
+        with_text(
+            [&] {
+              ArgSpec x = unit(
+                  bounded(arg("mtbf_hours", T::kNumber, "per-GPU mean time between failures (instead)"), 0, 1e12), "h");
+              x.exclusive_min = true;
+              return x;
+            }(),
+            "from --failures-per-gpu-hour"),
+        positive("storage_tb_per_s", "checkpoint write bandwidth of the cluster (Llama 3: 2 TB/s sustained)", "TB/s", 2,
+                 1e6),
+        number("restart_min", "detection, rescheduling and reload after a failure", "min", 10, 0, 1e6),
+        with_text(
+            [&] {
+              ArgSpec x = unit(bounded(arg("checkpoint_min", T::kNumber, "checkpoint interval"), 0, 1e9), "min");
+              x.exclusive_min = true;
+              return x;
+            }(),
+            "Young-Daly"),
+        number("pue", "facility power over IT power", "x", 1.1, 1, 5),
+        number("usd_per_kwh", "electricity price", "$/kWh", 0.08, 0, 10),
+        usd_per_hour(),
+        flag("search", "search layouts: the ranked list, the frontier and the rejections"),
+        choice("objective", "search: fastest or cheapest run", {"time", "cost"}),
+        integer("top", "search: layouts listed", "", 10, 1, 1000),
+        flag("range", "p10/p50/p90 over spec ranges and efficiency priors"),
+        ideal(),
+        explain()};
+    CommandSpec c = command("train",
+                            "a training run: memory per GPU, time per step, MFU, failures, days, GPU-hours, $ and "
+                            "energy; --search for the layout",
+                            std::move(args), true);
+    c.redirects = {{"batch", "train takes --global-batch (sequences) or --batch-tokens"},
+                   {"context", "train takes --seq-len"}};
+    add(std::move(c));
+  }
+  {
+    ArgSpec fit = choice("fit", "the loss fit: Hoffmann et al. 2022 or Epoch's replication (Besiroglu et al. 2024)",
+                         {"hoffmann", "epoch"});
+    ArgSpec budget = with_text(
+        unit(bounded(arg("budget_flops", T::kNumber, "training compute budget"), 1e15, 1e32), "FLOP"), "3.8e25");
+    ArgSpec loss = with_text(unit(bounded(arg("loss", T::kNumber, "target loss (instead of a budget)"), 0.5, 20), ""),
+                             "the budget's compute-optimal loss");
+    CommandSpec c = command(
+        "scale",
+        "scaling laws tied to dollars: compute-optimal and inference-aware N and D, training and lifetime "
+        "inference $",
+        {model("llama-3.1-70b"), hw("h100-sxm"),
+         unit(with_default(bounded(arg("chips", T::kInteger, "training GPUs (the reference run)"), 1, kMaxCount), 1024),
+              "chip"),
+         fit, budget, loss,
+         number("inference_tokens", "tokens served over the model's life (D_inf)", "tok", 1e13, 0, 1e20),
+         number("rl_multiplier", "FLOPs per parameter per RL token (F25)", "FLOP/param", 3, 2, 6),
+         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), explain()},
+        true);
+    c.chart = "svg";
+    add(std::move(c));
+  }
+  {
     CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric",
                             {file(), ideal()}, true);
     c.reads_files = true;

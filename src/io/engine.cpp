@@ -16,12 +16,11 @@ struct Impl {
   cmd::Fn run;
 };
 constexpr Impl kImpls[] = {
-    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show},
-    {"roofline", cmd::roofline},   {"sweep", cmd::sweep},       {"report", cmd::report},
-    {"batch", cmd::batch},         {"step", cmd::step},         {"context", cmd::context},
-    {"price", cmd::price},         {"layout", cmd::layout},     {"cache", cmd::cache},
-    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},
-    {"plan", cmd::plan},           {"simulate", cmd::simulate}, {"validate", cmd::validate},
+    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show}, {"roofline", cmd::roofline},
+    {"sweep", cmd::sweep},         {"report", cmd::report},     {"batch", cmd::batch},      {"step", cmd::step},
+    {"context", cmd::context},     {"price", cmd::price},       {"layout", cmd::layout},    {"cache", cmd::cache},
+    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},  {"plan", cmd::plan},
+    {"simulate", cmd::simulate},   {"validate", cmd::validate}, {"train", cmd::train},      {"scale", cmd::scale},
     {"calibrate", cmd::calibrate}, {"measure", cmd::measure},
 };
 

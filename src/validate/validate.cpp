@@ -3,6 +3,7 @@
 
 #include "llmecon/plan.hpp"
 #include "llmecon/simulate.hpp"
+#include "llmecon/train.hpp"
 
 #include <fmt/format.h>
 
@@ -45,7 +46,8 @@ const std::map<std::string, std::string>& metric_units() {
                                                        {"mfu", "fraction"},
                                                        {"hfu", "fraction"},
                                                        {"tflops_per_gpu", "TFLOP/s"},
-                                                       {"training_gpu_hours", "GPU-hours"}};
+                                                       {"training_gpu_hours", "GPU-hours"},
+                                                       {"training_tokens_per_s_per_gpu", "tokens/s"}};
   return m;
 }
 
@@ -255,7 +257,8 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
 }
 
 bool is_speed_metric(const std::string& metric) {
-  return metric != "mfu" && metric != "hfu" && metric != "tflops_per_gpu" && metric != "training_gpu_hours";
+  return metric != "mfu" && metric != "hfu" && metric != "tflops_per_gpu" && metric != "training_gpu_hours" &&
+         metric != "training_tokens_per_s_per_gpu";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -466,43 +469,88 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
   return v;
 }
 
-// A training step (model.md §22): 3 forward passes of FLOPs (forward plus a backward of twice
-// the work), selective recomputation of attention for HFU, a 1F1B pipeline bubble of
-// (pp - 1) / (m + pp - 1) with m micro-batches of one sequence per pipeline, and four
-// tensor-parallel all-reduces per layer per micro-batch left exposed; data-parallel gradient
-// reduction is assumed hidden under the backward pass.
+// A training step through the training model (model.md §24): the row's layout, and in its notes
+// zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, optimizer=, dp_overlap=,
+// tp_overlap= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest that
+// fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s) {
   if (!m.batch || !m.isl) return std::nullopt;
-  const Mapping& mp = s.in.map;
-  const double batch = *m.batch, isl = *m.isl;
-  const StepCost fwd =
-      step_cost(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision, ExpertTouch::kAll, false);
-  const double model_flops = 3.0 * fwd.flops_total().si();
-  const double hw_flops = model_flops + fwd.flops_attention.si();
-  const double chips = m.chips;
-  const double peak = s.hw->peak(DType::kBf16).si();
-  const double t_compute = hw_flops / (chips * peak * s.in.eff.compute);
-  const double dp = m.dp.value_or(1) * mp.dp_attn;
-  const double micro = std::max(1.0, batch / (dp));
-  const double bubble = (mp.pp - 1.0) / (micro + mp.pp - 1.0);
-  Seconds tp_comm{};
-  if (mp.tp > 1) {
-    const Bytes act = units::bytes(isl / mp.cp * s.model.d_model * 2.0);
-    const int domain = s.hw->domain_size;
-    Seconds ar = group_collective_time(Collective::kAllReduce, Algorithm::kRing, mp.tp, act, *s.hw, domain);
-    ar = ar / s.in.eff.comm;
-    tp_comm = ar * (4.0 * s.model.n_layers() / mp.pp * micro);
-  }
-  const double t_step = (t_compute + tp_comm.si()) / (1.0 - bubble);
-  s.envelope.emplace_back("training: micro-batches of one sequence, selective recomputation assumed");
-  if (m.metric == "mfu") return model_flops / (t_step * chips * peak);
-  if (m.metric == "hfu") return hw_flops / (t_step * chips * peak);
-  if (m.metric == "tflops_per_gpu") return model_flops / t_step / chips / 1e12;
+  TrainSetup ts;
+  ts.model = &s.model;
+  ts.hw = s.hw;
+  ts.eff = s.in.eff;
+  if (s.in.eff.ideal()) ts.kernel_efficiency = 1.0;
+  ts.seq_len = *m.isl;
+  ts.global_batch = *m.batch;
+  ts.price = s.hw->price.value;
+  const auto dtype = note_value(m, "train_dtype");
+  ts.gemm = (dtype && *dtype == "fp8") || m.weight_dtype == "fp8" ? DType::kFp8 : DType::kBf16;
+  if (auto o = note_value(m, "optimizer"); o && *o == "adam-bf16") ts.optimizer = OptimizerState::kAdamBf16Moments;
+  ts.dp_overlap = note_number(m, "dp_overlap").value_or(ts.dp_overlap);
+  ts.tp_overlap = note_number(m, "tp_overlap").value_or(ts.tp_overlap);
+  ts.moe_imbalance = note_number(m, "moe_imbalance").value_or(ts.moe_imbalance);
+  ts.dropout = note_number(m, "dropout").value_or(0) != 0;
+  ts.flash_attention = note_number(m, "flash").value_or(1) != 0;
   if (m.metric == "training_gpu_hours") {
     const auto tokens = note_number(m, "train_tokens");
     if (!tokens) return std::nullopt;
-    return *tokens / (batch * isl) * t_step * chips / 3600.0;
+    ts.tokens = *tokens;
+    ts.failures = FailureModel{};
   }
+  const Mapping& mp = s.in.map;
+  TrainLayout l;
+  l.tp = mp.tp;
+  l.pp = mp.pp;
+  l.cp = mp.cp;
+  l.ep = m.ep.value_or(1);
+  const int slice = l.tp * l.pp * l.cp;
+  if (slice <= 0 || m.chips % slice != 0) return std::nullopt;
+  l.dp = m.chips / slice;
+  l.zero = static_cast<int>(note_number(m, "zero").value_or(1));
+  if (auto v = note_value(m, "schedule")) {
+    if (auto sch = parse_schedule(*v)) l.schedule = *sch;
+  }
+  l.chunks = static_cast<int>(note_number(m, "chunks").value_or(2));
+  std::vector<double> micro{1, 2, 4, 8};
+  if (auto v = note_number(m, "micro_batch")) micro = {*v};
+  std::vector<Recompute> rec{Recompute::kSelective, Recompute::kNone, Recompute::kFull};
+  if (auto v = note_value(m, "recompute")) {
+    if (auto r = parse_recompute(*v)) rec = {*r};
+  }
+  // The fastest layout that fits; when none fits, the one needing the least memory, noted (the
+  // row ran, so the memory model is what is off).
+  std::optional<TrainResult> best, least;
+  for (double mb : micro) {
+    for (Recompute r : rec) {
+      TrainLayout x = l;
+      x.micro_batch = mb;
+      x.recompute = r;
+      TrainResult res = evaluate_training(ts, x, false);
+      if (res.time.step.si() <= 0) continue;  // the layout itself is invalid
+      if (!res.feasible) {
+        if (!least || res.memory.total() < least->memory.total()) least = std::move(res);
+        continue;
+      }
+      if (!best || res.time.step < best->time.step) best = std::move(res);
+    }
+  }
+  if (!best && least) {
+    s.envelope.push_back("predicted not to fit in HBM: " + least->reason);
+    best = std::move(least);
+  }
+  if (!best) return std::nullopt;
+  if (micro.size() > 1 || rec.size() > 1) {
+    s.envelope.push_back("training: " + best->layout.str() +
+                         " (unstated micro-batch or recomputation: the fastest that fits)");
+  } else {
+    s.envelope.push_back("training: " + best->layout.str());
+  }
+  const double chips = m.chips;
+  if (m.metric == "mfu") return best->mfu;
+  if (m.metric == "hfu") return best->hfu;
+  if (m.metric == "tflops_per_gpu") return best->model_flops.si() / best->time.step.si() / chips / 1e12;
+  if (m.metric == "training_gpu_hours") return best->run.gpu_hours;
+  if (m.metric == "training_tokens_per_s_per_gpu") return best->tokens_per_s.si() / chips;
   return std::nullopt;
 }
 

@@ -34,6 +34,9 @@ Result<Json> lecture(const Engine& e, const Args& a, const Progress& p, const Ca
 Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // simulate.cpp
 Result<Json> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+// train.cpp
+Result<Json> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Json> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
 Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

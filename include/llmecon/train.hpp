@@ -1,0 +1,250 @@
+// llmecon/train.hpp: a training run on a cluster (docs/model.md §24): FLOPs, memory per GPU,
+// time per step, MFU and HFU, failures and checkpoints, the whole run's days, GPU-hours, $ and
+// energy; a search over layouts; and scaling laws tied to those dollars.
+//
+//   TrainSetup s{&model, &hw, eff};
+//   s.seq_len = 8192; s.global_batch = 2048; s.tokens = 15e12;
+//   TrainLayout l{.tp = 8, .pp = 16, .dp = 128};
+//   TrainResult r = evaluate_training(s, l);   // r.feasible, r.memory, r.time, r.mfu, r.run
+//   TrainSearch best = search_training(s, 16384, TrainObjective::kTime);
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmecon/analysis.hpp"
+#include "llmecon/hardware.hpp"
+#include "llmecon/model.hpp"
+#include "llmecon/roofline.hpp"
+#include "llmecon/units.hpp"
+
+namespace llmecon {
+
+/// What the backward pass recomputes of the forward (model.md §24.2).
+enum class Recompute {
+  kNone,        ///< every activation stored
+  kSelective,   ///< attention's core recomputed (Korthikanti et al. 2022)
+  kFull,        ///< only each layer's input stored; the whole forward recomputed
+  kReversible,  ///< RevNet-style reversible layers: one layer's activations, inputs rebuilt backwards
+};
+std::string_view name(Recompute r);
+std::optional<Recompute> parse_recompute(std::string_view s);
+
+/// The pipeline schedule (model.md §24.3).
+enum class PipeSchedule { k1F1B, kInterleaved, kZeroBubble, kDualPipe };
+std::string_view name(PipeSchedule s);
+std::optional<PipeSchedule> parse_schedule(std::string_view s);
+
+/// How a run is split: tp x cp chips share a micro-batch's layers, pp stages, dp replicas;
+/// routed experts spread over ep of the tp x cp x dp chips of a stage (Megatron's expert
+/// parallelism inside data parallelism).
+struct TrainLayout {
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  int cp = 1;
+  int dp = 1;
+  int zero = 1;  ///< ZeRO stage 0-3 over the data-parallel group (3 = FSDP)
+  Recompute recompute = Recompute::kSelective;
+  PipeSchedule schedule = PipeSchedule::k1F1B;
+  int chunks = 1;          ///< interleaved schedule: model chunks per stage (v)
+  double micro_batch = 1;  ///< sequences per micro-batch
+  [[nodiscard]] int chips() const { return tp * pp * cp * dp; }
+  [[nodiscard]] std::string str() const;
+};
+
+/// Optimizer state formats: Adam with fp32 master weights and fp32 moments (12 B per parameter,
+/// the ZeRO paper's mixed-precision Adam), or with bf16 moments (8 B: DeepSeek-V3).
+enum class OptimizerState { kAdamFp32, kAdamBf16Moments };
+
+/// Failures and checkpoints (model.md §24.5).
+struct FailureModel {
+  double failures_per_gpu_hour = 0;    ///< 0: no failures
+  BytesPerSecond storage_bandwidth{};  ///< checkpoint write bandwidth of the whole cluster
+  Seconds restart{};                   ///< detection, rescheduling and reload after a failure
+  std::optional<Seconds> interval;     ///< checkpoint interval; nullopt: Young-Daly
+};
+
+/// Everything a training run is, but its layout.
+struct TrainSetup {
+  const ModelSpec* model = nullptr;
+  const Hardware* hw = nullptr;
+  Efficiency eff;             ///< the chip's achievable rates (the step model's)
+  double seq_len = 4096;      ///< tokens per sequence
+  double global_batch = 1;    ///< sequences per optimizer step
+  double tokens = 0;          ///< training tokens of the whole run (0: one step only)
+  DType gemm = DType::kBf16;  ///< the GEMMs' format: bf16, or fp8 (FP8 training)
+  OptimizerState optimizer = OptimizerState::kAdamFp32;
+  double dp_overlap = 0.9;      ///< share of data-parallel communication hidden under compute
+  double tp_overlap = 0.0;      ///< share of tensor-parallel communication hidden under compute
+  double moe_imbalance = 1.0;   ///< busiest expert rank's tokens over the mean (>= 1)
+  double usable_hbm = 0.95;     ///< share of HBM a framework can fill
+  bool dropout = false;         ///< dropout masks stored (GPT-3-era models)
+  bool flash_attention = true;  ///< a fused attention kernel: scores never stored
+  /// Share of the step model's kernel rate a training step keeps (backward GEMMs, unfused
+  /// elementwise kernels, framework gaps): the median of measured over predicted on the 15
+  /// training rows of data/validation/dev.csv (Llama 3 on H100, Korthikanti et al. on A100), whose
+  /// ratios span 0.79-0.90 (model.md §24.3). `--ideal`: 1.
+  double kernel_efficiency = 0.82;
+  double pue = 1.1;  ///< facility power over IT power
+  double usd_per_kwh = 0.08;
+  DollarsPerSecond price{};  ///< per chip; the catalog's rental price by default
+  FailureModel failures;
+};
+
+/// Bytes per GPU by term (model.md §24.2); the worst pipeline stage (the first).
+struct TrainMemory {
+  Bytes weights{}, gradients{}, optimizer{}, activations{}, comm_buffers{};
+  Bytes capacity{};  ///< usable HBM
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + comm_buffers; }
+};
+
+/// Seconds per optimizer step by term (model.md §24.3). Compute terms are per GPU over the whole
+/// step (every micro-batch); communication terms are what stays exposed.
+struct TrainTime {
+  Seconds forward{}, backward{}, recompute{};
+  Seconds tp_comm{}, cp_comm{}, ep_comm{}, pp_comm{}, dp_comm{};  ///< exposed
+  Seconds tp_comm_total{}, cp_comm_total{}, ep_comm_total{}, pp_comm_total{}, dp_comm_total{};
+  Seconds bubble{}, optimizer{};
+  Seconds step{};
+  double bubble_fraction = 0;  ///< bubble over the step
+  double micro_batches = 0;    ///< per data-parallel replica per step
+};
+
+/// The whole run (model.md §24.4-24.5).
+struct TrainRun {
+  double steps = 0;
+  Seconds useful{};  ///< steps x step time, no failures
+  Seconds wall{};    ///< with checkpoints, failures and restarts
+  double goodput = 1;
+  double gpu_hours = 0;
+  Dollars usd{};
+  Joules energy{};
+  Dollars energy_usd{};
+  double failures = 0;  ///< expected interruptions
+  Seconds mtbf{};       ///< of the whole cluster (0: no failures)
+  Bytes checkpoint_bytes{};
+  Seconds checkpoint_write{};
+  Seconds checkpoint_interval{};
+};
+
+struct TrainResult {
+  bool feasible = false;
+  std::string reason;  ///< why not, when infeasible
+  TrainLayout layout;
+  TrainMemory memory;
+  TrainTime time;
+  Flops model_flops{};             ///< per step (PaLM's MFU count: 6N + 12 L H Q T per token)
+  Flops hardware_flops{};          ///< per step, recomputation included
+  double mfu = 0, hfu = 0;         ///< against the dense bf16 peak
+  TokensPerSecond tokens_per_s{};  ///< the cluster's
+  TrainRun run;
+  std::vector<std::string> derivation;  ///< filled when asked
+};
+
+/// Why a layout cannot run: the flag at fault (its argument key: "pp", "global_batch", ...) and
+/// the reason.
+struct LayoutIssue {
+  std::string key;
+  std::string why;
+};
+/// Why a layout cannot run this model on this many chips, or nullopt: divisibility of heads,
+/// experts, layers and the batch (model.md §24.1).
+std::optional<LayoutIssue> check_layout(const TrainSetup& s, const TrainLayout& l, int chips);
+
+/// One layout, evaluated. An infeasible layout (memory, divisibility) carries its reason.
+TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool explain = false);
+
+/// Model FLOPs of one token in PaLM's convention: 6 N_active (matmul weights) + 12 L H Q T
+/// (attention counted in full, not causal), model.md §24.1.
+Flops model_flops_per_token(const ModelSpec& m, double seq_len);
+
+/// Korthikanti et al.'s activation bytes of one transformer layer per micro-batch per chip, with
+/// sequence parallelism over tp and each recompute choice (model.md §24.2): 34 s b h / t for GPT-3
+/// with dropout and selective recomputation. Exposed for tests.
+Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
+                             Recompute r, bool dropout, bool flash);
+
+/// Pipeline bubble time for m micro-batches over p stages with per-micro-batch forward and
+/// backward times (model.md §24.3). Exposed for tests.
+Seconds pipeline_bubble(PipeSchedule s, int p, double m, int chunks, Seconds fwd, Seconds bwd);
+
+/// The Young-Daly checkpoint interval sqrt(2 delta M) (model.md §24.5).
+Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf);
+/// The share of wall time that is useful work, given the checkpoint write time, interval,
+/// restart time and the cluster's MTBF (0 when failures outrun checkpoints; 1 without failures).
+double training_goodput(Seconds checkpoint_write, Seconds interval, Seconds restart, Seconds mtbf);
+
+enum class TrainObjective { kTime, kCost };
+
+/// What the search considers (defaults: everything sensible for the model).
+struct TrainSearchSpace {
+  std::vector<int> zero{0, 1, 2, 3};
+  std::vector<Recompute> recompute{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  std::vector<PipeSchedule> schedules{PipeSchedule::k1F1B, PipeSchedule::kInterleaved, PipeSchedule::kZeroBubble,
+                                      PipeSchedule::kDualPipe};
+  std::vector<double> micro_batches{1, 2, 4, 8};
+  int max_tp = 0;  ///< 0: the scale-up domain
+  int max_cp = 32;
+};
+
+struct TrainSearch {
+  std::vector<TrainResult> ranked;    ///< feasible layouts, best first (capped)
+  std::vector<TrainResult> frontier;  ///< step time against memory headroom: no point beats another on both
+  std::vector<std::pair<std::string, int>> rejected;  ///< reason class -> count
+  int evaluated = 0;
+};
+
+/// The best layouts of `chips` chips for this run, fastest (or cheapest) first (model.md §24.6).
+/// `progress(done, total)` may be empty.
+TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
+                            std::size_t keep, const std::function<void(double, double)>& progress = {});
+
+// ---- scaling laws (model.md §24.7) ----
+
+/// L(N, D) = E + A / N^alpha + B / D^beta.
+struct LossFit {
+  std::string name;
+  double E = 0, A = 0, B = 0, alpha = 0, beta = 0;
+  std::string source;
+  [[nodiscard]] double loss(double n, double d) const;
+  /// Tokens needed to reach `target` with N parameters; nullopt when N cannot reach it.
+  [[nodiscard]] std::optional<double> tokens_for(double n, double target) const;
+  /// Compute-optimal N for a budget of C = 6 N D FLOPs.
+  [[nodiscard]] double optimal_params(double flops) const;
+};
+/// The named fits: "hoffmann" (Hoffmann et al. 2022) and "epoch" (Besiroglu et al. 2024).
+const std::vector<LossFit>& loss_fits();
+const LossFit* find_loss_fit(std::string_view name);
+
+/// What `scale` prices N and D with: dollars per FLOP of training and of serving, measured on a
+/// reference model by `train` and the step model, and applied to every N (model.md §24.7).
+struct ScaleInputs {
+  const LossFit* fit = nullptr;
+  double budget_flops = 0;      ///< training compute budget; 0: use target_loss
+  double target_loss = 0;       ///< 0: the loss the budget reaches compute-optimally
+  double inference_tokens = 0;  ///< tokens served over the model's life (D_inf)
+  double train_usd_per_flop = 0;
+  double train_flops_per_s = 0;   ///< the training cluster's achieved model FLOP/s
+  double serve_usd_per_flop = 0;  ///< serving, per 2 N FLOPs of a generated token
+  double train_mfu = 0, serve_mfu = 0;
+  double rl_multiplier = 3;  ///< FLOPs per parameter per RL token (F25)
+  double reference_params = 0;
+  std::string train_basis, serve_basis;  ///< where the two rates come from
+};
+/// Chinchilla's compute-optimal point, the inference-aware optimum (Sardana et al. 2024) and the
+/// lecture's equal-cost split, with a table of total cost against N.
+Analysis scale_analysis(const ScaleInputs& in);
+
+/// p10/p50/p90 of a layout's step time, MFU, days and $ over the catalog's spec ranges and the
+/// efficiency priors (model.md §21), with a fixed seed.
+struct TrainRange {
+  double step_s[3]{}, mfu[3]{}, days[3]{}, usd[3]{};
+  int samples = 0;
+};
+TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertainty& u, int samples);
+
+}  // namespace llmecon

@@ -1,0 +1,296 @@
+// `train` and `scale`: a training run and scaling laws in dollars (model.md §24).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "commands.hpp"
+#include "llmecon/train.hpp"
+
+namespace llmecon::cmd {
+namespace {
+
+// The setup points into the model and chip, which live on the heap so the value can move.
+struct TrainArgs {
+  std::shared_ptr<const ModelSpec> model;
+  std::shared_ptr<const Hardware> hw;
+  TrainSetup setup;
+  int chips = 0;
+};
+
+Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
+  TrainArgs t;
+  TRY(m, load_model(e, a));
+  t.model = std::make_shared<const ModelSpec>(std::move(m));
+  TRY(hw, priced_hardware(e, a, a.text("hw")));
+  t.hw = std::move(hw);
+  if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
+  t.chips = static_cast<int>(a.has("racks") ? a.number("racks") * t.hw->domain_size : a.number("chips"));
+  TrainSetup& s = t.setup;
+  s.model = t.model.get();
+  s.hw = t.hw.get();
+  s.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*t.hw);
+  if (a.flag("ideal")) s.kernel_efficiency = 1.0;
+  s.seq_len = a.number("seq_len");
+  s.price = t.hw->price.value;
+  if (!run_flags) return t;
+  s.tokens = a.number("tokens");
+  s.global_batch = a.has("global_batch") ? a.number("global_batch")
+                                         : std::max(1.0, std::round(a.number("batch_tokens") / s.seq_len));
+  s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
+  s.optimizer = a.text("optimizer") == "adam-bf16" ? OptimizerState::kAdamBf16Moments : OptimizerState::kAdamFp32;
+  s.dp_overlap = a.number("dp_overlap");
+  s.tp_overlap = a.number("tp_overlap");
+  s.moe_imbalance = a.number("moe_imbalance");
+  s.pue = a.number("pue");
+  s.usd_per_kwh = a.number("usd_per_kwh");
+  s.failures.failures_per_gpu_hour =
+      a.has("mtbf_hours") ? 1.0 / a.number("mtbf_hours") : a.number("failures_per_gpu_hour");
+  s.failures.storage_bandwidth = units::tb_per_s(a.number("storage_tb_per_s"));
+  s.failures.restart = units::minutes(a.number("restart_min"));
+  if (a.has("checkpoint_min")) s.failures.interval = units::minutes(a.number("checkpoint_min"));
+  return t;
+}
+
+bool layout_given(const Args& a) {
+  for (const char* k : {"tp", "pp", "ep", "cp", "dp", "zero", "recompute", "schedule", "micro_batch"})
+    if (a.has(k)) return true;
+  return false;
+}
+
+// The layout the flags state; unstated degrees are 1 and dp fills the chips.
+Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips) {
+  TrainLayout l;
+  l.tp = static_cast<int>(a.number_or("tp", 1));
+  l.pp = static_cast<int>(a.number_or("pp", 1));
+  l.ep = static_cast<int>(a.number_or("ep", 1));
+  l.cp = static_cast<int>(a.number_or("cp", 1));
+  const int slice = l.tp * l.pp * l.cp;
+  if (!a.has("dp") && chips % slice != 0) {
+    return Error{"--chips", "", fmt::format("{} chips do not split into tp x pp x cp = {} slices", chips, slice),
+                 "give a chip count that is a multiple of tp x pp x cp"};
+  }
+  l.dp = a.has("dp") ? static_cast<int>(a.number("dp")) : chips / slice;
+  l.zero = static_cast<int>(a.number_or("zero", 1));
+  l.recompute = *parse_recompute(a.text("recompute"));
+  l.schedule = *parse_schedule(a.text("schedule"));
+  l.chunks = static_cast<int>(a.number("chunks"));
+  l.micro_batch = a.number_or("micro_batch", 1);
+  if (auto issue = check_layout(s, l, chips)) {
+    return Error{flag_of(issue->key), "", issue->why, "change --" + issue->key + " (or run --search for a layout)"};
+  }
+  return l;
+}
+
+Json layout_json(const TrainLayout& l) {
+  return {{"tp", l.tp},
+          {"pp", l.pp},
+          {"ep", l.ep},
+          {"cp", l.cp},
+          {"dp", l.dp},
+          {"zero", l.zero},
+          {"recompute", std::string(name(l.recompute))},
+          {"schedule", std::string(name(l.schedule))},
+          {"chunks", l.chunks},
+          {"micro_batch", l.micro_batch},
+          {"text", l.str()}};
+}
+
+// One layout's result as an analysis: figures with units, the memory and time tables.
+Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
+  Analysis an("train");
+  const TrainMemory& mem = r.memory;
+  const TrainTime& t = r.time;
+  const TrainRun& run = r.run;
+  an.note("layout: " + r.layout.str());
+  an.figure("chips", chips, "", "GPUs");
+  an.figure("global_batch", s.global_batch, "", "sequences per step");
+  an.figure("micro_batches", t.micro_batches, "", "micro-batches per replica per step");
+  an.figure("memory_bytes", mem.total(), "per GPU, worst stage (§24.2)");
+  an.figure("memory_capacity_bytes", mem.capacity, "usable HBM per GPU");
+  an.figure("step_s", t.step, "time per optimizer step (§24.3)");
+  an.figure("bubble_fraction", t.bubble_fraction, "", "pipeline bubble over the step");
+  an.figure("mfu", r.mfu, "", "model FLOPs utilization (PaLM)");
+  an.figure("hfu", r.hfu, "", "hardware FLOPs utilization, recomputation included");
+  an.figure("tokens_per_s", r.tokens_per_s, "the cluster's training tokens/s");
+  an.figure("tokens_per_s_per_gpu", r.tokens_per_s.si() / chips, "tok/s", "per GPU");
+  an.figure("model_flops_per_step", r.model_flops, "6 N + 12 L H Q T per token x tokens per step");
+  an.figure("steps", run.steps, "", "optimizer steps for --tokens");
+  an.figure("days", run.wall.si() / 86400.0, "day", "wall-clock, failures and checkpoints included (§24.4)");
+  an.figure("wall_s", run.wall, "wall-clock");
+  an.figure("gpu_hours", run.gpu_hours, "GPU-h", "chips x wall");
+  an.figure("usd", run.usd, "chips x wall x $/chip-hour");
+  an.figure("mwh", run.energy.si() / 3.6e9, "MWh", "chips x TDP x wall x PUE");
+  an.figure("energy_usd", run.energy_usd, "MWh x $/kWh (inside a rental price; separate when owned)");
+  an.figure("goodput", run.goodput, "", "useful time over wall time (§24.5)");
+  an.figure("failures", run.failures, "", "expected interruptions");
+  an.figure("mtbf_s", run.mtbf, "the cluster's mean time between failures (0: none)");
+  an.figure("checkpoint_bytes", run.checkpoint_bytes, "weights and optimizer states");
+  an.figure("checkpoint_write_s", run.checkpoint_write, "checkpoint bytes / storage bandwidth");
+  an.figure("checkpoint_interval_s", run.checkpoint_interval, "Young-Daly sqrt(2 delta M) unless given");
+  Table m{"memory",
+          {{"term", "", "term"}, {"bytes", "B", "per GPU"}},
+          {{"weights", mem.weights.si()},
+           {"gradients", mem.gradients.si()},
+           {"optimizer", mem.optimizer.si()},
+           {"activations", mem.activations.si()},
+           {"buffers", mem.comm_buffers.si()},
+           {"total", mem.total().si()},
+           {"usable", mem.capacity.si()}},
+          "memory per GPU"};
+  an.tables.push_back(std::move(m));
+  Table tt{"time",
+           {{"term", "", "term"}, {"exposed_s", "s", "on the step"}, {"total_s", "s", "before overlap"}},
+           {{"forward", t.forward.si(), t.forward.si()},
+            {"backward", t.backward.si(), t.backward.si()},
+            {"recompute", t.recompute.si(), t.recompute.si()},
+            {"tp comm", t.tp_comm.si(), t.tp_comm_total.si()},
+            {"cp comm", t.cp_comm.si(), t.cp_comm_total.si()},
+            {"ep comm", t.ep_comm.si(), t.ep_comm_total.si()},
+            {"pp comm", t.pp_comm.si(), t.pp_comm_total.si()},
+            {"dp comm", t.dp_comm.si(), t.dp_comm_total.si()},
+            {"bubble", t.bubble.si(), t.bubble.si()},
+            {"optimizer", t.optimizer.si(), t.optimizer.si()},
+            {"step", t.step.si(), t.step.si()}},
+           "time per step"};
+  an.tables.push_back(std::move(tt));
+  for (const auto& line : r.derivation) an.explain(line);
+  return an;
+}
+
+Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, const std::string& title) {
+  Table t{key,
+          {{"layout", "", "layout"},
+           {"step_s", "s", "step"},
+           {"mfu", "", "MFU"},
+           {"memory_bytes", "B", "memory"},
+           {"headroom_bytes", "B", "headroom"},
+           {"days", "", "days"},
+           {"usd", "$", "$"}},
+          {},
+          title};
+  for (const auto& r : rs) {
+    t.rows.push_back({r.layout.str(), r.time.step.si(), r.mfu, r.memory.total().si(),
+                      (r.memory.capacity - r.memory.total()).si(), r.run.wall.si() / 86400.0, r.run.usd.si()});
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<Json> train(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  TRY(t, train_args(e, a, true));
+  const TrainSetup& s = t.setup;
+  const bool search = a.flag("search") || !layout_given(a);
+  TrainLayout layout;
+  TrainSearch found;
+  if (search) {
+    if (layout_given(a) && a.flag("search")) {
+      return Error{"--search", "", "--search chooses the layout itself",
+                   "drop --tp/--pp/--ep/--cp/--dp/--zero/--recompute/--schedule/--micro-batch, or --search"};
+    }
+    auto report = [&](double done, double total) {
+      if (progress && total > 0) progress(done / total);
+    };
+    found = search_training(s, t.chips, a.text("objective") == "cost" ? TrainObjective::kCost : TrainObjective::kTime,
+                            TrainSearchSpace{}, static_cast<std::size_t>(a.number("top")), report);
+    if (cancel && cancel()) return cancelled_error();
+    if (found.ranked.empty()) {
+      std::string why;
+      for (const auto& [k, n] : found.rejected) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", k, n);
+      return Error{"--chips", "",
+                   fmt::format("no layout of {} chips fits {} ({} evaluated)", t.chips, t.model->name, found.evaluated),
+                   "rejected: " + why + ". Give more chips, a smaller --global-batch multiple, or --train-dtype fp8"};
+    }
+    layout = found.ranked.front().layout;
+  } else {
+    TRY(l, stated_layout(a, s, t.chips));
+    layout = l;
+  }
+  const TrainResult r = evaluate_training(s, layout, a.flag("explain"));
+  Analysis an = result_analysis(s, r, t.chips);
+  if (!r.feasible) an.note("infeasible: " + r.reason);
+  if (search) {
+    an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts"));
+    std::vector<TrainResult> frontier = found.frontier;
+    an.tables.push_back(layouts_table("frontier", frontier, "step time against memory headroom"));
+    Table rej{"rejected", {{"reason", "", "reason"}, {"count", "", "layouts"}}, {}, "rejected layouts"};
+    for (const auto& [k, n] : found.rejected) rej.rows.push_back({k, static_cast<double>(n)});
+    an.tables.push_back(std::move(rej));
+    an.note(fmt::format("searched {} layouts of {} chips; {} feasible listed", found.evaluated, t.chips,
+                        found.ranked.size()));
+  }
+  Json out = to_json(an);
+  out["model"] = t.model->name;
+  out["hardware"] = t.hw->name;
+  out["layout"] = layout_json(layout);
+  out["layout_searched"] = search;
+  out["feasible"] = r.feasible;
+  out["reason"] = r.reason;
+  if (a.flag("range")) {
+    const TrainRange rr = train_range(s, layout, uncertainty(a), 200);
+    auto q = [](const double(&v)[3]) { return Json{{"p10", v[0]}, {"p50", v[1]}, {"p90", v[2]}}; };
+    out["range"] = {{"samples", rr.samples},
+                    {"step_s", q(rr.step_s)},
+                    {"mfu", q(rr.mfu)},
+                    {"days", q(rr.days)},
+                    {"usd", q(rr.usd)}};
+  }
+  return out;
+}
+
+Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  TRY(t, train_args(e, a, false));
+  TrainSetup& s = t.setup;
+  // The reference run: the fastest layout of the reference model on --chips, at 16M-token batches.
+  s.global_batch = std::max(1.0, std::round(16777216.0 / s.seq_len));
+  s.tokens = 0;
+  auto report = [&](double done, double total) {
+    if (progress && total > 0) progress(0.9 * done / total);
+  };
+  const TrainSearch found = search_training(s, t.chips, TrainObjective::kTime, TrainSearchSpace{}, 1, report);
+  if (cancel && cancel()) return cancelled_error();
+  if (found.ranked.empty()) {
+    return Error{"--chips", "", fmt::format("no layout of {} chips trains {}", t.chips, t.model->name),
+                 "give more chips or a smaller reference model"};
+  }
+  const TrainResult& best = found.ranked.front();
+  ScaleInputs in;
+  in.fit = find_loss_fit(a.text("fit"));
+  in.budget_flops = a.has("loss") && !a.has("budget_flops") ? 0.0 : a.number_or("budget_flops", 3.8e25);
+  in.target_loss = a.number_or("loss", 0);
+  in.inference_tokens = a.number("inference_tokens");
+  in.rl_multiplier = a.number("rl_multiplier");
+  const double step_usd = (s.price * best.time.step * static_cast<double>(t.chips)).si();
+  in.train_usd_per_flop = step_usd / best.model_flops.si();
+  in.train_flops_per_s = best.model_flops.si() / best.time.step.si();
+  in.train_mfu = best.mfu;
+  in.train_basis = fmt::format("{} on {} x {}, {}, MFU {:.1f}%", t.model->name, t.chips, t.hw->name, best.layout.str(),
+                               100 * best.mfu);
+  // Serving: decode on one scale-up domain at the practical batch (2.5 B*), model.md §6.
+  RooflineInput ri;
+  ri.model = t.model.get();
+  ri.hw = t.hw.get();
+  ri.chips = t.hw->domain_size;
+  ri.precision = Precision::native(*t.model);
+  ri.eff = s.eff;
+  ri.usable_hbm = 0.9;
+  ri.step = Step{Phase::kDecode, 1, 1, 4096};
+  const double bstar = balance_batch(ri).value_or(256.0);
+  ri.step.batch = std::max(1.0, std::min(kPracticalBatchFactor * bstar, max_fitting_batch(ri)));
+  const RooflineResult rr = roofline_unchecked(ri);
+  const double n_active = t.model->params_active_matmul();
+  in.serve_usd_per_flop = rr.usd_per_token.si() / (2.0 * n_active);
+  in.serve_mfu = rr.mfu;
+  in.reference_params = n_active;
+  in.serve_basis = fmt::format("{} decode on {} x {} at batch {} and 4096 tokens of context, {}/Mtok, MFU {:.1f}%",
+                               t.model->name, ri.chips, t.hw->name, format_number(ri.step.batch),
+                               format(units::usd(rr.usd_per_token.si() * 1e6)), 100 * rr.mfu);
+  if (progress) progress(1.0);
+  Json out = to_json(scale_analysis(in));
+  out["model"] = t.model->name;
+  out["hardware"] = t.hw->name;
+  out["fit"] = in.fit->name;
+  return out;
+}
+
+}  // namespace llmecon::cmd

@@ -1,0 +1,875 @@
+// A training run: FLOPs, memory per GPU, time per step, the whole run with failures, and the
+// layout search (docs/model.md §24).
+#include "llmecon/train.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "llmecon/comm.hpp"
+#include "llmecon/ops.hpp"
+
+namespace llmecon {
+namespace {
+
+double d(int v) {
+  return static_cast<double>(v);
+}
+std::string num(double v) {
+  return format_number(v);
+}
+
+// Bytes per parameter (model.md §24.2): bf16 weights and gradients (the ZeRO paper's mixed
+// precision), and Adam's fp32 master weights with fp32 or bf16 moments.
+constexpr double kWeightBytes = 2.0;
+constexpr double kGradBytes = 2.0;
+double optimizer_bytes(OptimizerState o) {
+  return o == OptimizerState::kAdamFp32 ? 12.0 : 8.0;
+}
+// Two gradient buckets of PyTorch DDP's default 25 MB in flight.
+constexpr double kBucketBytes = 25e6;
+
+// Query, key, value and attention-output widths of a layer (model.md §24.2).
+struct AttnDims {
+  double q = 0, k = 0, v = 0, o = 0, heads = 0, qk_head = 0, v_head = 0;
+};
+AttnDims attn_dims(const ModelSpec& m) {
+  const Attention& a = m.attn;
+  AttnDims r;
+  r.heads = d(a.heads);
+  if (a.kind == AttentionKind::kMla) {
+    r.qk_head = d(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    r.v_head = d(a.v_head_dim);
+    r.q = r.heads * r.qk_head;
+    r.k = r.heads * r.qk_head;  // training materializes per-head keys and values
+    r.v = r.heads * r.v_head;
+  } else {
+    r.qk_head = d(a.head_dim);
+    r.v_head = d(a.v_head_dim > 0 ? a.v_head_dim : a.head_dim);
+    r.q = r.heads * r.qk_head;
+    r.k = d(a.kv_heads) * r.qk_head;
+    r.v = d(a.kv_heads) * r.v_head;
+  }
+  r.o = r.heads * r.v_head;
+  return r;
+}
+
+// Tokens of context one query attends to in a layer, counted in full (not causal).
+double attended(const Layer& l, double seq) {
+  switch (l.mixer) {
+    case Mixer::kFull:
+      return seq;
+    case Mixer::kSliding:
+    case Mixer::kChunked:
+      return std::min(seq, d(l.window));
+    case Mixer::kLinear:
+      return 0.0;
+  }
+  return seq;
+}
+
+struct Split {
+  double dense = 0, routed = 0, embed = 0, head = 0;
+};
+Split param_split(const ModelSpec& m) {
+  Split s;
+  s.routed = m.params_routed_experts();
+  s.embed = m.params_embedding();
+  s.head = m.tied_embeddings ? 0.0 : m.params_head();
+  s.dense = m.params_total() - s.routed - s.embed - s.head;
+  return s;
+}
+
+}  // namespace
+
+std::string_view name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+    case Recompute::kReversible:
+      return "reversible";
+  }
+  return "?";
+}
+std::optional<Recompute> parse_recompute(std::string_view s) {
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull, Recompute::kReversible}) {
+    if (s == name(r)) return r;
+  }
+  return std::nullopt;
+}
+std::string_view name(PipeSchedule s) {
+  switch (s) {
+    case PipeSchedule::k1F1B:
+      return "1f1b";
+    case PipeSchedule::kInterleaved:
+      return "interleaved";
+    case PipeSchedule::kZeroBubble:
+      return "zero-bubble";
+    case PipeSchedule::kDualPipe:
+      return "dualpipe";
+  }
+  return "?";
+}
+std::optional<PipeSchedule> parse_schedule(std::string_view s) {
+  for (PipeSchedule p :
+       {PipeSchedule::k1F1B, PipeSchedule::kInterleaved, PipeSchedule::kZeroBubble, PipeSchedule::kDualPipe}) {
+    if (s == name(p)) return p;
+  }
+  return std::nullopt;
+}
+
+std::string TrainLayout::str() const {
+  std::string s = fmt::format("tp{} pp{}", tp, pp);
+  if (ep > 1) s += fmt::format(" ep{}", ep);
+  if (cp > 1) s += fmt::format(" cp{}", cp);
+  s += fmt::format(" dp{} zero{} {} {}", dp, zero, name(recompute), name(schedule));
+  if (schedule == PipeSchedule::kInterleaved) s += fmt::format("x{}", chunks);
+  s += fmt::format(" mb{}", num(micro_batch));
+  return s;
+}
+
+// ---- model.md §24.1: FLOPs ----
+
+Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
+  const AttnDims a = attn_dims(m);
+  double attn = 0;
+  for (const auto& l : m.layers) attn += 2.0 * attended(l, seq_len) * a.heads * (a.qk_head + a.v_head);
+  // 6 N (forward 2 N, backward 4 N) plus attention three times over (forward and backward).
+  return units::flops(6.0 * m.params_active_matmul() + 3.0 * attn);
+}
+
+namespace {
+// One forward of attention's core per token (what selective recomputation repeats).
+double attention_core_flops_per_token(const ModelSpec& m, double seq_len) {
+  const AttnDims a = attn_dims(m);
+  double attn = 0;
+  for (const auto& l : m.layers) attn += 2.0 * attended(l, seq_len) * a.heads * (a.qk_head + a.v_head);
+  return attn;
+}
+}  // namespace
+
+// ---- model.md §24.2: activations ----
+
+Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
+                             Recompute r, bool dropout, bool flash) {
+  const double h = d(m.d_model);
+  const double sb = seq / d(cp) * batch;  // tokens this chip's slice of the micro-batch holds
+  const double t = d(tp);
+  if (r == Recompute::kFull || r == Recompute::kReversible) return units::bytes(2.0 * sb * h / t);
+  const AttnDims a = attn_dims(m);
+  const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
+  // Attention block: its input (2h), Q, K and V (2 bytes each), the output projection's input
+  // (Korthikanti et al. 2022: 11 s b h for GPT-3, with its dropout mask).
+  double per_token = 2.0 * h + 2.0 * (a.q + a.k + a.v) + 2.0 * a.o + mask;
+  // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
+  // its mask; gated MLPs keep gate, up and their product).
+  const double mats = m.mlp == MlpKind::kGated ? 6.0 : 4.0;
+  if (layer.moe) {
+    per_token += 2.0 * h + mask + d(m.moe.top_k) * (2.0 * h + mats * d(m.moe.expert_ffn)) +
+                 (m.moe.shared_ffn > 0 ? 2.0 * h + mats * d(m.moe.shared_ffn) : 0.0);
+  } else {
+    per_token += 2.0 * h + mask + mats * d(layer.dense_ffn);
+  }
+  per_token += 2.0 * h * d(m.norms_per_layer);  // the norms' inputs
+  double bytes = sb * per_token / t;
+  // Without recomputation and without a fused (flash) attention kernel, the scores, the softmax
+  // output and its dropout mask stay: 5 a s^2 b.
+  if (r == Recompute::kNone && !flash && layer.mixer != Mixer::kLinear)
+    bytes += 5.0 * a.heads * sb * attended(layer, seq) / t;
+  return units::bytes(bytes);
+}
+
+// ---- model.md §24.3: pipeline ----
+
+Seconds pipeline_bubble(PipeSchedule s, int p, double m, int chunks, Seconds fwd, Seconds bwd) {
+  if (p <= 1) return Seconds{};
+  const double stages = d(p) - 1.0;
+  switch (s) {
+    case PipeSchedule::k1F1B:
+      return (fwd + bwd) * stages;
+    case PipeSchedule::kInterleaved:
+      return (fwd + bwd) * (stages / d(std::max(1, chunks)));
+    case PipeSchedule::kZeroBubble:
+      // ZB-H1: (p - 1)(F + B - W), the backward split evenly into input (B) and weight (W) grads.
+      return fwd * stages;
+    case PipeSchedule::kDualPipe:
+      // DeepSeek-V3: (p/2 - 1)(F&B + B - 3W) with F&B = F + B + W: (p/2 - 1) F.
+      return fwd * std::max(0.0, d(p) / 2.0 - 1.0);
+  }
+  (void)m;
+  return Seconds{};
+}
+
+namespace {
+// Micro-batches whose activations the first stage holds at once.
+double in_flight(PipeSchedule s, int p, double m, int chunks) {
+  const double pp = d(p);
+  switch (s) {
+    case PipeSchedule::k1F1B:
+    case PipeSchedule::kZeroBubble:
+      return std::min(pp, m);
+    case PipeSchedule::kInterleaved:
+      return std::min(pp, m) * (1.0 + (pp - 1.0) / (pp * d(std::max(1, chunks))));
+    case PipeSchedule::kDualPipe:
+      return std::min(pp + 1.0, m);
+  }
+  return std::min(pp, m);
+}
+}  // namespace
+
+// ---- model.md §24.5: failures ----
+
+Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf) {
+  return units::seconds(std::sqrt(2.0 * checkpoint_write.si() * mtbf.si()));
+}
+
+double training_goodput(Seconds checkpoint_write, Seconds interval, Seconds restart, Seconds mtbf) {
+  const double tau = interval.si(), delta = checkpoint_write.si();
+  const double saving = tau > 0 ? 1.0 / (1.0 + delta / tau) : 1.0;
+  if (mtbf.si() <= 0) return saving;  // no failures
+  // Each failure loses half an interval of work on average, plus the restart.
+  const double lost = (restart.si() + tau / 2.0) / mtbf.si();
+  return std::clamp(saving * (1.0 - lost), 0.0, 1.0);
+}
+
+// ---- model.md §24.1: layout checks ----
+
+std::optional<LayoutIssue> check_layout(const TrainSetup& s, const TrainLayout& l, int chips) {
+  const ModelSpec& m = *s.model;
+  if (l.tp < 1 || l.pp < 1 || l.ep < 1 || l.cp < 1 || l.dp < 1)
+    return LayoutIssue{"chips", "every degree must be at least 1"};
+  if (l.chips() != chips) {
+    return LayoutIssue{"chips", fmt::format("tp x pp x cp x dp = {} x {} x {} x {} = {} chips, not {}", l.tp, l.pp,
+                                            l.cp, l.dp, l.chips(), chips)};
+  }
+  if (m.attn.heads % l.tp != 0)
+    return LayoutIssue{"tp", fmt::format("{} attention heads do not split over tp {}", m.attn.heads, l.tp)};
+  if (l.pp > m.n_layers())
+    return LayoutIssue{"pp", fmt::format("{} layers cannot fill {} pipeline stages", m.n_layers(), l.pp)};
+  if (l.ep > 1) {
+    if (!m.is_moe()) return LayoutIssue{"ep", fmt::format("ep {} needs routed experts; {} is dense", l.ep, m.name)};
+    if (m.moe.experts % l.ep != 0)
+      return LayoutIssue{"ep", fmt::format("{} experts do not split over ep {}", m.moe.experts, l.ep)};
+    if ((l.tp * l.cp * l.dp) % l.ep != 0)
+      return LayoutIssue{
+          "ep", fmt::format("ep {} must divide the tp x cp x dp = {} chips of a stage", l.ep, l.tp * l.cp * l.dp)};
+  }
+  if (std::fmod(s.seq_len, d(l.cp)) != 0)
+    return LayoutIssue{"cp", fmt::format("seq_len {} does not split over cp {}", num(s.seq_len), l.cp)};
+  if (l.zero < 0 || l.zero > 3) return LayoutIssue{"zero", "zero stage must be 0, 1, 2 or 3"};
+  if (l.micro_batch < 1 || std::floor(l.micro_batch) != l.micro_batch)
+    return LayoutIssue{"micro_batch", "micro_batch must be a whole number"};
+  const double per_step = l.micro_batch * d(l.dp);
+  if (std::fmod(s.global_batch, per_step) != 0) {
+    return LayoutIssue{"global_batch", fmt::format("global batch {} is not a multiple of micro_batch x dp = {} x {}",
+                                                   num(s.global_batch), num(l.micro_batch), l.dp)};
+  }
+  const double micro = s.global_batch / per_step;
+  if (l.schedule == PipeSchedule::kInterleaved) {
+    if (l.chunks < 2) return LayoutIssue{"chunks", "the interleaved schedule needs at least 2 chunks per stage"};
+    if (l.pp < 2) return LayoutIssue{"pp", "the interleaved schedule needs at least 2 pipeline stages"};
+    if (m.n_layers() < l.pp * l.chunks)
+      return LayoutIssue{"chunks",
+                         fmt::format("{} layers cannot fill {} stages x {} chunks", m.n_layers(), l.pp, l.chunks)};
+    if (std::fmod(micro, d(l.pp)) != 0)
+      return LayoutIssue{"global_batch",
+                         fmt::format("interleaving needs micro-batches ({}) a multiple of pp {}", num(micro), l.pp)};
+  }
+  if (l.schedule == PipeSchedule::kDualPipe) {
+    if (l.pp < 2 || l.pp % 2 != 0) return LayoutIssue{"pp", "DualPipe needs an even number of pipeline stages"};
+    if (micro < 2 * l.pp)
+      return LayoutIssue{"global_batch",
+                         fmt::format("DualPipe needs at least 2 pp = {} micro-batches, not {}", 2 * l.pp, num(micro))};
+  }
+  return std::nullopt;
+}
+
+// ---- model.md §24.3: one layout ----
+
+namespace {
+
+// All-reduce-equivalent time (an all-gather plus a reduce-scatter) of S bytes per chip over n
+// chips, `domain` of them per scale-up domain, at the collective efficiency.
+Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Efficiency& eff) {
+  if (n <= 1) return Seconds{};
+  return group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, std::max(1, domain)) / eff.comm;
+}
+
+// Dispatch or combine of `token_bytes` per token for `tokens` tokens on this chip over an EP group
+// (model.md §16.4): a token crosses scale-out once per remote domain holding one of its experts.
+Seconds all_to_all(const ModelSpec& m, int ep, int ranks_per_domain, double tokens, double token_bytes,
+                   const Hardware& hw, const Efficiency& eff) {
+  if (ep <= 1) return Seconds{};
+  const double k = d(m.moe.top_k);
+  const double domains = std::ceil(d(ep) / d(ranks_per_domain));
+  if (domains <= 1) {
+    return group_collective_time(Collective::kAllToAll, Algorithm::kDirect, ep, units::bytes(tokens * k * token_bytes),
+                                 hw, ranks_per_domain) /
+           eff.comm;
+  }
+  double remote = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
+  if (m.moe.group_limit > 0) remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
+  const Seconds out = hw.scale_out.latency + units::bytes(tokens * token_bytes * remote) / hw.scale_out.bandwidth;
+  const Seconds up = hw.scale_up.latency + units::bytes(tokens * token_bytes * k) / hw.scale_up.bandwidth;
+  return max(out, up) / eff.comm;
+}
+
+struct Forward {
+  Seconds total{}, attention{}, experts{};
+};
+
+// One micro-batch's forward through one stage on one chip, from the per-operator step model
+// (model.md §18): the worst stage runs ceil(L / pp) layers.
+Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost& sc, const Precision& prec) {
+  const ModelSpec& m = *s.model;
+  const double share = d(l.tp * l.cp);
+  const double L = d(m.n_layers());
+  const double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
+  const OperatorTimes ops = operator_times(
+      sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), share, share, share, d(l.pp)}, L, true);
+  Forward f;
+  Seconds ops_extra{};
+  for (const KernelTime& k : ops.detail) {
+    const Seconds t = max(k.compute, k.memory) * k.launches;
+    if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) f.attention += t;
+    if (k.kind == OpKind::kExperts) f.experts += t;
+  }
+  // Without a fused attention kernel the scores are written and read in HBM (model.md §24.3):
+  // QK^T written (2 B), masked softmax read and written (4 B), dropout read, written and its mask
+  // (5 B), read by the product with V (2 B): 13 bytes per score, each layer.
+  if (!s.flash_attention) {
+    const AttnDims a = attn_dims(m);
+    double scores = 0;
+    for (const auto& layer : m.layers) scores += a.heads / d(l.tp) * (s.seq_len / d(l.cp)) * attended(layer, s.seq_len);
+    const Seconds t =
+        units::bytes(13.0 * scores * l.micro_batch / d(l.pp)) / (s.hw->hbm_bandwidth.value * s.eff.memory);
+    f.attention += t;
+    ops_extra = t;
+  }
+  const double scale = worst / s.kernel_efficiency;
+  f.total = (ops.busy + ops.launches + ops_extra + f.experts * (s.moe_imbalance - 1.0)) * scale;
+  f.attention = f.attention * scale;
+  f.experts = f.experts * s.moe_imbalance * scale;
+  return f;
+}
+
+}  // namespace
+
+TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool explain) {
+  TrainResult r;
+  r.layout = l;
+  const ModelSpec& m = *s.model;
+  const Hardware& hw = *s.hw;
+  auto say = [&](std::string line) {
+    if (explain) r.derivation.push_back(std::move(line));
+  };
+  if (auto why = check_layout(s, l, l.chips())) {
+    r.reason = why->why;
+    return r;
+  }
+  const int domain = hw.domain_size;
+  const double L = d(m.n_layers());
+  const double seq = s.seq_len, b = l.micro_batch;
+  const double micro = s.global_batch / (b * d(l.dp));
+  const double chips = d(l.chips());
+  const double h = d(m.d_model);
+  r.time.micro_batches = micro;
+
+  // §24.1 FLOPs.
+  const double tokens_step = s.global_batch * seq;
+  r.model_flops = model_flops_per_token(m, seq) * tokens_step;
+  double recompute_flops = 0;
+  if (l.recompute == Recompute::kSelective) recompute_flops = attention_core_flops_per_token(m, seq);
+  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible)
+    recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
+  r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
+  say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
+                  num(m.params_active_matmul()), format(model_flops_per_token(m, seq))));
+
+  // §24.2 memory per GPU, on the worst stage.
+  const Split ps = param_split(m);
+  const int etp = l.ep == 1 ? l.tp : 1;  // experts tensor-parallel only without expert parallelism
+  const double stage_layers = std::ceil(L / d(l.pp));
+  const double body_share = stage_layers / L;
+  const double tables = l.pp == 1 ? ps.embed + ps.head : std::max(ps.embed, ps.head);
+  const double dense_params = ps.dense * body_share / d(l.tp) + tables / d(l.tp);
+  const double expert_params = ps.routed * body_share / d(l.ep * etp);
+  const double dense_replicas = d(l.dp * l.cp);
+  const double expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
+  const double ob = optimizer_bytes(s.optimizer);
+  auto sharded = [&](double params, double per_param, int from_stage, double replicas) {
+    return l.zero >= from_stage ? params * per_param / replicas : params * per_param;
+  };
+  const double copies = l.schedule == PipeSchedule::kDualPipe ? 2.0 : 1.0;  // DualPipe keeps two copies
+  r.memory.weights = units::bytes(copies * (sharded(dense_params, kWeightBytes, 3, dense_replicas) +
+                                            sharded(expert_params, kWeightBytes, 3, expert_replicas)));
+  r.memory.gradients = units::bytes(sharded(dense_params, kGradBytes, 2, dense_replicas) +
+                                    sharded(expert_params, kGradBytes, 2, expert_replicas));
+  r.memory.optimizer =
+      units::bytes(sharded(dense_params, ob, 1, dense_replicas) + sharded(expert_params, ob, 1, expert_replicas));
+  // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
+  // while it is recomputed; the last stage's fp32 logits.
+  const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
+  double per_micro = 0, one_layer = 0;
+  for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
+    const Layer& layer = m.layers[i];
+    per_micro += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention).si();
+    one_layer = std::max(
+        one_layer,
+        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention).si());
+  }
+  double acts = per_micro * flights;
+  if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
+  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) acts += one_layer;
+  const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
+  acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
+  r.memory.activations = units::bytes(acts);
+  const double tokens_chip = seq / d(l.cp) * b;
+  double buffers = 2.0 * tokens_chip * h * 2.0 + 2.0 * kBucketBytes;
+  if (m.is_moe()) buffers += 2.0 * tokens_chip / d(l.tp) * d(m.moe.top_k) * h * 2.0;
+  if (l.zero == 3) buffers += 2.0 * (dense_params + expert_params) / stage_layers * kWeightBytes;  // prefetch
+  r.memory.comm_buffers = units::bytes(buffers);
+  r.memory.capacity = hw.hbm_capacity.value * s.usable_hbm;
+  say(fmt::format(
+      "memory per GPU = weights {} + gradients {} + optimizer {} (ZeRO-{}) + activations {} ({} micro-batches "
+      "in flight, recompute {}) + buffers {} = {} of {} usable (§24.2)",
+      format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
+      format(r.memory.activations), num(flights), name(l.recompute), format(r.memory.comm_buffers),
+      format(r.memory.total()), format(r.memory.capacity)));
+
+  // §24.3 time per micro-batch on the slowest stage.
+  Precision prec;
+  prec.weights = prec.experts = prec.act = s.gemm;
+  prec.kv = DType::kBf16;
+  const StepCost sc = step_cost(m, Step{Phase::kPrefill, b, seq, 0}, prec, ExpertTouch::kExpected, false);
+  const Forward fw = stage_forward(s, l, sc, prec);
+  const Seconds fwd = fw.total, bwd = fw.total * 2.0;
+  Seconds rec{};
+  if (l.recompute == Recompute::kSelective) rec = fw.attention;
+  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;
+
+  // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
+  // and backward, and again in a full recompute.
+  double moe_layers = 0;
+  for (const auto& layer : m.layers) moe_layers += layer.moe ? 1.0 : 0.0;
+  const double stage_moe = moe_layers * stage_layers / L;
+  const double blocks = stage_layers + (stage_layers - stage_moe);
+  const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
+  const double passes = 2.0 + (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible ? 1.0 : 0.0);
+  const Seconds tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes);
+  // Expert parallelism: dispatch (the GEMM format) and combine (bf16), forward and backward.
+  Seconds ep_mb{};
+  if (m.is_moe() && l.ep > 1) {
+    const int ranks = std::max(1, domain / (l.tp * l.cp));
+    const double tok = tokens_chip / d(l.tp);
+    ep_mb = (all_to_all(m, l.ep, ranks, tok, h * bytes_per_element(s.gemm), hw, s.eff) +
+             all_to_all(m, l.ep, ranks, tok, h * 2.0, hw, s.eff)) *
+            (2.0 * stage_moe);
+  }
+  // Context parallelism: each layer's K and V chunks pass around the ring, forward; keys, values and
+  // their gradients backward.
+  Seconds cp_mb{};
+  if (l.cp > 1) {
+    double kv = 0;
+    for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i)
+      kv += m.kv_bytes_per_token_layer(m.layers[i], DType::kBf16);
+    const Link& link = l.tp * l.cp <= domain ? hw.scale_up : hw.scale_out;
+    cp_mb = collective_time(Collective::kAllGather, Algorithm::kRing, l.cp, units::bytes(kv * tokens_chip * d(l.cp)),
+                            link) *
+            3.0 / s.eff.comm;
+  }
+  // Pipeline: activations forward and their gradients back, at each boundary a chunk crosses.
+  Seconds pp_mb{};
+  if (l.pp > 1) {
+    const Link& link = l.chips() <= domain ? hw.scale_up : hw.scale_out;
+    const double crossings = l.schedule == PipeSchedule::kInterleaved ? d(l.chunks) : 1.0;
+    pp_mb = collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(tokens_chip * h * 2.0 / d(l.tp)),
+                            link) *
+            (2.0 * crossings) / s.eff.comm;
+  }
+  // What stays exposed: TP by the stated overlap; CP under the attention it feeds; EP fully,
+  // except under DualPipe, which overlaps one micro-batch's all-to-all with another's compute.
+  const Seconds compute_mb = fwd + bwd + rec;
+  const Seconds tp_exp = tp_mb * (1.0 - s.tp_overlap);
+  const Seconds cp_exp = max(Seconds{}, cp_mb - fw.attention * 3.5);
+  const Seconds ep_exp = l.schedule == PipeSchedule::kDualPipe ? max(Seconds{}, ep_mb - compute_mb) : ep_mb;
+  const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
+  const Seconds t_f = fwd + comm_mb / 3.0;
+  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0);
+  const Seconds bubble = pipeline_bubble(l.schedule, l.pp, micro, l.chunks, t_f, t_b);
+  const Seconds pipe = (t_f + t_b) * micro + bubble;
+
+  // Data parallelism: gradients reduce-scattered (all-reduced under ZeRO-0) and parameters
+  // gathered, over the dense and the expert replicas; ZeRO-3 gathers per micro-batch.
+  const int dp_domain = std::max(1, domain / (l.tp * l.cp));
+  const int ep_domain = std::max(1, domain / (l.ep * etp));
+  auto grad_sync = [&](double params, double replicas, int dom) {
+    const int n = static_cast<int>(std::lround(replicas));
+    return all_reduce(n, units::bytes(params * kGradBytes), hw, dom, s.eff);
+  };
+  Seconds dp_total =
+      grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
+  if (l.zero == 3) dp_total = dp_total * (1.0 + micro);  // the forward's and backward's gathers, every micro-batch
+  const Seconds step_compute = compute_mb * micro;
+  const Seconds hidden = min(dp_total * s.dp_overlap, step_compute);
+  const Seconds dp_exp = dp_total - hidden;
+  // The optimizer reads and writes its states, reads gradients and writes weights.
+  const double local_params =
+      dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
+  const Seconds opt =
+      units::bytes(local_params * (2.0 * ob + kGradBytes + kWeightBytes)) / (hw.hbm_bandwidth.value * s.eff.memory);
+
+  TrainTime& t = r.time;
+  t.forward = fwd * micro;
+  t.backward = bwd * micro;
+  t.recompute = rec * micro;
+  t.tp_comm_total = tp_mb * micro;
+  t.cp_comm_total = cp_mb * micro;
+  t.ep_comm_total = ep_mb * micro;
+  t.pp_comm_total = pp_mb * micro;
+  t.dp_comm_total = dp_total;
+  t.tp_comm = tp_exp * micro;
+  t.cp_comm = cp_exp * micro;
+  t.ep_comm = ep_exp * micro;
+  t.pp_comm = pp_mb * micro;
+  t.dp_comm = dp_exp;
+  t.bubble = bubble;
+  t.optimizer = opt;
+  t.step = pipe + dp_exp + opt + s.eff.step_overhead;
+  t.bubble_fraction = bubble / t.step;
+  say(
+      fmt::format("per micro-batch on the slowest stage ({} of {} layers): forward {}, backward 2 x forward = {}, "
+                  "recompute {} (§24.3)",
+                  num(stage_layers), num(L), format(fwd), format(bwd), format(rec)));
+  say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
+                  format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
+  say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
+                  format(bubble), name(l.schedule), format(pipe)));
+  say(fmt::format("step = pipeline {} + exposed data-parallel {} of {} + optimizer {} + fixed {} = {}", format(pipe),
+                  format(dp_exp), format(dp_total), format(opt), format(s.eff.step_overhead), format(t.step)));
+
+  const FlopsPerSecond peak = hw.peak(DType::kBf16);
+  r.mfu = r.model_flops / (t.step * chips * peak);
+  r.hfu = r.hardware_flops / (t.step * chips * peak);
+  r.tokens_per_s = units::tokens_per_s(tokens_step / t.step.si());
+  say(fmt::format("MFU = {} / ({} x {} chips x {}) = {:.1f}%; HFU {:.1f}%", format(r.model_flops), format(t.step),
+                  num(chips), format(peak), 100 * r.mfu, 100 * r.hfu));
+
+  // §24.4-24.5 the whole run.
+  TrainRun& run = r.run;
+  run.steps = s.tokens > 0 ? std::ceil(s.tokens / tokens_step) : 1.0;
+  run.useful = t.step * run.steps;
+  run.checkpoint_bytes = units::bytes(m.params_total() * (kWeightBytes + ob));
+  const FailureModel& fm = s.failures;
+  if (fm.storage_bandwidth.si() > 0) run.checkpoint_write = run.checkpoint_bytes / fm.storage_bandwidth;
+  if (fm.failures_per_gpu_hour > 0) {
+    run.mtbf = units::hours(1.0 / (fm.failures_per_gpu_hour * chips));
+    run.checkpoint_interval = fm.interval.value_or(young_daly_interval(run.checkpoint_write, run.mtbf));
+  } else {
+    run.checkpoint_interval = fm.interval.value_or(Seconds{});
+  }
+  run.goodput = training_goodput(run.checkpoint_write, run.checkpoint_interval, fm.restart, run.mtbf);
+  if (run.goodput <= 0) {
+    r.reason = fmt::format("failures every {} outrun checkpoints of {} and restarts of {}: no progress",
+                           format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
+    return r;
+  }
+  run.wall = run.useful / run.goodput;
+  run.failures = run.mtbf.si() > 0 ? run.wall / run.mtbf : 0.0;
+  run.gpu_hours = run.wall.si() * chips / 3600.0;
+  run.usd = s.price * run.wall * chips;
+  run.energy = units::joules(hw.tdp.si() * chips * run.wall.si() * s.pue);
+  run.energy_usd = units::usd(run.energy.si() / 3.6e6 * s.usd_per_kwh);
+  if (s.tokens > 0) {
+    say(fmt::format("steps = {} tokens / ({} x {}) = {}; useful time {}", num(s.tokens), num(s.global_batch), num(seq),
+                    num(run.steps), format(run.useful)));
+  }
+  if (run.mtbf.si() > 0) {
+    say(fmt::format(
+        "MTBF = 1 / ({} per GPU-hour x {} GPUs) = {}; checkpoint {} / {} = {}; interval sqrt(2 x {} x {}) "
+        "= {} (Young-Daly); goodput = 1/(1 + {}/{}) x (1 - ({} + {}/2)/{}) = {:.3f} (§24.5)",
+        num(fm.failures_per_gpu_hour), num(chips), format(run.mtbf), format(run.checkpoint_bytes),
+        format(fm.storage_bandwidth), format(run.checkpoint_write), format(run.checkpoint_write), format(run.mtbf),
+        format(run.checkpoint_interval), format(run.checkpoint_write), format(run.checkpoint_interval),
+        format(fm.restart), format(run.checkpoint_interval), format(run.mtbf), run.goodput));
+  }
+  say(
+      fmt::format("wall = {} / {:.3f} = {} ({} days); GPU-hours {}; $ = {} x {} chips x wall = {}; energy {} x {} x "
+                  "PUE {} = {} MWh (§24.4)",
+                  format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
+                  format(s.price), num(chips), format(run.usd), format(hw.tdp), num(chips), num(s.pue),
+                  num(run.energy.si() / 3.6e9)));
+  if (r.memory.total() > r.memory.capacity) {
+    r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
+    return r;
+  }
+  r.feasible = true;
+  return r;
+}
+
+// ---- model.md §24.6: search ----
+
+TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
+                            std::size_t keep, const std::function<void(double, double)>& progress) {
+  const ModelSpec& m = *s.model;
+  const int domain = s.hw->domain_size;
+  const int max_tp = space.max_tp > 0 ? space.max_tp : domain;
+  std::vector<int> tps, cps, eps{1};
+  for (int t = 1; t <= std::min(max_tp, chips); t *= 2)
+    if (m.attn.heads % t == 0) tps.push_back(t);
+  for (int c = 1; c <= space.max_cp && c <= chips; c *= 2)
+    if (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024) cps.push_back(c);
+  if (m.is_moe()) {
+    for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
+      if (m.moe.experts % e == 0) eps.push_back(e);
+  }
+  std::map<std::string, int> rejected;
+  TrainSearch out;
+  std::vector<TrainResult> feasible;
+  // Outer loops first, to report progress.
+  std::vector<std::tuple<int, int, int>> shapes;  // tp, cp, pp
+  for (int tp : tps)
+    for (int cp : cps) {
+      if (chips % (tp * cp) != 0) continue;
+      const int rest = chips / (tp * cp);
+      for (int pp = 1; pp <= std::min(rest, m.n_layers()); ++pp)
+        if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
+    }
+  double done = 0;
+  for (const auto& [tp, cp, pp] : shapes) {
+    if (progress) progress(done, d(static_cast<int>(shapes.size())));
+    done += 1;
+    const int dp = chips / (tp * cp * pp);
+    for (int ep : eps) {
+      if ((tp * cp * dp) % ep != 0) continue;
+      for (double mb : space.micro_batches) {
+        if (std::fmod(s.global_batch, mb * d(dp)) != 0) {
+          rejected["global batch not a multiple of micro-batch x dp"]++;
+          continue;
+        }
+        for (PipeSchedule sch : space.schedules) {
+          if (pp == 1 && sch != PipeSchedule::k1F1B) continue;
+          std::vector<int> chunk_options{1};
+          if (sch == PipeSchedule::kInterleaved) {
+            chunk_options.clear();
+            const int per_stage = m.n_layers() / pp;
+            for (int v = 2; v <= std::min(per_stage, 8); ++v)
+              if (per_stage % v == 0) chunk_options.push_back(v);
+            if (chunk_options.empty()) continue;
+          }
+          for (int v : chunk_options) {
+            for (int z : space.zero) {
+              for (Recompute rc : space.recompute) {
+                TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb};
+                ++out.evaluated;
+                TrainResult r = evaluate_training(s, l, false);
+                if (!r.feasible) {
+                  const bool memory = r.reason.rfind("needs ", 0) == 0;
+                  rejected[memory ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789"))]++;
+                  continue;
+                }
+                feasible.push_back(std::move(r));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (progress) progress(done, done);
+  auto score = [objective](const TrainResult& r) {
+    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
+  };
+  std::sort(feasible.begin(), feasible.end(), [&](const TrainResult& a, const TrainResult& b) {
+    const double x = score(a), y = score(b);
+    if (x != y) return x < y;
+    return a.memory.total() < b.memory.total();
+  });
+  // Frontier: step time against memory headroom.
+  std::vector<const TrainResult*> by_time;
+  for (const auto& r : feasible) by_time.push_back(&r);
+  double best_headroom = -1;
+  for (const TrainResult* r : by_time) {
+    const double headroom = (r->memory.capacity - r->memory.total()).si();
+    if (headroom > best_headroom) {
+      out.frontier.push_back(*r);
+      best_headroom = headroom;
+    }
+  }
+  if (feasible.size() > keep) feasible.resize(keep);
+  out.ranked = std::move(feasible);
+  for (auto& [k, v] : rejected) out.rejected.emplace_back(k, v);
+  std::sort(out.rejected.begin(), out.rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+// ---- model.md §24.7: scaling laws ----
+
+double LossFit::loss(double n, double dd) const {
+  return E + A / std::pow(n, alpha) + B / std::pow(dd, beta);
+}
+std::optional<double> LossFit::tokens_for(double n, double target) const {
+  const double rest = target - E - A / std::pow(n, alpha);
+  if (rest <= 0) return std::nullopt;
+  return std::pow(B / rest, 1.0 / beta);
+}
+double LossFit::optimal_params(double flops) const {
+  // Minimising L(N, C / 6N): N_opt = G (C/6)^(beta/(alpha+beta)), G = (alpha A / (beta B))^(1/(alpha+beta)).
+  const double g = std::pow(alpha * A / (beta * B), 1.0 / (alpha + beta));
+  return g * std::pow(flops / 6.0, beta / (alpha + beta));
+}
+
+const std::vector<LossFit>& loss_fits() {
+  static const std::vector<LossFit> fits{
+      {"hoffmann", 1.69, 406.4, 410.7, 0.34, 0.28,
+       "Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, eq. 10 (approach 3), "
+       "https://arxiv.org/abs/2203.15556"},
+      {"epoch", 1.8172, 482.01, 2085.43, 0.3478, 0.3658,
+       "Besiroglu et al. 2024, Chinchilla Scaling: A replication attempt, eq. 4, https://arxiv.org/abs/2404.10102"},
+  };
+  return fits;
+}
+const LossFit* find_loss_fit(std::string_view n) {
+  for (const auto& f : loss_fits())
+    if (f.name == n) return &f;
+  return nullptr;
+}
+
+}  // namespace llmecon
+
+namespace llmecon {
+
+Analysis scale_analysis(const ScaleInputs& in) {
+  Analysis a("scale");
+  const LossFit& f = *in.fit;
+  a.note("fit: " + f.name + ": " + f.source);
+  a.explain(fmt::format("L(N, D) = {} + {} / N^{} + {} / D^{} ({})", num(f.E), num(f.A), num(f.alpha), num(f.B),
+                        num(f.beta), f.name));
+  double target = in.target_loss;
+  double n_c = 0, d_c = 0;
+  if (in.budget_flops > 0) {
+    n_c = f.optimal_params(in.budget_flops);
+    d_c = in.budget_flops / (6.0 * n_c);
+    if (target <= 0) target = f.loss(n_c, d_c);
+    a.explain(fmt::format("compute-optimal for C = {} FLOP: N = G (C/6)^(b/(a+b)) = {}, D = C / 6N = {}, L = {}",
+                          num(in.budget_flops), num(n_c), num(d_c), num(f.loss(n_c, d_c))));
+  }
+  a.figure("target_loss", target, "", "the loss both optima reach");
+  // Scan N on a log grid from where the target is first reachable.
+  const double n_floor = std::pow(f.A / std::max(1e-12, target - f.E), 1.0 / f.alpha);
+  struct Point {
+    double n, dd, train, serve;
+  };
+  std::vector<Point> pts;
+  for (int i = 1; i <= 240; ++i) {
+    const double n = n_floor * std::pow(10.0, 4.0 * i / 240.0);
+    const auto dd = f.tokens_for(n, target);
+    if (!dd) continue;
+    pts.push_back(
+        Point{n, *dd, 6.0 * n * *dd * in.train_usd_per_flop, 2.0 * n * in.inference_tokens * in.serve_usd_per_flop});
+  }
+  if (pts.empty()) {
+    a.figure("params", std::nan(""), "param", "inference-aware optimum", "no N reaches the target loss");
+    return a;
+  }
+  auto total = [](const Point& p) { return p.train + p.serve; };
+  const Point best = *std::min_element(pts.begin(), pts.end(), [&](auto& x, auto& y) { return total(x) < total(y); });
+  const Point chin =
+      *std::min_element(pts.begin(), pts.end(), [](auto& x, auto& y) { return x.n * x.dd < y.n * y.dd; });
+  a.figure("params", best.n, "param", "N minimising training + lifetime inference cost (Sardana et al. 2024)");
+  a.figure("train_tokens", best.dd, "tok", "D at that N for the target loss");
+  a.figure("tokens_per_param", best.dd / best.n, "", "D / N");
+  a.figure("overtraining", best.dd / (20.0 * best.n), "x", "D / 20 N (Chinchilla's rule, F30)");
+  a.figure("overtraining_vs_optimal", best.dd / chin.dd, "x", "D over the compute-optimal D at the same loss");
+  a.figure("train_flops", 6.0 * best.n * best.dd, "FLOP", "6 N D");
+  a.figure("train_usd", best.train, "$", "6 N D x training $/FLOP");
+  a.figure("train_days", in.train_flops_per_s > 0 ? 6.0 * best.n * best.dd / in.train_flops_per_s / 86400.0 : 0.0,
+           "day", "6 N D / the cluster's achieved FLOP/s");
+  a.figure("inference_usd_per_mtok", 2.0 * best.n * in.serve_usd_per_flop * 1e6, "$/Mtok",
+           "2 N x serving $/FLOP, per million tokens");
+  a.figure("inference_usd", best.serve, "$", "2 N D_inf x serving $/FLOP");
+  a.figure("total_usd", total(best), "$", "training + lifetime inference");
+  a.figure("chinchilla_params", chin.n, "param", "compute-optimal N at the same loss");
+  a.figure("chinchilla_train_tokens", chin.dd, "tok", "compute-optimal D at the same loss");
+  a.figure("chinchilla_total_usd", total(chin), "$", "training + inference at the compute-optimal N");
+  a.figure("saving", 1.0 - total(best) / total(chin), "", "share of the compute-optimal total saved");
+  a.explain(fmt::format("training $/FLOP = {} ({}); serving $/FLOP = {} ({})", num(in.train_usd_per_flop),
+                        in.train_basis, num(in.serve_usd_per_flop), in.serve_basis));
+  a.explain(
+      fmt::format("minimise 6 N D(N) x {} + 2 N x {} x {} with L(N, D(N)) = {}: N = {}, D = {} ({} tokens per "
+                  "parameter), total ${}",
+                  num(in.train_usd_per_flop), num(in.inference_tokens), num(in.serve_usd_per_flop), num(target),
+                  num(best.n), num(best.dd), num(best.dd / best.n), num(total(best))));
+  // The lecture's equal-cost split (F28) at the real MFUs: 6 D_pre / MFU_train = 2 D_inf / MFU_serve
+  // = r D_RL / MFU_serve (RL rollouts priced as decode).
+  if (in.train_mfu > 0 && in.serve_mfu > 0 && in.inference_tokens > 0) {
+    const double d_pre = 2.0 * in.inference_tokens / in.serve_mfu * in.train_mfu / 6.0;
+    const double d_rl = 2.0 * in.inference_tokens / in.rl_multiplier;
+    a.figure("lecture_pretrain_tokens", d_pre, "tok", "equal thirds: 6 D_pre / MFU_train = 2 D_inf / MFU_serve (F28)");
+    a.figure("lecture_rl_tokens", d_rl, "tok", "equal thirds: RL rollouts priced as decode");
+    if (in.reference_params > 0)
+      a.figure("lecture_overtraining", d_pre / (20.0 * in.reference_params), "x",
+               "D_pre / 20 N for the reference model (F30)");
+    a.explain(fmt::format("lecture split: D_pre = 2 x {} / {:.3f} x {:.3f} / 6 = {}; D_RL = 2 D_inf / {} = {}",
+                          num(in.inference_tokens), in.serve_mfu, in.train_mfu, num(d_pre), num(in.rl_multiplier),
+                          num(d_rl)));
+  }
+  Table t{"cost_vs_n",
+          {{"params", "param", "N"},
+           {"train_tokens", "tok", "D"},
+           {"train_usd", "$", "training $"},
+           {"inference_usd", "$", "inference $"},
+           {"total_usd", "$", "total $"}},
+          {},
+          "total cost against N at the target loss"};
+  for (std::size_t i = 0; i < pts.size(); i += 12) {
+    const Point& p = pts[i];
+    t.rows.push_back({p.n, p.dd, p.train, p.serve, total(p)});
+  }
+  a.tables.push_back(std::move(t));
+  return a;
+}
+
+TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertainty& u, int samples) {
+  std::mt19937_64 rng(12345);
+  std::vector<double> step, mfu, days, usd;
+  for (int i = 0; i < samples; ++i) {
+    const Hardware hw = sample_hardware(*s.hw, u, rng);
+    TrainSetup x = s;
+    x.hw = &hw;
+    x.eff = sample_efficiency(s.eff, u, rng);
+    x.price = hw.price.value;
+    if (s.price.si() != s.hw->price.value.si()) x.price = s.price;  // the user's own price stays
+    const TrainResult r = evaluate_training(x, l, false);
+    if (r.run.wall.si() <= 0) continue;
+    step.push_back(r.time.step.si());
+    mfu.push_back(r.mfu);
+    days.push_back(r.run.wall.si() / 86400.0);
+    usd.push_back(r.run.usd.si());
+  }
+  TrainRange out;
+  out.samples = static_cast<int>(step.size());
+  auto put = [](double(&dst)[3], std::vector<double> v) {
+    const Quantiles q = quantiles(std::move(v));
+    dst[0] = q.p10;
+    dst[1] = q.p50;
+    dst[2] = q.p90;
+  };
+  if (out.samples > 0) {
+    put(out.step_s, step);
+    put(out.mfu, mfu);
+    put(out.days, days);
+    put(out.usd, usd);
+  }
+  return out;
+}
+
+}  // namespace llmecon

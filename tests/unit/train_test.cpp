@@ -1,0 +1,242 @@
+// The training model (model.md §24): golden values with their derivations, properties, the
+// published-layout rankings and the scaling laws.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cmath>
+
+#include "llmecon/train.hpp"
+#include "test_catalogs.hpp"
+
+namespace llmecon {
+namespace {
+using testing_catalogs::families;
+using testing_catalogs::hw;
+using testing_catalogs::models;
+
+const std::string kData = LLMECON_TEST_DATA;
+
+ModelSpec megatron(const std::string& name) {
+  auto m = load_model_file(kData + "/../../data/validation/models/" + name + ".json");
+  EXPECT_TRUE(m.ok());
+  return m.value();
+}
+
+TrainSetup setup_for(const ModelSpec& m, const char* chip) {
+  TrainSetup s;
+  s.model = &m;
+  s.hw = hw().find(chip);
+  s.eff = efficiency_for(*s.hw, families());
+  s.price = s.hw->price.value;
+  return s;
+}
+
+// 6 N D: a dense model's model FLOPs per token are 6 N plus attention; an MoE model's count only
+// the routed top-k and shared experts (active parameters), never every expert.
+TEST(Train, SixNDDenseAndMoe) {
+  const ModelSpec dense = models().load("llama-3.1-70b").value();
+  const double n = dense.params_active_matmul();
+  const double attn = 3.0 * 2.0 * 4096 * 64 * (128 + 128) * dense.n_layers();  // 12 L H Q T, H Q = 8192
+  EXPECT_NEAR(model_flops_per_token(dense, 4096).si(), 6.0 * n + attn, 1e-9 * n);
+  const ModelSpec moe = models().load("deepseek-v3").value();
+  const double active = moe.params_active_matmul();
+  EXPECT_LT(active, 0.1 * moe.params_total());  // 37B of 671B
+  const double f = model_flops_per_token(moe, 1).si();
+  EXPECT_NEAR(f, 6.0 * active, 0.001 * f);  // attention over one token is negligible
+  EXPECT_LT(f, 6.0 * moe.params_total() / 10);
+}
+
+// Korthikanti et al. 2022 eq. for GPT-3 175B with sequence parallelism and selective recompute:
+// 34 s b h / t bytes per layer (with dropout masks).
+TEST(Train, KorthikantiActivations) {
+  const ModelSpec m = megatron("megatron-gpt-175b");
+  const double s = 2048, b = 1, h = m.d_model, t = 8;
+  const Bytes sel = layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kSelective, true, false);
+  EXPECT_NEAR(sel.si(), 34.0 * s * b * h / t, 1.0);
+  // Without recomputation the paper adds 5 a s^2 b / t (a = 96 heads).
+  const Bytes none = layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kNone, true, false);
+  EXPECT_NEAR(none.si(), s * b * h / t * (34.0 + 5.0 * 96 * s / h), 1.0);
+  // Full recomputation keeps the layer input only: 2 s b h / t.
+  EXPECT_NEAR(layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kFull, true, false).si(),
+              2.0 * s * b * h / t, 1.0);
+}
+
+// ZeRO-3 of a 70B model over 64 GPUs: (2 + 2 + 12) bytes per parameter / 64.
+TEST(Train, ZeroThreeMemory) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.global_batch = 64;
+  s.seq_len = 4096;
+  TrainLayout l;
+  l.dp = 64;
+  l.zero = 3;
+  const TrainResult r = evaluate_training(s, l);
+  const double p = m.params_total();
+  EXPECT_NEAR((r.memory.weights + r.memory.gradients + r.memory.optimizer).si(), 16.0 * p / 64, 1e-6 * p);
+}
+
+// Bubbles: 1F1B (p - 1)(F + B); interleaved divides by v; ZB-H1 (p - 1) F; DualPipe (p/2 - 1) F.
+TEST(Train, BubbleFractions) {
+  const Seconds f = units::seconds(1), b = units::seconds(2);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 8, 32, 1, f, b).si(), 21.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kInterleaved, 8, 32, 3, f, b).si(), 7.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kZeroBubble, 8, 32, 1, f, b).si(), 7.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kDualPipe, 8, 32, 1, f, b).si(), 3.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 1, 32, 1, f, b).si(), 0.0);
+}
+
+// Young-Daly: sqrt(2 delta M); 1 minute of checkpoint and 2 hours of MTBF give sqrt(2 x 60 x 7200) s.
+TEST(Train, YoungDaly) {
+  EXPECT_NEAR(young_daly_interval(units::minutes(1), units::hours(2)).si(), std::sqrt(2.0 * 60 * 7200), 1e-9);
+  // Goodput without failures is the checkpoint overhead alone, and 0 when failures outrun progress.
+  EXPECT_DOUBLE_EQ(training_goodput(units::seconds(10), units::seconds(90), Seconds{}, Seconds{}), 0.9);
+  EXPECT_EQ(training_goodput(units::seconds(10), units::seconds(100), units::hours(2), units::hours(1)), 0.0);
+}
+
+// More data parallelism never raises memory per GPU under ZeRO-3; more recomputation never raises
+// activation memory and never lowers hardware FLOPs; goodput <= 1 and falls as failures rise.
+TEST(Train, Properties) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.seq_len = 4096;
+  s.global_batch = 1024;
+  s.failures.storage_bandwidth = units::tb_per_s(2);
+  s.failures.restart = units::minutes(10);
+  s.tokens = 1e12;
+  rc::check([&] {
+    TrainLayout l;
+    l.tp = *rc::gen::element(1, 2, 4, 8);
+    l.zero = 3;
+    l.dp = *rc::gen::element(1, 2, 4, 8, 16);
+    TrainLayout more = l;
+    more.dp = l.dp * 2;
+    const TrainResult a = evaluate_training(s, l), b = evaluate_training(s, more);
+    RC_ASSERT(b.memory.total() <= a.memory.total());
+    TrainLayout r0 = l;
+    double prev_act = 1e300, prev_flops = 0;
+    for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      r0.recompute = rc;
+      const TrainResult x = evaluate_training(s, r0);
+      RC_ASSERT(x.memory.activations.si() <= prev_act);
+      RC_ASSERT(x.hardware_flops.si() >= prev_flops);
+      prev_act = x.memory.activations.si();
+      prev_flops = x.hardware_flops.si();
+    }
+    double prev_goodput = 1.0;
+    for (double rate : {0.0, 1e-6, 1e-5, 1e-4}) {
+      TrainSetup f = s;
+      f.failures.failures_per_gpu_hour = rate;
+      const TrainResult x = evaluate_training(f, l);
+      RC_ASSERT(x.run.goodput <= 1.0);
+      RC_ASSERT(x.run.goodput <= prev_goodput);
+      prev_goodput = x.run.goodput;
+    }
+  });
+}
+
+// Divisibility: a batch that does not split, or more stages than layers, say which flag is at fault.
+TEST(Train, LayoutIssues) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.global_batch = 100;
+  TrainLayout l;
+  l.dp = 8;
+  auto issue = check_layout(s, l, 8);
+  ASSERT_TRUE(issue.has_value());
+  EXPECT_EQ(issue->key, "global_batch");
+  l.dp = 1;
+  l.pp = 64;
+  issue = check_layout(s, l, 64);
+  ASSERT_TRUE(issue.has_value());
+  EXPECT_EQ(issue->key, "pp");
+}
+
+// Published layouts rank near the top of the search: Megatron's GPT-3 175B on 64 A100s (TP8 PP8,
+// Korthikanti et al.) and 1T on 512 (TP8 PP64), among the ten fastest of Megatron's 2022 choices.
+TEST(Train, SearchFindsPublishedLayouts) {
+  for (const auto& [name, chips, batch, pp] :
+       {std::tuple{"megatron-gpt-175b", 64, 64.0, 8}, std::tuple{"megatron-gpt-1t", 512, 512.0, 64}}) {
+    const ModelSpec m = megatron(name);
+    TrainSetup s = setup_for(m, "a100-sxm-80gb");
+    s.seq_len = 2048;
+    s.global_batch = batch;
+    s.dropout = true;
+    s.flash_attention = false;
+    TrainSearchSpace space;
+    space.zero = {1};
+    space.micro_batches = {1};
+    space.schedules = {PipeSchedule::k1F1B, PipeSchedule::kInterleaved};  // Megatron's in 2022, without
+    space.max_cp = 1;                                                     // context parallelism
+    const TrainSearch r = search_training(s, chips, TrainObjective::kTime, space, 100);
+    ASSERT_FALSE(r.ranked.empty()) << name;
+    std::size_t rank = r.ranked.size();
+    for (std::size_t i = 0; i < r.ranked.size() && rank == r.ranked.size(); ++i)
+      if (r.ranked[i].layout.tp == 8 && r.ranked[i].layout.pp == pp) rank = i;
+    EXPECT_LT(rank, 10u) << name << ": best " << r.ranked.front().layout.str();
+    EXPECT_GT(r.evaluated, 10);
+  }
+}
+
+// DeepSeek-V3 on 2048 H800s: pipeline 16 with expert parallelism 64, ZeRO-1 and DualPipe fits,
+// and ranks among the fastest layouts the search finds at tp 1.
+TEST(Train, DeepSeekV3Layout) {
+  const ModelSpec m = models().load("deepseek-v3").value();
+  TrainSetup s = setup_for(m, "h800-sxm");
+  s.seq_len = 4096;
+  s.global_batch = 15360;
+  s.gemm = DType::kFp8;
+  s.optimizer = OptimizerState::kAdamBf16Moments;
+  TrainLayout l{1, 16, 64, 1, 128, 1, Recompute::kFull, PipeSchedule::kDualPipe, 1, 1};
+  const TrainResult r = evaluate_training(s, l);
+  EXPECT_TRUE(r.feasible) << r.reason;
+  EXPECT_GT(r.mfu, 0.1);
+  EXPECT_LT(r.mfu, 0.6);
+  TrainSearchSpace space;
+  space.max_tp = 1;
+  space.zero = {1};
+  space.micro_batches = {1};
+  space.recompute = {Recompute::kFull};
+  const TrainSearch found = search_training(s, 2048, TrainObjective::kTime, space, 2000);
+  std::size_t rank = found.ranked.size();
+  for (std::size_t i = 0; i < found.ranked.size(); ++i) {
+    const TrainLayout& x = found.ranked[i].layout;
+    if (x.pp == 16 && x.ep == 64 && x.schedule == PipeSchedule::kDualPipe) {
+      rank = i;
+      break;
+    }
+  }
+  ASSERT_LT(rank, found.ranked.size());
+  EXPECT_LE(static_cast<double>(rank), 0.25 * static_cast<double>(found.ranked.size()))
+      << "rank " << rank << " of " << found.ranked.size();
+}
+
+// Chinchilla: the compute-optimal N for 5.76e23 FLOP (Chinchilla's own budget) is about 70B under
+// Hoffmann's fit, D = C / 6N; an inference-heavy life moves the optimum to a smaller N.
+TEST(Train, ScalingLaws) {
+  const LossFit* h = find_loss_fit("hoffmann");
+  ASSERT_NE(h, nullptr);
+  const double n = h->optimal_params(5.76e23);
+  EXPECT_GT(n, 30e9);
+  EXPECT_LT(n, 80e9);
+  const double target = h->loss(70e9, 1.4e12);
+  const auto dd = h->tokens_for(70e9, target);
+  ASSERT_TRUE(dd.has_value());
+  EXPECT_NEAR(*dd, 1.4e12, 1e6);
+  EXPECT_FALSE(h->tokens_for(1e6, 1.8).has_value());  // a tiny model cannot reach that loss
+  ScaleInputs in;
+  in.fit = h;
+  in.budget_flops = 5.76e23;
+  in.train_usd_per_flop = 1e-18;
+  in.serve_usd_per_flop = 3e-18;
+  in.inference_tokens = 0;
+  const Analysis none = scale_analysis(in);
+  in.inference_tokens = 1e14;
+  const Analysis heavy = scale_analysis(in);
+  EXPECT_LT(heavy.get("params"), none.get("params"));
+  EXPECT_GT(heavy.get("overtraining_vs_optimal"), 1.0);
+  EXPECT_NEAR(none.get("overtraining_vs_optimal"), 1.0, 0.1);
+  EXPECT_GE(heavy.get("saving"), 0.0);
+}
+
+}  // namespace
+}  // namespace llmecon
