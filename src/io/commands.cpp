@@ -477,6 +477,11 @@ std::vector<CommandSpec> build() {
       return with_text(unit(bounded(arg(std::move(key), T::kInteger, std::move(help)), lo, hi), std::move(u)),
                        std::move(text));
     };
+    // A choice with no default: its absence means something (here: the search chooses).
+    auto unstated = [](ArgSpec x, std::string text) {
+      x.def = nullptr;
+      return with_text(std::move(x), std::move(text));
+    };
     auto positive = [](std::string key, std::string help, std::string u, Json def, double hi) {
       ArgSpec x = number(std::move(key), std::move(help), std::move(u), std::move(def), 0, hi);
       x.exclusive_min = true;
@@ -503,10 +508,10 @@ std::vector<CommandSpec> build() {
         opt_int("cp", "context-parallel degree", "", 1, 1e6, "searched"),
         opt_int("dp", "data-parallel degree", "", 1, 1e9, "chips / (tp x pp x cp)"),
         opt_int("zero", "ZeRO stage over the data-parallel group (3 = FSDP)", "", 0, 3, "searched (1 with a layout)"),
-        with_text(choice("recompute", "activation recomputation", {"selective", "none", "full", "reversible"}),
-                  "searched (selective with a layout)"),
-        with_text(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
-                  "searched (1f1b with a layout)"),
+        unstated(choice("recompute", "activation recomputation", {"selective", "none", "full", "reversible"}),
+                 "searched (selective with a layout)"),
+        unstated(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
+                 "searched (1f1b with a layout)"),
         integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
         opt_int("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
         choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),
@@ -569,7 +574,8 @@ std::vector<CommandSpec> build() {
          fit, budget, loss,
          number("inference_tokens", "tokens served over the model's life (D_inf)", "tok", 1e13, 0, 1e20),
          number("rl_multiplier", "FLOPs per parameter per RL token (F25)", "FLOP/param", 3, 2, 6),
-         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), explain()},
+         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), ideal(),
+         explain()},
         true);
     c.chart = "svg";
     add(std::move(c));

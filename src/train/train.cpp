@@ -577,7 +577,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     run.checkpoint_interval = fm.interval.value_or(Seconds{});
   }
   run.goodput = training_goodput(run.checkpoint_write, run.checkpoint_interval, fm.restart, run.mtbf);
-  if (run.goodput <= 0) {
+  if (!std::isfinite(run.goodput) || run.goodput <= 0) {
     r.reason = fmt::format("failures every {} outrun checkpoints of {} and restarts of {}: no progress",
                            format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
     return r;
@@ -673,7 +673,9 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                 TrainResult r = evaluate_training(s, l, false);
                 if (!r.feasible) {
                   const bool memory = r.reason.rfind("needs ", 0) == 0;
-                  rejected[memory ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789"))]++;
+                  std::string kind = memory ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789("));
+                  while (!kind.empty() && kind.back() == ' ') kind.pop_back();
+                  rejected[kind]++;
                   continue;
                 }
                 feasible.push_back(std::move(r));

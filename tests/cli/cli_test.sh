@@ -121,6 +121,14 @@ json_ok plan-range "d['best_range']['tpot_ms']['p10'] <= d['best']['tpot_ms'] * 
   "$bin" plan --json --range --model llama-3.1-8b --hw h100-sxm --tpot-ms 30
 ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --frontier-max 8
 ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
+# train and scale (model.md §24): the whole run's keys, and bad input naming its flag.
+json_ok train-run "all(k in d for k in ('days', 'gpu_hours', 'usd', 'mwh', 'mfu', 'hfu', 'goodput')) and 0 < d['goodput'] <= 1 and 0 < d['mfu'] < 1" "$bin" train --model llama-3.1-8b --chips 64 --tp 2 --pp 2 --json
+json_ok train-search "len(d['ranked']) == 3 and d['layout_searched'] and d['ranked'][0]['step_s'] <= d['ranked'][2]['step_s']" "$bin" train --model llama-3.1-8b --chips 64 --search --top 3 --json
+json_ok scale-run "d['params'] > 0 and d['total_usd'] <= d['chinchilla_total_usd'] * 1.0001 and len(d['cost_vs_n']) > 5" "$bin" scale --model llama-3.1-8b --chips 64 --json
+bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin" train --model llama-3.1-8b --chips 64 --pp 64
+bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
+bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0
+bad train-mtbf-zero "--mtbf-hours: must be greater than 0, got 0" "$bin" train --mtbf-hours 0
 bad plan-impossible-slo "--tpot-ms: must be greater than 0, got 0" "$bin" plan --tpot-ms 0
 bad plan-negative-slo "--ttft-ms: must be greater than 0, got -5" "$bin" plan --ttft-ms -5
 bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
@@ -173,7 +181,7 @@ bad empty-number "--batch: '' is not a number" "$bin" roofline --batch ''
 bad hex-number "--batch: '0x40' is not a number" "$bin" roofline --batch 0x40
 bad explain-not-a-value "explain" "$bin" roofline --explain=maybe
 bad missing-positional "file is required" "$bin" validate
-json_ok schema-json "len(d) == 20 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
+json_ok schema-json "len(d) == 22 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
 ok commands-list "$bin" commands
 json_ok plan-explain "d['explain'][0].startswith('mapping') and len(d['explain']) >= 8" "$bin" plan --json --explain --model llama-3.1-8b --hw h100-sxm
 json_ok sweep-explain "all(len(r['explain']) >= 5 for r in d['rows'])" "$bin" sweep --json --explain --batch 1,2

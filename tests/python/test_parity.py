@@ -46,6 +46,9 @@ CASES = [
                   "isl": "lognormal:1000,0.5", "slo": "ttft_p99=1s,tpot_p99=20ms", "seed": 3}),
     ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "trace": TRACE, "router": "prefix-affinity",
                   "replicas": 2}),
+    ("train", {"model": "llama-3.1-8b", "chips": 64, "tp": 2, "pp": 2, "zero": 1, "explain": True}),
+    ("train", {"model": "mixtral-8x7b", "chips": 64, "tokens": 1e12, "top": 3}),
+    ("scale", {"model": "llama-3.1-8b", "chips": 64, "inference_tokens": 1e14, "fit": "epoch"}),
     ("validate", {"file": CSV}),
     ("calibrate", {"file": CSV, "hw": "a100-sxm-80gb", "folds": 3}),
 ]

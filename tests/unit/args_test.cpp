@@ -266,7 +266,7 @@ TEST(Args, AUsersOwnRateOnEveryCostingCommand) {
     ASSERT_TRUE(list && own) << c.name;
     EXPECT_NE(list->dump(), own->dump()) << c.name;
   }
-  EXPECT_EQ(costing, 9);  // roofline, sweep, report, batch, context, price, cache, plan, simulate
+  EXPECT_EQ(costing, 11);  // roofline, sweep, report, batch, context, price, cache, plan, simulate, train, scale
   const double rate = (*engine().hardware_catalog().get("h100-sxm", "--hw"))->price.value.si() * 3600;
   const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"batch", 32}};
   Json own_args = args;

@@ -71,8 +71,8 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   }
   l.dp = a.has("dp") ? static_cast<int>(a.number("dp")) : chips / slice;
   l.zero = static_cast<int>(a.number_or("zero", 1));
-  l.recompute = *parse_recompute(a.text("recompute"));
-  l.schedule = *parse_schedule(a.text("schedule"));
+  l.recompute = parse_recompute(a.text_or("recompute", "selective")).value_or(Recompute::kSelective);
+  l.schedule = parse_schedule(a.text_or("schedule", "1f1b")).value_or(PipeSchedule::k1F1B);
   l.chunks = static_cast<int>(a.number("chunks"));
   l.micro_batch = a.number_or("micro_batch", 1);
   if (auto issue = check_layout(s, l, chips)) {
@@ -98,6 +98,8 @@ Json layout_json(const TrainLayout& l) {
 // One layout's result as an analysis: figures with units, the memory and time tables.
 Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   Analysis an("train");
+  // Infeasible layouts still carry their figures; one that has no finite value says why.
+  const std::string why = r.reason.empty() ? "not computed for this layout" : r.reason;
   const TrainMemory& mem = r.memory;
   const TrainTime& t = r.time;
   const TrainRun& run = r.run;
@@ -154,6 +156,12 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
            "time per step"};
   an.tables.push_back(std::move(tt));
   for (const auto& line : r.derivation) an.explain(line);
+  for (auto& f : an.figures)
+    if (!std::isfinite(f.value) && f.reason.empty()) f.reason = why;
+  for (auto& table : an.tables)
+    for (auto& row : table.rows)
+      for (auto& c : row)
+        if (!c.text && !std::isfinite(c.value)) c = Cell("-");
   return an;
 }
 
