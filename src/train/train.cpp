@@ -418,13 +418,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
-  double per_micro = 0, one_layer = 0;
+  double per_micro = 0, one_layer = 0, touched = 0;
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     per_micro += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention).si();
-    one_layer = std::max(
-        one_layer,
-        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention).si());
+    const double all =
+        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention).si();
+    one_layer = std::max(one_layer, all);
+    touched += all;
   }
   double acts = per_micro * flights;
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
@@ -451,7 +452,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   prec.kv = DType::kBf16;
   const StepCost sc = step_cost(m, Step{Phase::kPrefill, b, seq, 0}, prec, ExpertTouch::kExpected, false);
   const Forward fw = stage_forward(s, l, sc, prec);
-  const Seconds fwd = fw.total, bwd = fw.total * 2.0;
+  // The elementwise kernels between GEMMs (norms, activations, residuals, the MoE permutation and
+  // its inverse, format casts) write each activation of the layer's set once forward, then read it
+  // and write its gradient backward: 3 passes over Korthikanti's bytes at HBM bandwidth, spread
+  // one forward and two backward (model.md §24.3). The step model's per-kernel memory time covers
+  // the GEMMs' own inputs and outputs only.
+  const Seconds elementwise =
+      units::bytes(touched) / (hw.hbm_bandwidth.value * s.eff.memory) * (std::ceil(L / d(l.pp)) / stage_layers);
+  const Seconds fwd = fw.total + elementwise, bwd = fw.total * 2.0 + elementwise * 2.0;
   Seconds rec{};
   if (l.recompute == Recompute::kSelective) rec = fw.attention;
   if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;
