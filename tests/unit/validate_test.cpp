@@ -104,9 +104,10 @@ TEST(Validate, ExactKnownErrors) {
   EXPECT_NEAR(*rep.rows[1].error_pct, -20.0, 1e-9);
   EXPECT_EQ(rep.rows[0].envelope, "ok");
   // Training through the training model (model.md §24): one chip, no pipeline, ideal rates: the
-  // GEMMs at peak, so MFU is what the memory-bound kernels (norms, the optimizer's pass) leave.
+  // GEMMs at peak, so MFU is what the memory-bound kernels (norms, elementwise passes, the
+  // optimizer) leave.
   ASSERT_TRUE(rep.rows[2].predicted.has_value());
-  EXPECT_GT(*rep.rows[2].predicted, 0.8);
+  EXPECT_GT(*rep.rows[2].predicted, 0.7);
   EXPECT_LE(*rep.rows[2].predicted, 1.0);
   const MetricSummary& s = rep.summary.at("ms_per_output_token");
   EXPECT_EQ(s.n, 2);
