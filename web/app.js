@@ -446,6 +446,48 @@
     return argsFor("simulate", a);
   }
 
+  // ---- training ---------------------------------------------------------------------------
+
+  // The run (train: the searched layout) and the scaling law in dollars (scale), on the model and
+  // chip above.
+  function trainArgs() {
+    const b = board();
+    return argsFor("train", { model: b.model, hw: b.hw, chips: +$("train-chips").value, tokens: +$("train-tokens").value, seq_len: +$("train-seq").value, train_dtype: $("train-dtype").value });
+  }
+  function scaleArgs() {
+    const b = board();
+    return argsFor("scale", { model: b.model, hw: b.hw, chips: +$("train-chips").value, seq_len: +$("train-seq").value, inference_tokens: +$("train-dinf").value });
+  }
+  let trainInflight = null;
+  async function updateTraining() {
+    if (trainInflight) trainInflight.abort();
+    const ctl = (trainInflight = new AbortController());
+    $("train-status").textContent = "searching layouts…";
+    try {
+      const [ta, sa] = [trainArgs(), scaleArgs()];
+      const [t, sc] = await Promise.all([api("train", ta, ctl.signal), api("scale", sa, ctl.signal)]);
+      if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
+      state.results.train = t;
+      state.results.scale = sc;
+      state.requests.train = ta;
+      state.requests.scale = sa;
+      state.charts.trainMemory = C.trainMemory($("chart-train-memory"), t);
+      state.charts.trainTime = C.trainTime($("chart-train-time"), t);
+      state.charts.costN = C.costVsN($("chart-cost-n"), sc);
+      $("train-status").textContent =
+        `${t.layout.text} on ${t.chips} ${t.hardware}: ${C.num(t.days)} days, ${C.num(t.gpu_hours)} GPU-hours, $${C.num(t.usd)}, ` +
+        `${C.num(t.mwh)} MWh; MFU ${C.num(100 * t.mfu)}%, goodput ${C.num(100 * t.goodput)}% (${C.num(t.failures)} failures). ` +
+        `Cheapest size for ${C.num(+sa.inference_tokens)} served tokens: N = ${C.num(sc.params)} on ${C.num(sc.train_tokens)} tokens ` +
+        `(${C.num(sc.overtraining)}x Chinchilla's 20 per parameter), $${C.num(sc.total_usd)} in all.`;
+    } catch (err) {
+      if (isAbort(err)) return;
+      if (trainInflight !== ctl) return;
+      $("train-status").textContent = "train: " + err.message;
+    }
+    state.trainUpdates = (state.trainUpdates || 0) + 1;
+    document.body.dataset.trainUpdates = String(state.trainUpdates);
+  }
+
   let trafficInflight = null;
   async function updateTraffic() {
     if (trafficInflight) trafficInflight.abort();
@@ -668,6 +710,8 @@
     $("download-csv").addEventListener("click", downloadCsv);
     for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
     $("simulate").addEventListener("click", updateTraffic);
+    for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
+    $("train").addEventListener("click", updateTraining);
     await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic()]);
   }
   init();

@@ -592,5 +592,87 @@
     );
   }
 
-  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate };
+  // A horizontal stacked bar of one table's terms (train's "memory" or "time" table): `terms` the
+  // rows to stack, `field` the value, `unit` the axis scale (1e9 for GB), `cap` an optional limit.
+  const TERM_COLORS = ["#3498db", "#9b59b6", "#e67e22", "#27ae60", "#c0392b", "#16a085", "#f1c40f", "#7f8c8d", "#2c3e50", "#d35400"];
+  function stackedTerms(canvas, rows, opts) {
+    const shown = rows.filter((r) => opts.terms.includes(r.term));
+    const datasets = shown.map((r, i) => ({
+      label: r.term,
+      data: [{ x: r[opts.field] / opts.scale, y: opts.row }],
+      backgroundColor: TERM_COLORS[i % TERM_COLORS.length],
+      borderColor: TERM_COLORS[i % TERM_COLORS.length],
+      parsing: false,
+    }));
+    const total = shown.reduce((a, r) => a + r[opts.field] / opts.scale, 0);
+    return drawChart(canvas, {
+      type: "bar",
+      data: { labels: [opts.row], datasets },
+      options: {
+        indexAxis: "y",
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: { stacked: true, max: Math.max(total, opts.cap || 0), title: { display: true, text: opts.axis } }, y: { stacked: true } },
+        plugins: {
+          title: { display: true, text: opts.title },
+          legend: { position: "bottom" },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${num(c.parsed.x)} ${opts.unit}` } },
+        },
+      },
+    });
+  }
+  // train's JSON: memory per GPU by term against usable HBM.
+  function trainMemory(canvas, t) {
+    const usable = t.memory.find((r) => r.term === "usable").bytes / 1e9;
+    return stackedTerms(canvas, t.memory, {
+      terms: ["weights", "gradients", "optimizer", "activations", "buffers"],
+      field: "bytes",
+      scale: 1e9,
+      cap: usable,
+      row: "per GPU",
+      unit: "GB",
+      axis: `GB per GPU (usable ${num(usable)} GB)`,
+      title: `Memory per GPU (${t.layout.text})`,
+    });
+  }
+  // train's JSON: the step's exposed time by term.
+  function trainTime(canvas, t) {
+    return stackedTerms(canvas, t.time, {
+      terms: ["forward", "backward", "recompute", "tp comm", "cp comm", "ep comm", "pp comm", "dp comm", "bubble", "optimizer"],
+      field: "exposed_s",
+      scale: 1,
+      row: "per step",
+      unit: "s",
+      axis: "seconds per optimizer step",
+      title: `Time per step: ${seconds(t.step_s)}, MFU ${num(100 * t.mfu)}%`,
+    });
+  }
+  // scale's JSON: training, lifetime inference and total dollars against N at the target loss.
+  function costVsN(canvas, sc) {
+    const rows = sc.cost_vs_n;
+    const pts = (k) => rows.map((r) => ({ x: r.params, y: r[k] })).filter((p) => p.y > 0);
+    const ds = [
+      series("total", pts("total_usd"), LINE.cost, { borderWidth: 3 }),
+      series("training", pts("train_usd"), LINE.compute),
+      series("lifetime inference", pts("inference_usd"), LINE.kv),
+    ];
+    const markers = [
+      { x: sc.params, label: "cheapest " + num(sc.params), color: "#8e44ad", dash: [2, 3] },
+      { x: sc.chinchilla_params, label: "compute-optimal " + num(sc.chinchilla_params), color: "#7f8c8d", dash: [4, 3] },
+    ];
+    return base(
+      canvas,
+      "line",
+      ds,
+      { x: logAxis("parameters N", num), y: logAxis("dollars", (v) => "$" + num(v)) },
+      {
+        title: { display: true, text: `Cost against N at loss ${num(sc.target_loss)}` },
+        xMarkers: { markers },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${num(c.parsed.y)} at N = ${num(c.parsed.x)}` } },
+      }
+    );
+  }
+
+  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN };
 })(typeof window !== "undefined" ? window : globalThis);

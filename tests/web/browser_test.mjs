@@ -253,8 +253,8 @@ try {
 
   await check("charts are updated in place", async () => {
     const rev1 = await revisions();
-    // The traffic charts redraw when asked to simulate (the traffic check), not on every change.
-    const traffic = new Set(["chart-latency-cdf", "chart-goodput"]);
+    // The traffic and training charts redraw when asked (their own checks), not on every change.
+    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n"]);
     for (const id of Object.keys(rev0)) if (!traffic.has(id)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
     const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
     assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
@@ -591,6 +591,33 @@ try {
     await page.click("#simulate");
     await page.waitForFunction((k) => +(document.body.dataset.trafficUpdates || 0) > k, before, { timeout: 120000 });
     assert.equal((await page.evaluate(() => llmecon.results.simulate)).rate, 9);
+  });
+
+  // The training view: the searched run and the scaling law equal the API's train and scale; the
+  // memory bars stack the API's terms; a smaller run moves the answer.
+  await check("training view = the API's train and scale", async () => {
+    await page.fill("#train-chips", "64");
+    await page.fill("#train-tokens", "1e12");
+    await page.click("#train");
+    await page.waitForFunction(() => +(document.body.dataset.trainUpdates || 0) >= 1, null, { timeout: 120000 });
+    const args = await page.evaluate(() => llmecon.requests.train);
+    const want = (await api("train", args)).body;
+    assert.deepEqual(await page.evaluate(() => llmecon.results.train), want, "the page's run = the API's");
+    const scale = (await api("scale", await page.evaluate(() => llmecon.requests.scale))).body;
+    assert.deepEqual(await page.evaluate(() => llmecon.results.scale), scale, "the page's scaling law = the API's");
+    const bars = await page.evaluate(() => llmecon.charts.trainMemory.data.datasets.map((d) => [d.label, d.data[0].x]));
+    const terms = want.memory.filter((r) => !["total", "usable"].includes(r.term)).map((r) => [r.term, r.bytes / 1e9]);
+    assert.deepEqual(bars, terms, "memory bars = the API's terms");
+    const status = await page.textContent("#train-status");
+    assert.ok(status.startsWith(want.layout.text) && status.includes("GPU-hours"), status);
+    const n = await page.evaluate(() => llmecon.charts.costN.data.datasets[0].data.length);
+    assert.equal(n, scale.cost_vs_n.length, "cost against N: one point per row");
+    const before = +(await page.evaluate(() => document.body.dataset.trainUpdates));
+    await page.fill("#train-tokens", "2e12");
+    await page.click("#train");
+    await page.waitForFunction((k) => +(document.body.dataset.trainUpdates || 0) > k, before, { timeout: 120000 });
+    const again = await page.evaluate(() => llmecon.results.train);
+    assert.ok(Math.abs(again.days - 2 * want.days) < 0.01 * want.days, `twice the tokens, twice the days: ${again.days} vs ${want.days}`);
   });
 
   // The lecture report: every claim, the count that reproduce, and each row's derivation.
