@@ -84,11 +84,11 @@ struct TrainSetup {
   double usable_hbm = 0.95;     ///< share of HBM a framework can fill
   bool dropout = false;         ///< dropout masks stored (GPT-3-era models)
   bool flash_attention = true;  ///< a fused attention kernel: scores never stored
-  /// Share of the step model's kernel rate a training step keeps (backward GEMMs, unfused
-  /// elementwise kernels, framework gaps): the median of measured over predicted on the 15
-  /// training rows of data/validation/dev.csv (Llama 3 on H100, Korthikanti et al. on A100), whose
-  /// ratios span 0.79-0.90 (model.md §24.3). `--ideal`: 1.
-  double kernel_efficiency = 0.82;
+  /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
+  /// step model does not list, framework gaps): the median of measured over predicted at 1 on the
+  /// 19 training rows of data/validation/dev.csv (`llmecon validate` reports the fit as
+  /// training_fit; model.md §24.3). `--ideal`: 1.
+  double kernel_efficiency = 0.83;
   double pue = 1.1;  ///< facility power over IT power
   double usd_per_kwh = 0.08;
   DollarsPerSecond price{};  ///< per chip; the catalog's rental price by default

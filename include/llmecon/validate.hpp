@@ -56,6 +56,11 @@ struct ValidationContext {
   /// Offline and online-load rows through the serving simulator (model.md §23); calibrate keeps
   /// the one-step formula, which fits kernel costs and not a scheduler.
   bool simulate_traffic = true;
+  /// The training kernel efficiency (model.md §24.3) when set; else the model's default.
+  std::optional<double> train_kernel_efficiency;
+  /// Fit the training kernel efficiency and report its in-sample, k-fold and leave-one-source-out
+  /// error over the training rows (off inside that fit).
+  bool fit_training = true;
 };
 
 struct RowResult {
@@ -86,6 +91,18 @@ struct ValidationReport {
   /// Offline and online-load rows: "<scenario>" through the simulator and "<scenario> fixed batch"
   /// by the one-step formula, over the same rows.
   std::map<std::string, MetricSummary> by_scenario;
+  /// The training rows (model.md §24.3): the kernel efficiency fitted to them (the median of
+  /// measured over predicted at 1) and the error it leaves, in-sample, 5-fold and leaving out
+  /// each source in turn. Absent without training rows.
+  struct TrainingFit {
+    int rows = 0;
+    int sources = 0;
+    double fitted = 0;
+    double in_sample_median_ape = 0, in_sample_max_ape = 0;
+    double kfold_median_ape = 0;
+    double loso_median_ape = 0, loso_p90_ape = 0, loso_max_ape = 0;
+  };
+  std::optional<TrainingFit> training_fit;
 };
 
 /// Predicts every row's metric and summarizes the absolute percentage errors.

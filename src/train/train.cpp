@@ -704,13 +704,11 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     return a.memory.total() < b.memory.total();
   });
   // Frontier: step time against memory headroom.
-  std::vector<const TrainResult*> by_time;
-  for (const auto& r : feasible) by_time.push_back(&r);
   double best_headroom = -1;
-  for (const TrainResult* r : by_time) {
-    const double headroom = (r->memory.capacity - r->memory.total()).si();
+  for (const TrainResult& r : feasible) {
+    const double headroom = (r.memory.capacity - r.memory.total()).si();
     if (headroom > best_headroom) {
-      out.frontier.push_back(*r);
+      out.frontier.push_back(r);
       best_headroom = headroom;
     }
   }

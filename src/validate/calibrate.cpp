@@ -148,6 +148,7 @@ ValidationReport validate_with(const std::vector<Measurement>& rows, const Valid
   ValidationContext c = ctx;
   c.efficiency = [eff](const Hardware&) { return eff; };
   c.simulate_traffic = false;
+  c.fit_training = false;
   return validate(rows, c);
 }
 

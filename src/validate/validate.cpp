@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #define TOML_EXCEPTIONS 1
@@ -473,13 +474,14 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 // zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, optimizer=, dp_overlap=,
 // tp_overlap= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest that
 // fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
-std::optional<double> predict_training(const Measurement& m, Setup& s) {
+std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override) {
   if (!m.batch || !m.isl) return std::nullopt;
   TrainSetup ts;
   ts.model = &s.model;
   ts.hw = s.hw;
   ts.eff = s.in.eff;
   if (s.in.eff.ideal()) ts.kernel_efficiency = 1.0;
+  if (k_override) ts.kernel_efficiency = *k_override;
   ts.seq_len = *m.isl;
   ts.global_batch = *m.batch;
   ts.price = s.hw->price.value;
@@ -625,6 +627,77 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::ve
 
 }  // namespace
 
+namespace {
+
+// model.md §24.3: the training kernel efficiency as the median of measured over predicted at 1
+// (predictions scale close to linearly with it); the errors it leaves are then predicted exactly.
+std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Measurement>& rows,
+                                                          const ValidationContext& ctx) {
+  std::vector<Measurement> tr;
+  for (const auto& m : rows)
+    if (m.scenario == "training_step") tr.push_back(m);
+  if (tr.empty()) return std::nullopt;
+  ValidationContext c = ctx;
+  c.fit_training = false;
+  c.train_kernel_efficiency = 1.0;
+  const ValidationReport at_one = validate(tr, c);
+  std::vector<double> ratio(tr.size(), std::nan(""));
+  for (std::size_t i = 0; i < tr.size(); ++i) {
+    const auto& p = at_one.rows[i].predicted;
+    if (!p || *p <= 0) continue;
+    ratio[i] = tr[i].metric == "training_gpu_hours" ? *p / tr[i].value : tr[i].value / *p;
+  }
+  auto median_of = [&](const std::function<bool(std::size_t)>& take) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < tr.size(); ++i)
+      if (take(i) && std::isfinite(ratio[i])) v.push_back(ratio[i]);
+    return v.empty() ? std::nan("") : quantiles(v).p50;
+  };
+  // The absolute errors of rows `take` at kernel efficiency k.
+  auto errors_at = [&](double k, const std::function<bool(std::size_t)>& take) {
+    std::vector<Measurement> part;
+    for (std::size_t i = 0; i < tr.size(); ++i)
+      if (take(i)) part.push_back(tr[i]);
+    ValidationContext ck = c;
+    ck.train_kernel_efficiency = k;
+    std::vector<double> out;
+    if (!std::isfinite(k) || part.empty()) return out;
+    for (const auto& r : validate(part, ck).rows)
+      if (r.error_pct) out.push_back(std::fabs(*r.error_pct));
+    return out;
+  };
+  ValidationReport::TrainingFit f;
+  f.fitted = median_of([](std::size_t) { return true; });
+  std::vector<double> in = errors_at(f.fitted, [](std::size_t) { return true; });
+  if (in.empty()) return std::nullopt;
+  f.rows = static_cast<int>(in.size());
+  f.in_sample_median_ape = quantiles(in).p50;
+  f.in_sample_max_ape = *std::max_element(in.begin(), in.end());
+  std::set<std::string> sources;
+  for (const auto& m : tr) sources.insert(m.source);
+  f.sources = static_cast<int>(sources.size());
+  std::vector<double> loso;
+  for (const auto& src : sources) {
+    const double k = median_of([&](std::size_t i) { return tr[i].source != src; });
+    for (double e : errors_at(k, [&](std::size_t i) { return tr[i].source == src; })) loso.push_back(e);
+  }
+  if (!loso.empty()) {
+    const Quantiles q = quantiles(loso);
+    f.loso_median_ape = q.p50;
+    f.loso_p90_ape = q.p90;
+    f.loso_max_ape = *std::max_element(loso.begin(), loso.end());
+  }
+  std::vector<double> kfold;
+  for (std::size_t fold = 0; fold < 5; ++fold) {
+    const double k = median_of([&](std::size_t i) { return i % 5 != fold; });
+    for (double e : errors_at(k, [&](std::size_t i) { return i % 5 == fold; })) kfold.push_back(e);
+  }
+  if (!kfold.empty()) f.kfold_median_ape = quantiles(kfold).p50;
+  return f;
+}
+
+}  // namespace
+
 ValidationReport validate(const std::vector<Measurement>& rows, const ValidationContext& ctx) {
   ValidationReport rep;
   std::map<std::string, std::vector<double>> apes, scenario_apes;
@@ -654,7 +727,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     std::optional<double> pred;
     const std::size_t setup_notes = s.envelope.size();  // before the one-step prediction adds its own
     if (m.scenario == "training_step") {
-      pred = predict_training(m, s);
+      pred = predict_training(m, s, ctx.train_kernel_efficiency);
     } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" ||
                m.scenario == "online_load") {
       const double ctxlen = isl + osl / 2;
@@ -770,6 +843,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
   };
   for (auto& [metric, v] : apes) rep.summary[metric] = summarize(v);
   for (auto& [scenario, v] : scenario_apes) rep.by_scenario[scenario] = summarize(v);
+  if (ctx.fit_training) rep.training_fit = fit_training(rows, ctx);
   return rep;
 }
 

@@ -49,11 +49,24 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Can
   for (const auto& [scenario, s] : rep.by_scenario) {
     by_scenario[scenario] = {{"n", s.n}, {"median_ape", s.median_ape}, {"p90_ape", s.p90_ape}, {"max_ape", s.max_ape}};
   }
-  return Json{{"file", a.raw("file")},
-              {"efficiency", ideal ? "ideal" : "calibrated defaults"},
-              {"rows", out_rows},
-              {"summary", summary},
-              {"by_scenario", by_scenario}};
+  Json out{{"file", a.raw("file")},
+           {"efficiency", ideal ? "ideal" : "calibrated defaults"},
+           {"rows", out_rows},
+           {"summary", summary},
+           {"by_scenario", by_scenario}};
+  if (rep.training_fit) {
+    const auto& f = *rep.training_fit;
+    out["training_fit"] = {{"rows", f.rows},
+                           {"sources", f.sources},
+                           {"kernel_efficiency", f.fitted},
+                           {"in_sample_median_ape", f.in_sample_median_ape},
+                           {"in_sample_max_ape", f.in_sample_max_ape},
+                           {"kfold_median_ape", f.kfold_median_ape},
+                           {"loso_median_ape", f.loso_median_ape},
+                           {"loso_p90_ape", f.loso_p90_ape},
+                           {"loso_max_ape", f.loso_max_ape}};
+  }
+  return out;
 }
 
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
