@@ -38,6 +38,28 @@ std::optional<Chart> chart_for(const std::string& command, const Json& r) {
                    {d["knee_measured"].get<double>(), "knee measured"}};
     return c;
   }
+  if (command == "scale") {
+    // Training, lifetime inference and total dollars against N at the target loss (model.md §24.7).
+    c = Chart{fmt::format("{}: cost against N at loss {}", r["fit"].get<std::string>(),
+                          format_number(r["target_loss"].get<double>())),
+              "parameters N",
+              "dollars",
+              true,
+              true,
+              {},
+              {},
+              {}};
+    Series total{"total", {}, false}, train{"training", {}, false}, serve{"lifetime inference", {}, false};
+    for (const auto& row : r["cost_vs_n"]) {
+      const double n = row["params"].get<double>();
+      total.points.emplace_back(n, row["total_usd"].get<double>());
+      train.points.emplace_back(n, row["train_usd"].get<double>());
+      if (row["inference_usd"].get<double>() > 0) serve.points.emplace_back(n, row["inference_usd"].get<double>());
+    }
+    c.series = {total, train, serve};
+    c.x_markers = {{r["params"].get<double>(), "cheapest"}, {r["chinchilla_params"].get<double>(), "compute-optimal"}};
+    return c;
+  }
   if (command == "simulate") {
     // Latency CDFs on one log axis: TTFT, TPOT and end to end, in seconds.
     c = Chart{fmt::format("{} on {} x {}: latency CDFs", r["model"].get<std::string>(),

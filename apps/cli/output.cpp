@@ -211,6 +211,9 @@ std::string format_unit(double v, const std::string& unit) {
   if (unit == "param") return params(v) + " params";
   if (unit == "$/h") return "$" + format_number(v) + "/h";
   if (unit == "x") return format_number(v) + "x";
+  if (unit == "$") return "$" + format_number(v);
+  if (unit == "day") return format_number(v) + " days";
+  if (unit == "GPU-h" || unit == "MWh") return format_number(v) + " " + unit;
   if (unit == "bool") return v != 0 ? "yes" : "no";
   return format_number(v);
 }

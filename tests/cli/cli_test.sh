@@ -125,6 +125,8 @@ ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
 json_ok train-run "all(k in d for k in ('days', 'gpu_hours', 'usd', 'mwh', 'mfu', 'hfu', 'goodput')) and 0 < d['goodput'] <= 1 and 0 < d['mfu'] < 1" "$bin" train --model llama-3.1-8b --chips 64 --tp 2 --pp 2 --json
 json_ok train-search "len(d['ranked']) == 3 and d['layout_searched'] and d['ranked'][0]['step_s'] <= d['ranked'][2]['step_s']" "$bin" train --model llama-3.1-8b --chips 64 --search --top 3 --json
 json_ok scale-run "d['params'] > 0 and d['total_usd'] <= d['chinchilla_total_usd'] * 1.0001 and len(d['cost_vs_n']) > 5" "$bin" scale --model llama-3.1-8b --chips 64 --json
+ok scale-text-and-plot "$bin" scale --model llama-3.1-8b --chips 64 --plot "$tmp/scale.svg"
+grep -q "cost against N" "$tmp/scale.svg" && passes=$((passes + 1)) || { echo "FAIL: scale-plot: no chart title"; fails=$((fails + 1)); }
 bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin" train --model llama-3.1-8b --chips 64 --pp 64
 bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0

@@ -297,6 +297,7 @@ Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, con
   Json out = to_json(scale_analysis(in));
   out["model"] = t.model->name;
   out["hardware"] = t.hw->name;
+  out["chips"] = t.chips;
   out["fit"] = in.fit->name;
   return out;
 }
