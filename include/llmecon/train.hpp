@@ -86,9 +86,9 @@ struct TrainSetup {
   bool flash_attention = true;  ///< a fused attention kernel: scores never stored
   /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
   /// step model does not list, framework gaps): the median of measured over predicted at 1 on the
-  /// 19 training rows of data/validation/dev.csv (`llmecon validate` reports the fit as
+  /// 25 training rows of data/validation/dev.csv (`llmecon validate` reports the fit as
   /// training_fit; model.md §24.3). `--ideal`: 1.
-  double kernel_efficiency = 0.83;
+  double kernel_efficiency = 0.81;
   double pue = 1.1;  ///< facility power over IT power
   double usd_per_kwh = 0.08;
   DollarsPerSecond price{};  ///< per chip; the catalog's rental price by default

@@ -366,8 +366,9 @@ namespace llmecon {
 namespace {
 
 // The training rows of data/validation/dev.csv through the training model (model.md §24.3): the
-// fitted kernel efficiency is the default's, the dense rows and DeepSeek-V3 stay within 20%, and
-// leaving each source out keeps the median within 10% (the accuracy docs/validation.md reports).
+// fitted kernel efficiency is the default's, Llama 3, Korthikanti et al. and DeepSeek-V3 stay
+// within 20%, the 5-fold median within 10% and the leave-one-source-out median within 15% (the
+// accuracy docs/validation.md reports).
 TEST(Validate, TrainingRowsAndTheirFit) {
   std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/dev.csv");
   std::stringstream text;
@@ -377,16 +378,16 @@ TEST(Validate, TrainingRowsAndTheirFit) {
   std::vector<Measurement> rows;
   for (const auto& m : *all)
     if (m.scenario == "training_step") rows.push_back(m);
-  ASSERT_GE(rows.size(), 15u);
+  ASSERT_GE(rows.size(), 25u);
   ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
   c.csv_dir = std::string(LLMECON_TEST_DATA) + "/../../data/validation";
   const ValidationReport rep = validate(rows, c);
   ASSERT_TRUE(rep.training_fit.has_value());
   const auto& fit = *rep.training_fit;
   EXPECT_NEAR(fit.fitted, TrainSetup{}.kernel_efficiency, 0.01);
-  EXPECT_LE(fit.loso_median_ape, 10.0);
+  EXPECT_LE(fit.loso_median_ape, 15.0);
   EXPECT_LE(fit.kfold_median_ape, 10.0);
-  EXPECT_EQ(fit.sources, 3);
+  EXPECT_EQ(fit.sources, 4);
   for (const auto& r : rep.rows) {
     ASSERT_TRUE(r.error_pct.has_value()) << r.id << ": " << r.skip_reason;
     const bool covered = r.id.rfind("L3-", 0) == 0 || r.id.rfind("KOR-", 0) == 0 || r.id == "MB-DSV3";
