@@ -212,6 +212,7 @@ std::string format_unit(double v, const std::string& unit) {
   if (unit == "$/h") return "$" + format_number(v) + "/h";
   if (unit == "x") return format_number(v) + "x";
   if (unit == "$") return "$" + format_number(v);
+  if (unit == "W") return format(units::watts(v));
   if (unit == "day") return format_number(v) + " days";
   if (unit == "GPU-h" || unit == "MWh") return format_number(v) + " " + unit;
   if (unit == "bool") return v != 0 ? "yes" : "no";
@@ -269,6 +270,8 @@ int print_analysis(const Json& a, bool explain) {
                         a["hardware"].get<std::string>());
   } else if (a.contains("model")) {
     head += ": " + a["model"].get<std::string>();
+  } else if (a.contains("hardware") && a.contains("chips")) {
+    head += fmt::format(": {} x {}", format_number(a["chips"].get<double>()), a["hardware"].get<std::string>());
   }
   out(head + "\n\n");
   std::vector<std::vector<std::string>> rows;

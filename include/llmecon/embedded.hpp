@@ -23,6 +23,8 @@ std::span<const EmbeddedFile> embedded_prices();
 std::span<const EmbeddedFile> embedded_engines();
 /// The named workloads, data/workloads/*.toml.
 std::span<const EmbeddedFile> embedded_workloads();
+/// The ownership-cost defaults, data/tco.toml.
+std::span<const EmbeddedFile> embedded_tco();
 /// The efficiency defaults, data/efficiency.toml.
 std::span<const EmbeddedFile> embedded_efficiency();
 /// The web page's assets, web/* (served by `llmecon serve`).

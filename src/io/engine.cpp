@@ -21,7 +21,7 @@ constexpr Impl kImpls[] = {
     {"context", cmd::context},     {"price", cmd::price},       {"layout", cmd::layout},    {"cache", cmd::cache},
     {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},  {"plan", cmd::plan},
     {"simulate", cmd::simulate},   {"validate", cmd::validate}, {"train", cmd::train},      {"scale", cmd::scale},
-    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},
+    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},   {"tco", cmd::tco},
 };
 
 }  // namespace

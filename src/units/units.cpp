@@ -133,7 +133,7 @@ constexpr Dim kF = dims::kFlop;
 constexpr Dim kS = dims::kSecond;
 constexpr Dim kJ = dims::kJoule;
 constexpr Dim kT = dims::kToken;
-constexpr std::array<UnitDef, 49> kUnits{{
+constexpr std::array<UnitDef, 55> kUnits{{
     {"B", 1.0, kB},
     {"kB", 1e3, kB},
     {"KB", 1e3, kB},
@@ -171,8 +171,14 @@ constexpr std::array<UnitDef, 49> kUnits{{
     {"h", 3600.0, kS},
     {"hour", 3600.0, kS},
     {"day", 86400.0, kS},
+    {"month", 2629800.0, kS},  // a twelfth of a year of 365.25 days
+    {"y", 31557600.0, kS},     // 365.25 days
+    {"year", 31557600.0, kS},
     {"J", 1.0, kJ},
     {"kJ", 1e3, kJ},
+    {"kWh", 3.6e6, kJ},
+    {"MWh", 3.6e9, kJ},
+    {"GWh", 3.6e12, kJ},
     {"W", 1.0, kJ - kS},
     {"kW", 1e3, kJ - kS},
     {"MW", 1e6, kJ - kS},
@@ -229,9 +235,11 @@ std::string example_units(Dim d) {
   if (d == dims::kByte - dims::kSecond) return "GB/s, TB/s, GiB/s, Gb/s (gigabits)";
   if (d == dims::kFlop - dims::kSecond) return "GFLOP/s, TFLOP/s, PFLOP/s";
   if (d == dims::kFlop) return "FLOP, GFLOP, TFLOP, PFLOP";
-  if (d == dims::kSecond) return "ns, us, ms, s, min, h";
+  if (d == dims::kSecond) return "ns, us, ms, s, min, h, day, month, y";
   if (d == dims::kUsd - dims::kSecond) return "$2.50/h, $0.001/s";
   if (d == dims::kUsd) return "$1.00";
+  if (d == dims::kUsd - dims::kJoule) return "$0.08/kWh";
+  if (d == dims::kUsd - dims::kByte) return "$17.5/GB";
   if (d == dims::kJoule - dims::kSecond) return "W, kW";
   if (d == dims::kToken) return "tok, ktok, Mtok";
   return "a unit of the right dimension";

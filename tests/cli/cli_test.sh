@@ -131,6 +131,15 @@ bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin"
 bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0
 bad train-mtbf-zero "--mtbf-hours: must be greater than 0, got 0" "$bin" train --mtbf-hours 0
+# tco (model.md §25): the owned hour against the rented one, and bad input naming its flag.
+json_ok tco-h100 "0 < d['usd_per_gpu_hour_owned'] < d['usd_per_gpu_hour_rented'] and d['switches'] == 48 and 0 < d['breakeven_utilization'] < 1 and 0 < d['memory_share_of_capex'] < 0.2" "$bin" tco --hw h100-sxm --chips 1024 --json
+json_ok tco-gb200-racks "d['chips'] == 1152 and d['network_tiers'] == 2 and len(d['capex']) == 7" "$bin" tco --hw gb200 --racks 16 --json
+bad tco-life-zero "--life-years: must be greater than 0, got 0" "$bin" tco --life-years 0
+bad tco-utilization-zero "--utilization: must be greater than 0, got 0" "$bin" tco --utilization 0
+bad tco-utilization-over "--utilization: must be at most 1, got 1.5" "$bin" tco --utilization 1.5
+bad tco-topology "--topology: unknown topology 'torus'" "$bin" tco --topology torus
+printf '[[system]]\nhardware = "h100-sxm"\naccelerator = "27500"\nhost = "$4000"\nscale_up = "$0"\nidle_power = "70 W"\nhost_power = "350 W"\nsource = "mine"\n' > "$tmp/tco-bad.toml"
+bad tco-price-without-unit "system\[0\].accelerator: '27500' has no unit" "$bin" tco --tco-file "$tmp/tco-bad.toml"
 bad plan-impossible-slo "--tpot-ms: must be greater than 0, got 0" "$bin" plan --tpot-ms 0
 bad plan-negative-slo "--ttft-ms: must be greater than 0, got -5" "$bin" plan --ttft-ms -5
 bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
@@ -183,7 +192,7 @@ bad empty-number "--batch: '' is not a number" "$bin" roofline --batch ''
 bad hex-number "--batch: '0x40' is not a number" "$bin" roofline --batch 0x40
 bad explain-not-a-value "explain" "$bin" roofline --explain=maybe
 bad missing-positional "file is required" "$bin" validate
-json_ok schema-json "len(d) == 22 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
+json_ok schema-json "len(d) == 23 and all(a['help'] for c in d for a in c['args'])" "$bin" commands --json
 ok commands-list "$bin" commands
 json_ok plan-explain "d['explain'][0].startswith('mapping') and len(d['explain']) >= 8" "$bin" plan --json --explain --model llama-3.1-8b --hw h100-sxm
 json_ok sweep-explain "all(len(r['explain']) >= 5 for r in d['rows'])" "$bin" sweep --json --explain --batch 1,2

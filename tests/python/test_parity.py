@@ -49,6 +49,7 @@ CASES = [
     ("train", {"model": "llama-3.1-8b", "chips": 64, "tp": 2, "pp": 2, "zero": 1, "explain": True}),
     ("train", {"model": "mixtral-8x7b", "chips": 64, "tokens": 1e12, "top": 3}),
     ("scale", {"model": "llama-3.1-8b", "chips": 64, "inference_tokens": 1e14, "fit": "epoch"}),
+    ("tco", {}), ("tco", {"hw": "gb200", "racks": 16, "utilization": 0.6, "range": True, "explain": True}),
     ("validate", {"file": CSV}),
     ("calibrate", {"file": CSV, "hw": "a100-sxm-80gb", "folds": 3}),
 ]

@@ -37,6 +37,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& p, const C
 // train.cpp
 Result<Json> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+// tco.cpp
+Result<Json> tco(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
 Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

@@ -1,0 +1,65 @@
+// `tco`: what an owned accelerator-hour costs against a rented one (model.md §25).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "llmecon/roofline.hpp"
+#include "llmecon/tco.hpp"
+
+namespace llmecon::cmd {
+
+Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+  TRY(cat, TcoCatalog::builtin());
+  if (a.has("tco_file")) {
+    const std::string path = a.text("tco_file");
+    std::ifstream f(path);
+    if (!f) return Error{path, "", "cannot open file", "give a TOML file in the layout of data/tco.toml"};
+    std::stringstream text;
+    text << f.rdbuf();
+    TRY(user, TcoCatalog::parse(text.str(), path, &cat));
+    cat = std::move(user);
+  }
+  TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
+  TRY(sys, cat.system(hw->name));
+  if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
+  TcoInputs in;
+  in.chips = a.has("racks") ? a.number("racks") * hw->domain_size : a.number("chips");
+  in.utilization = a.number("utilization");
+  in.topology = a.text("topology");
+  in.oversubscription = a.number("oversubscription");
+  if (a.has("life_years")) in.life = units::seconds(a.number("life_years") * 31557600.0);
+  if (a.has("cost_of_capital")) in.cost_of_capital = a.number("cost_of_capital");
+  if (a.has("pue")) in.pue = a.number("pue");
+  if (a.has("load")) in.load = a.number("load");
+  if (a.has("usd_per_kwh")) in.electricity = DollarsPerJoule(detail::RawTag{}, a.number("usd_per_kwh") / 3.6e6);
+  if (a.has("usd_per_hour")) in.rent = units::usd_per_hour(a.number("usd_per_hour"));
+  Analysis an = tco_analysis(*hw, *sys, cat.defaults(), in);
+  if (!a.flag("explain")) an.derivation.clear();
+  Json out = to_json(an);
+  out["hardware"] = hw->name;
+  out["chips"] = in.chips;
+  out["utilization"] = in.utilization;
+  if (a.flag("range")) {
+    // Every ranged default and system cost drawn together, with a fixed seed (model.md §21).
+    std::mt19937_64 rng(20251201);
+    std::vector<double> owned, ratio, breakeven;
+    for (int i = 0; i < 500; ++i) {
+      const TcoDefaults d = sample_defaults(cat.defaults(), rng);
+      const TcoSystem s = sample_system(*sys, rng);
+      TcoInputs x = in;
+      const TcoResult r = compute_tco(*hw, s, d, x);
+      owned.push_back(r.owned.si() * 3600.0);
+      ratio.push_back(r.owned / r.rented);
+      breakeven.push_back(r.breakeven_utilization.value_or(1.0));
+    }
+    out["range"] = {{"samples", 500},
+                    {"usd_per_gpu_hour_owned", quantiles_json(quantiles(owned))},
+                    {"owned_over_rented", quantiles_json(quantiles(ratio))},
+                    {"breakeven_utilization", quantiles_json(quantiles(breakeven))}};
+  }
+  return out;
+}
+
+}  // namespace llmecon::cmd
