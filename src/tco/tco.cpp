@@ -263,7 +263,8 @@ TcoResult compute_tco(const Hardware& hw, const TcoSystem& sys, const TcoDefault
         units::usd((r.network.switches * d.switch_price.value.si() + r.network.links * d.link_price.value.si()) / n);
   }
   r.capex = r.chip + r.memory + r.host + r.scale_up + r.scale_out;
-  const double years = in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0);
+  // At least an hour: a shorter life is not a depreciation schedule (and would divide by zero).
+  const double years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
   const double rate = in.cost_of_capital.value_or(d.cost_of_capital.value);
   const double crf = rate > 0 ? rate * std::pow(1 + rate, years) / (std::pow(1 + rate, years) - 1) : 1.0 / years;
   r.capital_per_year = r.capex * crf;
@@ -300,7 +301,7 @@ DollarsPerSecond owned_per_hour_at(const TcoResult& r, double utilization) {
 Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, const TcoInputs& in) {
   const TcoResult r = compute_tco(hw, sys, d, in);
   Analysis a("tco");
-  const double u = in.utilization;
+  const double u = std::clamp(in.utilization, 1e-6, 1.0);  // as compute_tco takes it
   const double capex = r.capex.si();
   a.figure("usd_per_gpu_hour_owned", r.owned, "owned, per utilized accelerator-hour (§25.4)");
   a.figure("usd_per_gpu_hour_rented", r.rented, "rented (the catalog's price, or --usd-per-hour)");
@@ -356,7 +357,8 @@ Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefault
   ox.rows.push_back({"total", year, per_hour(year), 1.0});
   a.tables.push_back(std::move(ox));
 
-  const double years = in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0);
+  // At least an hour: a shorter life is not a depreciation schedule (and would divide by zero).
+  const double years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
   const double rate = in.cost_of_capital.value_or(d.cost_of_capital.value);
   a.explain(fmt::format("capex = chip {} + HBM {} ({} x {}/GB) + host {} + scale-up {} + scale-out {} = {} (§25.1)",
                         usd(r.chip.si()), usd(r.memory.si()), format(hw.hbm_capacity.value),
@@ -384,7 +386,7 @@ Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefault
       usd(r.capital_per_year.si()), usd(r.maintenance_per_year.si()), usd(r.staff_per_year.si()),
       usd(r.colocation_per_year.si()), usd(r.energy_per_year.si()), num(u), format(r.owned), format(r.rented)));
   a.note("system costs: " + sys.source);
-  for (const auto& [k, src] : d.sources) a.note(k + ": " + src);
+  for (const auto& [k, src] : d.sources) a.note(fmt::format("{}: {}", k, src));
   return a;
 }
 

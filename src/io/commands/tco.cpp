@@ -48,8 +48,7 @@ Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&)
     for (int i = 0; i < 500; ++i) {
       const TcoDefaults d = sample_defaults(cat.defaults(), rng);
       const TcoSystem s = sample_system(*sys, rng);
-      TcoInputs x = in;
-      const TcoResult r = compute_tco(*hw, s, d, x);
+      const TcoResult r = compute_tco(*hw, s, d, in);
       owned.push_back(r.owned.si() * 3600.0);
       ratio.push_back(r.owned / r.rented);
       breakeven.push_back(r.breakeven_utilization.value_or(1.0));
