@@ -488,6 +488,36 @@
     document.body.dataset.trainUpdates = String(state.trainUpdates);
   }
 
+  // ---- cost of a GPU-hour -------------------------------------------------------------------
+
+  function tcoArgs() {
+    return argsFor("tco", { hw: board().hw, chips: +$("tco-chips").value, utilization: +$("tco-utilization").value, life_years: +$("tco-life").value });
+  }
+  let tcoInflight = null;
+  async function updateTco() {
+    if (tcoInflight) tcoInflight.abort();
+    const ctl = (tcoInflight = new AbortController());
+    try {
+      const args = tcoArgs();
+      const t = await api("tco", args, ctl.signal);
+      if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
+      state.results.tco = t;
+      state.requests.tco = args;
+      state.charts.gpuHour = C.gpuHour($("chart-tco"), t);
+      const be = t.breakeven_utilization === null ? "owning never pays at this rent" : `owning pays above ${C.num(100 * t.breakeven_utilization)}% utilization`;
+      $("tco-status").textContent =
+        `${t.chips} ${t.hardware}: capex $${C.num(t.capex_per_gpu_usd)} per GPU (network $${C.num(t.network_capex_per_gpu_usd)}, ` +
+        `HBM ${C.num(100 * t.memory_share_of_capex)}%); $${C.num(t.usd_per_gpu_hour_owned)} owned against $${C.num(t.usd_per_gpu_hour_rented)} rented per GPU-hour; ${be}; ` +
+        `${C.num(t.kwh_per_gpu_hour)} kWh per busy GPU-hour.`;
+    } catch (err) {
+      if (isAbort(err)) return;
+      if (tcoInflight !== ctl) return;
+      $("tco-status").textContent = "tco: " + err.message;
+    }
+    state.tcoUpdates = (state.tcoUpdates || 0) + 1;
+    document.body.dataset.tcoUpdates = String(state.tcoUpdates);
+  }
+
   let trafficInflight = null;
   async function updateTraffic() {
     if (trafficInflight) trafficInflight.abort();
@@ -712,6 +742,7 @@
     $("simulate").addEventListener("click", updateTraffic);
     for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
     $("train").addEventListener("click", updateTraining);
+    $("tco").addEventListener("click", updateTco);
     await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic()]);
   }
   init();

@@ -674,5 +674,34 @@
     );
   }
 
-  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN };
+  // tco's JSON: the owned hour by term against the rented price.
+  function gpuHour(canvas, t) {
+    const rows = t.per_year.filter((r) => r.term !== "total");
+    const datasets = rows.map((r, i) => ({
+      label: r.term,
+      data: [{ x: r.usd_per_gpu_hour, y: "owned" }],
+      backgroundColor: TERM_COLORS[i % TERM_COLORS.length],
+      borderColor: TERM_COLORS[i % TERM_COLORS.length],
+      parsing: false,
+    }));
+    datasets.push({ label: "rented", data: [{ x: t.usd_per_gpu_hour_rented, y: "rented" }], backgroundColor: "#7f8c8d", borderColor: "#7f8c8d", parsing: false });
+    return drawChart(canvas, {
+      type: "bar",
+      data: { labels: ["owned", "rented"], datasets },
+      options: {
+        indexAxis: "y",
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: { stacked: true, title: { display: true, text: "$ per utilized GPU-hour" } }, y: { stacked: true } },
+        plugins: {
+          title: { display: true, text: `A GPU-hour of ${t.hardware}: $${num(t.usd_per_gpu_hour_owned)} owned, $${num(t.usd_per_gpu_hour_rented)} rented` },
+          legend: { position: "bottom" },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${num(c.parsed.x)} per hour` } },
+        },
+      },
+    });
+  }
+
+  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -254,7 +254,7 @@ try {
   await check("charts are updated in place", async () => {
     const rev1 = await revisions();
     // The traffic and training charts redraw when asked (their own checks), not on every change.
-    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n"]);
+    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n", "chart-tco"]);
     for (const id of Object.keys(rev0)) if (!traffic.has(id)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
     const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
     assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
@@ -618,6 +618,28 @@ try {
     await page.waitForFunction((k) => +(document.body.dataset.trainUpdates || 0) > k, before, { timeout: 120000 });
     const again = await page.evaluate(() => llmecon.results.train);
     assert.ok(Math.abs(again.days - 2 * want.days) < 0.01 * want.days, `twice the tokens, twice the days: ${again.days} vs ${want.days}`);
+  });
+
+  // The cost of a GPU-hour: the owned terms and the rented bar equal the API's tco; a longer life
+  // lowers the owned hour and leaves the rented one.
+  await check("GPU-hour view = the API's tco", async () => {
+    await page.click("#tco");
+    await page.waitForFunction(() => +(document.body.dataset.tcoUpdates || 0) >= 1, null, { timeout: 60000 });
+    const want = (await api("tco", await page.evaluate(() => llmecon.requests.tco))).body;
+    assert.deepEqual(await page.evaluate(() => llmecon.results.tco), want, "the page's tco = the API's");
+    const bars = await page.evaluate(() => llmecon.charts.gpuHour.data.datasets.map((d) => [d.label, d.data[0].x]));
+    const terms = want.per_year.filter((r) => r.term !== "total").map((r) => [r.term, r.usd_per_gpu_hour]);
+    assert.deepEqual(bars, terms.concat([["rented", want.usd_per_gpu_hour_rented]]), "bars = the API's terms and rent");
+    const sum = terms.reduce((a, t) => a + t[1], 0);
+    assert.ok(Math.abs(sum - want.usd_per_gpu_hour_owned) < 1e-9 * sum, "the terms add up to the owned hour");
+    assert.ok((await page.textContent("#tco-status")).includes("owned against"));
+    const before = +(await page.evaluate(() => document.body.dataset.tcoUpdates));
+    await page.fill("#tco-life", "8");
+    await page.click("#tco");
+    await page.waitForFunction((k) => +(document.body.dataset.tcoUpdates || 0) > k, before, { timeout: 60000 });
+    const longer = await page.evaluate(() => llmecon.results.tco);
+    assert.ok(longer.usd_per_gpu_hour_owned < want.usd_per_gpu_hour_owned, "a longer life, a cheaper owned hour");
+    assert.equal(longer.usd_per_gpu_hour_rented, want.usd_per_gpu_hour_rented, "renting does not depend on life");
   });
 
   // The lecture report: every claim, the count that reproduce, and each row's derivation.
