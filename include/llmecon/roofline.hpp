@@ -158,6 +158,9 @@ struct RooflineRange {
   int samples = 0;
 };
 
+/// A triangular draw on [lo, hi] with its mode at `mode`, from a uniform u in [0, 1) (inverse CDF);
+/// the mode itself when the range is empty.
+double triangular(double lo, double mode, double hi, double u);
 /// One draw of a chip within its catalog ranges (triangular, mode at the default); every compute
 /// format moves together.
 Hardware sample_hardware(const Hardware& hw, const Uncertainty& u, std::mt19937_64& rng);

@@ -101,6 +101,7 @@ struct TcoResult {
   Dollars capex{};  ///< per accelerator
   Dollars chip{}, memory{}, host{}, scale_up{}, scale_out{};
   FatTree network;
+  double life_years = 0, cost_of_capital = 0;  ///< as applied (a life of at least an hour)
   Dollars capital_per_year{}, maintenance_per_year{}, staff_per_year{}, colocation_per_year{};
   Watts busy_power{}, idle_power{};  ///< IT power per accelerator
   double pue = 1;

@@ -168,9 +168,9 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len);
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
                              Recompute r, bool dropout, bool flash);
 
-/// Pipeline bubble time for m micro-batches over p stages with per-micro-batch forward and
+/// Pipeline bubble time over p stages (v = chunks when interleaved) with per-micro-batch forward and
 /// backward times (model.md §24.3). Exposed for tests.
-Seconds pipeline_bubble(PipeSchedule s, int p, double m, int chunks, Seconds fwd, Seconds bwd);
+Seconds pipeline_bubble(PipeSchedule s, int p, int chunks, Seconds fwd, Seconds bwd);
 
 /// The Young-Daly checkpoint interval sqrt(2 delta M) (model.md §24.5).
 Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf);
@@ -242,7 +242,7 @@ Analysis scale_analysis(const ScaleInputs& in);
 /// p10/p50/p90 of a layout's step time, MFU, days and $ over the catalog's spec ranges and the
 /// efficiency priors (model.md §21), with a fixed seed.
 struct TrainRange {
-  double step_s[3]{}, mfu[3]{}, days[3]{}, usd[3]{};
+  Quantiles step_s, mfu, days, usd;
   int samples = 0;
 };
 TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertainty& u, int samples);

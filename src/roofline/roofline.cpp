@@ -250,14 +250,13 @@ std::vector<std::string> explain(const RooflineResult& r) {
   return out;
 }
 
-namespace {
-
-// A triangular draw on [lo, hi] with its mode at `mode` (inverse CDF).
 double triangular(double lo, double mode, double hi, double u) {
   if (hi <= lo) return mode;
   const double f = (mode - lo) / (hi - lo);
   return u < f ? lo + std::sqrt(u * (hi - lo) * (mode - lo)) : hi - std::sqrt((1 - u) * (hi - lo) * (hi - mode));
 }
+
+namespace {
 
 template <class Q>
 Q draw(const Ranged<Q>& r, double u) {

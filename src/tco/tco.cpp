@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "llmecon/embedded.hpp"
+#include "llmecon/roofline.hpp"
 #include "llmecon/toml_reader.hpp"
 
 namespace llmecon {
@@ -52,11 +53,10 @@ Result<Ranged<Q>> required(const TomlReader& rd, const toml::table& t, const std
   return *v;
 }
 
+// A range that is a point draws nothing from the stream.
 double triangular(double lo, double mode, double hi, std::mt19937_64& rng) {
   if (!(hi > lo)) return mode;
-  const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-  const double f = (mode - lo) / (hi - lo);
-  return u < f ? lo + std::sqrt(u * (hi - lo) * (mode - lo)) : hi - std::sqrt((1 - u) * (hi - lo) * (hi - mode));
+  return llmecon::triangular(lo, mode, hi, std::uniform_real_distribution<double>(0.0, 1.0)(rng));
 }
 template <class Q>
 Ranged<Q> draw(const Ranged<Q>& r, std::mt19937_64& rng) {
@@ -264,8 +264,9 @@ TcoResult compute_tco(const Hardware& hw, const TcoSystem& sys, const TcoDefault
   }
   r.capex = r.chip + r.memory + r.host + r.scale_up + r.scale_out;
   // At least an hour: a shorter life is not a depreciation schedule (and would divide by zero).
-  const double years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
-  const double rate = in.cost_of_capital.value_or(d.cost_of_capital.value);
+  r.life_years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
+  r.cost_of_capital = in.cost_of_capital.value_or(d.cost_of_capital.value);
+  const double years = r.life_years, rate = r.cost_of_capital;
   const double crf = rate > 0 ? rate * std::pow(1 + rate, years) / (std::pow(1 + rate, years) - 1) : 1.0 / years;
   r.capital_per_year = r.capex * crf;
   r.maintenance_per_year = r.capex * d.maintenance.value;
@@ -358,8 +359,6 @@ Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefault
   a.tables.push_back(std::move(ox));
 
   // At least an hour: a shorter life is not a depreciation schedule (and would divide by zero).
-  const double years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
-  const double rate = in.cost_of_capital.value_or(d.cost_of_capital.value);
   a.explain(fmt::format("capex = chip {} + HBM {} ({} x {}/GB) + host {} + scale-up {} + scale-out {} = {} (§25.1)",
                         usd(r.chip.si()), usd(r.memory.si()), format(hw.hbm_capacity.value),
                         num(d.hbm.value.si() * 1e9), usd(r.host.si()), usd(r.scale_up.si()), usd(r.scale_out.si()),
@@ -374,7 +373,7 @@ Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefault
                     usd(d.link_price.value.si()), num(in.chips), usd(r.scale_out.si())));
   }
   a.explain(fmt::format("capital = capex x r (1+r)^L / ((1+r)^L - 1) = {} x CRF({}, {} y) = {} per year (§25.4)",
-                        usd(capex), num(rate), num(years), usd(r.capital_per_year.si())));
+                        usd(capex), num(r.cost_of_capital), num(r.life_years), usd(r.capital_per_year.si())));
   a.explain(
       fmt::format("power: busy = load {} x (TDP {} + host {}) = {}; idle = {} + host/2 = {}; x PUE {} at {}/kWh "
                   "(§25.3)",

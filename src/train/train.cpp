@@ -138,16 +138,9 @@ std::string TrainLayout::str() const {
 
 // ---- model.md §24.1: FLOPs ----
 
-Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
-  const AttnDims a = attn_dims(m);
-  double attn = 0;
-  for (const auto& l : m.layers) attn += 2.0 * attended(l, seq_len) * a.heads * (a.qk_head + a.v_head);
-  // 6 N (forward 2 N, backward 4 N) plus attention three times over (forward and backward).
-  return units::flops(6.0 * m.params_active_matmul() + 3.0 * attn);
-}
-
 namespace {
-// One forward of attention's core per token (what selective recomputation repeats).
+// One forward of attention's core per token, counted in full: 2 T_l H (d_qk + d_v) a layer (what
+// selective recomputation repeats).
 double attention_core_flops_per_token(const ModelSpec& m, double seq_len) {
   const AttnDims a = attn_dims(m);
   double attn = 0;
@@ -155,6 +148,11 @@ double attention_core_flops_per_token(const ModelSpec& m, double seq_len) {
   return attn;
 }
 }  // namespace
+
+Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
+  // 6 N (forward 2 N, backward 4 N) plus attention three times over (forward and backward).
+  return units::flops(6.0 * m.params_active_matmul() + 3.0 * attention_core_flops_per_token(m, seq_len));
+}
 
 // ---- model.md §24.2: activations ----
 
@@ -189,7 +187,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
 
 // ---- model.md §24.3: pipeline ----
 
-Seconds pipeline_bubble(PipeSchedule s, int p, double m, int chunks, Seconds fwd, Seconds bwd) {
+Seconds pipeline_bubble(PipeSchedule s, int p, int chunks, Seconds fwd, Seconds bwd) {
   if (p <= 1) return Seconds{};
   const double stages = d(p) - 1.0;
   switch (s) {
@@ -204,7 +202,6 @@ Seconds pipeline_bubble(PipeSchedule s, int p, double m, int chunks, Seconds fwd
       // DeepSeek-V3: (p/2 - 1)(F&B + B - 3W) with F&B = F + B + W: (p/2 - 1) F.
       return fwd * std::max(0.0, d(p) / 2.0 - 1.0);
   }
-  (void)m;
   return Seconds{};
 }
 
@@ -512,7 +509,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
   const Seconds t_f = fwd + comm_mb / 3.0;
   const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0);
-  const Seconds bubble = pipeline_bubble(l.schedule, l.pp, micro, l.chunks, t_f, t_b);
+  const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
   const Seconds pipe = (t_f + t_b) * micro + bubble;
 
   // Data parallelism: gradients reduce-scattered (all-reduced under ZeRO-0) and parameters
@@ -865,17 +862,11 @@ TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertai
   }
   TrainRange out;
   out.samples = static_cast<int>(step.size());
-  auto put = [](double(&dst)[3], std::vector<double> v) {
-    const Quantiles q = quantiles(std::move(v));
-    dst[0] = q.p10;
-    dst[1] = q.p50;
-    dst[2] = q.p90;
-  };
   if (out.samples > 0) {
-    put(out.step_s, step);
-    put(out.mfu, mfu);
-    put(out.days, days);
-    put(out.usd, usd);
+    out.step_s = quantiles(std::move(step));
+    out.mfu = quantiles(std::move(mfu));
+    out.days = quantiles(std::move(days));
+    out.usd = quantiles(std::move(usd));
   }
   return out;
 }

@@ -78,11 +78,11 @@ TEST(Train, ZeroThreeMemory) {
 // Bubbles: 1F1B (p - 1)(F + B); interleaved divides by v; ZB-H1 (p - 1) F; DualPipe (p/2 - 1) F.
 TEST(Train, BubbleFractions) {
   const Seconds f = units::seconds(1), b = units::seconds(2);
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 8, 32, 1, f, b).si(), 21.0);
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kInterleaved, 8, 32, 3, f, b).si(), 7.0);
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kZeroBubble, 8, 32, 1, f, b).si(), 7.0);
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kDualPipe, 8, 32, 1, f, b).si(), 3.0);
-  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 1, 32, 1, f, b).si(), 0.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 8, 1, f, b).si(), 21.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kInterleaved, 8, 3, f, b).si(), 7.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kZeroBubble, 8, 1, f, b).si(), 7.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::kDualPipe, 8, 1, f, b).si(), 3.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble(PipeSchedule::k1F1B, 1, 1, f, b).si(), 0.0);
 }
 
 // Young-Daly: sqrt(2 delta M); 1 minute of checkpoint and 2 hours of MTBF give sqrt(2 x 60 x 7200) s.

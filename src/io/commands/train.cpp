@@ -236,12 +236,11 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
   out["reason"] = r.reason;
   if (a.flag("range")) {
     const TrainRange rr = train_range(s, layout, uncertainty(a), 200);
-    auto q = [](const double(&v)[3]) { return Json{{"p10", v[0]}, {"p50", v[1]}, {"p90", v[2]}}; };
     out["range"] = {{"samples", rr.samples},
-                    {"step_s", q(rr.step_s)},
-                    {"mfu", q(rr.mfu)},
-                    {"days", q(rr.days)},
-                    {"usd", q(rr.usd)}};
+                    {"step_s", quantiles_json(rr.step_s)},
+                    {"mfu", quantiles_json(rr.mfu)},
+                    {"days", quantiles_json(rr.days)},
+                    {"usd", quantiles_json(rr.usd)}};
   }
   return out;
 }
