@@ -31,6 +31,7 @@
     { key: "t_kv_s", label: "KV fetch", from: "roofline", value: "t_kv_s", format: "seconds", explain: ["t_kv"] },
     { key: "tokens_per_s", label: "tokens/s (domain)", from: "roofline", value: "tokens_per_s", format: "number", explain: ["tokens/s"] },
     { key: "usd_per_mtok", label: "$ per Mtok", from: "roofline", value: "usd_per_mtok", format: "usd", explain: ["$/token"] },
+    { key: "joules_per_token", label: "J per token (facility)", from: "roofline", value: "joules_per_token", format: "number", explain: ["power"] },
     { key: "mfu", label: "MFU", from: "roofline", value: "mfu", format: "percent", explain: ["MFU", "t_compute"] },
     {
       key: "memory_per_chip_bytes", label: "memory per chip", from: "roofline", format: "bytes", explain: ["memory"],
@@ -518,6 +519,38 @@
     document.body.dataset.tcoUpdates = String(state.tcoUpdates);
   }
 
+  // What a bigger scale-up domain buys and costs: a plan on each domain size, each carrying its
+  // own scale-up fabric (plan --scaleup; model.md §25.5).
+  function scaleupArgs() {
+    const a = planArgs();
+    delete a.explain;
+    a.scaleup = $("scaleup-domains").value;
+    return a;
+  }
+  let scaleupInflight = null;
+  async function updateScaleup() {
+    if (scaleupInflight) scaleupInflight.abort();
+    const ctl = (scaleupInflight = new AbortController());
+    $("scaleup-status").textContent = "planning each domain…";
+    try {
+      const args = scaleupArgs();
+      const p = await api("plan", args, ctl.signal);
+      if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
+      state.results.scaleup = p;
+      state.requests.scaleup = args;
+      state.charts.scaleup = C.scaleupCost($("chart-scaleup"), p);
+      $("scaleup-status").textContent = p.scaleup
+        .map((r) => (r.best ? `${r.domain}: $${C.num(r.best.usd_per_mtok)}/Mtok, ${C.num(r.best.joules_per_token)} J/token (${r.best.mapping}; fabric $${C.num(r.fabric_usd_per_chip_hour || 0)} per chip-hour)` : `${r.domain}: ${r.empty_reason}`))
+        .join("; ") + (p.scaleup_fabric ? ` (no fabric costs: ${p.scaleup_fabric})` : "");
+    } catch (err) {
+      if (isAbort(err)) return;
+      if (scaleupInflight !== ctl) return;
+      $("scaleup-status").textContent = "plan: " + err.message;
+    }
+    state.scaleupUpdates = (state.scaleupUpdates || 0) + 1;
+    document.body.dataset.scaleupUpdates = String(state.scaleupUpdates);
+  }
+
   let trafficInflight = null;
   async function updateTraffic() {
     if (trafficInflight) trafficInflight.abort();
@@ -541,7 +574,7 @@
       $("traffic-status").textContent =
         `${sim.completed} requests at ${C.num(rate)} req/s: ${C.num(sim.output_tokens_per_s)} output tokens/s, ` +
         `TTFT p50 ${C.seconds(sim.ttft_s.p50)} p99 ${C.seconds(sim.ttft_s.p99)}, TPOT p50 ${C.num(sim.tpot_ms.p50)} ms p99 ${C.num(sim.tpot_ms.p99)} ms; ` +
-        `${slo}: SLO ${sim.slo_met ? "met" : "missed"}, goodput ${C.num(sim.goodput_requests_per_s)} req/s, $${C.num(sim.usd_per_mtok_output)}/Mtok output.`;
+        `${slo}: SLO ${sim.slo_met ? "met" : "missed"}, goodput ${C.num(sim.goodput_requests_per_s)} req/s, $${C.num(sim.usd_per_mtok_output)}/Mtok and ${C.num(sim.joules_per_token_output)} J per output token.`;
     } catch (err) {
       if (isAbort(err)) return;
       if (trafficInflight !== ctl) return;
@@ -743,6 +776,7 @@
     for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
     $("train").addEventListener("click", updateTraining);
     $("tco").addEventListener("click", updateTco);
+    $("scaleup").addEventListener("click", updateScaleup);
     await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic()]);
   }
   init();

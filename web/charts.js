@@ -322,7 +322,15 @@
         title: { display: true, text: opts.title || "Cost per token against batch" },
         boundRegions: { regions: regionsOf(rows, "batch", true) },
         xMarkers: { markers: markerList(opts) },
-        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${num(c.parsed.y)}/Mtok at batch ${num(c.parsed.x)}` } },
+        tooltip: {
+          callbacks: {
+            label: (c) => {
+              const r = c.datasetIndex === 0 ? rows[c.dataIndex] : null;
+              const j = r && r.joules_per_token !== undefined ? `, ${num(r.joules_per_token)} J/token` : "";
+              return `${c.dataset.label}: $${num(c.parsed.y)}/Mtok${j} at batch ${num(c.parsed.x)}`;
+            },
+          },
+        },
       },
       undefined,
       opts.onPoint
@@ -410,7 +418,15 @@
         title: { display: true, text: opts.title || "Cost per token against context" },
         boundRegions: { regions: regionsOf(rows, "context", true) },
         xMarkers: { markers: markerList(opts) },
-        tooltip: { callbacks: { label: (c) => `$${num(c.parsed.y)}/Mtok at context ${num(c.parsed.x)}` } },
+        tooltip: {
+          callbacks: {
+            label: (c) => {
+              const r = rows[c.dataIndex];
+              const j = r && r.joules_per_token !== undefined ? `, ${num(r.joules_per_token)} J/token` : "";
+              return `$${num(c.parsed.y)}/Mtok${j} at context ${num(c.parsed.x)}`;
+            },
+          },
+        },
       },
       undefined,
       opts.onPoint
@@ -421,7 +437,7 @@
     return [
       `${p.mapping}, batch ${num(p.batch)}, ${p.weight_dtype} weights, ${p.kv_dtype} KV`,
       `${num(p.tokens_per_s_per_user)} tok/s per user, ${num(p.tokens_per_s_per_chip)} tok/s per chip`,
-      `TTFT ${seconds(p.ttft_s)}, TPOT ${num(p.tpot_ms)} ms, $${num(p.usd_per_mtok)}/Mtok`,
+      `TTFT ${seconds(p.ttft_s)}, TPOT ${num(p.tpot_ms)} ms, $${num(p.usd_per_mtok)}/Mtok, ${num(p.joules_per_token)} J/token`,
       `decode ${p.bound_decode}-bound, ${bytes(p.mem_per_chip_bytes)} per chip`,
     ];
   }
@@ -703,5 +719,40 @@
     });
   }
 
-  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour };
+  // plan --scaleup's JSON: each domain's best $/Mtok, split into the chips' own price and the
+  // scale-up fabric that domain adds (by the fabric's share of the chip-hour).
+  function scaleupCost(canvas, plan) {
+    const rows = plan.scaleup.filter((r) => r.best);
+    const labels = rows.map((r) => `${r.domain} chips`);
+    const share = (r) => (r.fabric_usd_per_chip_hour || 0) / r.usd_per_chip_hour;
+    const datasets = [
+      { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok * (1 - share(r))), backgroundColor: "#3498db" },
+      { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok * share(r)), backgroundColor: "#e67e22" },
+    ];
+    return drawChart(canvas, {
+      type: "bar",
+      data: { labels, datasets },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { x: { stacked: true, title: { display: true, text: "scale-up domain" } }, y: { stacked: true, title: { display: true, text: "$ per million tokens (blended)" } } },
+        plugins: {
+          title: { display: true, text: `What a bigger scale-up domain buys: ${plan.model} on ${plan.hardware}` },
+          legend: { position: "bottom" },
+          tooltip: {
+            callbacks: {
+              label: (c) => `${c.dataset.label}: $${num(c.parsed.y)}/Mtok`,
+              footer: (items) => {
+                const r = rows[items[0].dataIndex];
+                return `${r.best.mapping}, ${num(r.best.tokens_per_s_per_chip)} tok/s per chip, ${num(r.best.joules_per_token)} J/token`;
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+
+  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
 })(typeof window !== "undefined" ? window : globalThis);

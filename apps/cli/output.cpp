@@ -118,6 +118,11 @@ int print_roofline(const Json& r) {
   out(fmt::format("  throughput  {}   MFU {}%\n", format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
                   format_number(100 * r["mfu"].get<double>(), 3)));
   out(fmt::format("  cost        ${}/Mtok\n", format_number(r["usd_per_mtok"].get<double>())));
+  if (r.value("facility_power_w", 0.0) > 0) {
+    out(fmt::format("  energy      {:.3g} J/token at the facility ({} per board, {} for the domain)\n",
+                    r["joules_per_token"].get<double>(), format(units::watts(r["board_power_w"].get<double>())),
+                    format(units::watts(r["facility_power_w"].get<double>()))));
+  }
   out(fmt::format(
       "  memory      {} weights + {} KV of {} HBM: {}\n", format(byt(r["mem_weights_bytes"])),
       format(byt(r["mem_kv_bytes"])), format(byt(r["mem_capacity_bytes"])),
@@ -214,7 +219,7 @@ std::string format_unit(double v, const std::string& unit) {
   if (unit == "$") return "$" + format_number(v);
   if (unit == "W") return format(units::watts(v));
   if (unit == "day") return format_number(v) + " days";
-  if (unit == "GPU-h" || unit == "MWh") return format_number(v) + " " + unit;
+  if (unit == "GPU-h" || unit == "MWh" || unit == "J/tok" || unit == "kWh") return format_number(v) + " " + unit;
   if (unit == "bool") return v != 0 ? "yes" : "no";
   return format_number(v);
 }
@@ -363,8 +368,10 @@ int print_simulate(const Json& r) {
   out(fmt::format("throughput: {} req/s, {} output tok/s ({} per chip), {} input tok/s\n",
                   format_number(num("requests_per_s")), format_number(num("output_tokens_per_s")),
                   format_number(num("output_tokens_per_s_per_chip")), format_number(num("input_tokens_per_s"))));
-  out(fmt::format("cost: ${}/Mtok output, ${}/Mtok blended, at the achieved rate\n\n",
+  out(fmt::format("cost: ${}/Mtok output, ${}/Mtok blended, at the achieved rate\n",
                   format_number(num("usd_per_mtok_output")), format_number(num("usd_per_mtok"))));
+  out(fmt::format("energy: {:.3g} J per output token, {:.3g} J per token processed, {} kWh in all\n\n",
+                  num("joules_per_token_output"), num("joules_per_token"), format_number(num("energy_kwh"))));
   auto row = [&](const char* label, const char* key, bool ms) {
     const Json& d = r[key];
     auto show = [ms](double v) { return ms ? format_number(v) + " ms" : format(units::seconds(v)); };
@@ -424,11 +431,12 @@ int print_plan(const Json& p) {
                                     format(units::seconds(pt["ttft_s"].get<double>())),
                                     format_number(pt["tpot_ms"].get<double>()) + " ms",
                                     "$" + format_number(pt["usd_per_mtok"].get<double>()),
+                                    fmt::format("{:.3g}", pt["joules_per_token"].get<double>()),
                                     pt["bound_decode"].get<std::string>(),
                                     pt["meets_slo"].get<bool>() ? "yes" : "no"};
   };
-  const std::vector<std::string> header{"mapping", "batch", "w/kv",   "tok/s/chip", "tok/s/user",
-                                        "TTFT",    "TPOT",  "$/Mtok", "bound",      "SLO"};
+  const std::vector<std::string> header{"mapping", "batch",  "w/kv",  "tok/s/chip", "tok/s/user", "TTFT",
+                                        "TPOT",    "$/Mtok", "J/tok", "bound",      "SLO"};
   std::vector<std::vector<std::string>> rows;
   bool quantized = false;
   for (const auto& pt : fr) {
@@ -480,16 +488,20 @@ int print_plan(const Json& p) {
     std::vector<std::vector<std::string>> s;
     for (const auto& r : p["scaleup"]) {
       if (r["best"].is_null()) {
-        s.push_back({std::to_string(r["domain"].get<int>()), "-", "-", "-", "-", r["empty_reason"].get<std::string>()});
+        s.push_back({std::to_string(r["domain"].get<int>()), "-", "-", "-", "-", "-", "-",
+                     r["empty_reason"].get<std::string>()});
       } else {
         const Json& b = r["best"];
+        const Json& f = r["fabric_usd_per_chip_hour"];
         s.push_back({std::to_string(r["domain"].get<int>()), b["mapping"].get<std::string>(),
                      format_number(b["tokens_per_s_per_chip"].get<double>()),
                      format_number(b["tpot_ms"].get<double>()) + " ms",
-                     "$" + format_number(b["usd_per_mtok"].get<double>()), ""});
+                     f.is_null() ? std::string("-") : "$" + format_number(f.get<double>()) + "/h",
+                     "$" + format_number(b["usd_per_mtok"].get<double>()),
+                     fmt::format("{:.3g}", b["joules_per_token"].get<double>()), ""});
       }
     }
-    table({"domain", "best mapping", "tok/s/chip", "TPOT", "$/Mtok", "note"}, s);
+    table({"domain", "best mapping", "tok/s/chip", "TPOT", "fabric/chip", "$/Mtok", "J/tok", "note"}, s);
   }
   if (p.contains("launch")) {
     const Json& l = p["launch"];

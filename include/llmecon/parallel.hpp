@@ -75,6 +75,7 @@ struct DeploymentInput {
   double usable_hbm = 0.9;              ///< fraction of HBM for weights, KV and buffers
   bool kv_of_free = false;              ///< usable_hbm of what the weights leave (model.md §18.4)
   Seconds host_overhead{};              ///< the serving engine's exposed host time per step
+  PowerModel power;                     ///< what a chip draws (model.md §25.6)
   StepCostCache* cache = nullptr;       ///< optional, for searches
 };
 
@@ -111,6 +112,8 @@ struct PhaseResult {
   TokensPerSecond tokens_per_s_per_chip{};
   TokensPerSecond tokens_per_s_per_user{};
   DollarsPerToken usd_per_token{};
+  Watts power_per_chip{};  ///< at the facility, while the phase runs (model.md §25.6)
+  JoulesPerToken energy_per_token{};
   std::string_view bound;  ///< "compute", "weights", "kv" or "comm"
 };
 
@@ -128,7 +131,10 @@ PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double i
 struct IterationTime {
   Seconds time{};
   std::string_view bound;  ///< "compute", "weights", "kv" or "comm"
+  Watts power_per_chip{};  ///< at the facility, while the iteration runs (model.md §25.6)
 };
+/// The facility power per chip of a stage, from its times at achievable rates (model.md §25.6).
+Watts stage_power(const DeploymentInput& in, const StageTime& t);
 IterationTime iteration_time(const DeploymentInput& in, std::span<const SeqGroup> groups);
 
 /// What a replica's HBM holds for the KV cache once weights and one iteration's buffers of

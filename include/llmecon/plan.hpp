@@ -17,6 +17,9 @@
 
 namespace llmecon {
 
+/// What `best` and `ranked` put first among the points that meet the SLO.
+enum class PlanRank { kThroughput, kCost, kEnergy };
+
 struct PlanRequest {
   const ModelSpec* model = nullptr;
   const Hardware* hw = nullptr;
@@ -39,6 +42,10 @@ struct PlanRequest {
   /// moves to the decode pool over scale-out (model.md §16.6). Unset: one pool does both.
   const Hardware* prefill_hw = nullptr;
   int prefill_chips = 0;
+  PowerModel power;          ///< what a chip of hw draws (model.md §25.6)
+  PowerModel prefill_power;  ///< what a chip of prefill_hw draws
+  /// Tokens/s per chip (the default), $ per token blended over isl and osl, or joules per token.
+  PlanRank rank = PlanRank::kThroughput;
   double spec_acceptance = 0;  ///< speculative decoding / MTP: acceptance rate (0 = off)
   int spec_draft = 0;          ///< drafted tokens per step
   /// Called now and then with the fraction of the search done (0..1), from one thread; the
@@ -60,13 +67,15 @@ struct PlanPoint {
   Seconds kv_transfer{};
   DollarsPerToken usd_per_token{};        ///< blended over isl input and osl output tokens
   DollarsPerToken input_usd_per_token{};  ///< prefill cost per input token
+  JoulesPerToken energy_per_token{};      ///< blended as usd_per_token (model.md §25.6)
+  JoulesPerToken input_energy_per_token{};
   bool meets_slo = false;
 };
 
 struct PlanResult {
   std::vector<PlanPoint> frontier;       ///< non-dominated in (tokens/s/chip, tokens/s/user)
-  std::optional<PlanPoint> best;         ///< most tokens/s/chip among points meeting the SLO
-  std::vector<PlanPoint> ranked;         ///< every point meeting the SLO, most tokens/s/chip first
+  std::optional<PlanPoint> best;         ///< the first of `ranked`
+  std::vector<PlanPoint> ranked;         ///< every point meeting the SLO, best first by PlanRequest::rank
   std::map<std::string, long> rejected;  ///< reason -> count
   long evaluated = 0;
   long feasible = 0;

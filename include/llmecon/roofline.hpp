@@ -70,6 +70,25 @@ struct OperatorTimes {
 OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precision& p, const Efficiency& e,
                              const ChipShare& share, double layers, bool detail = false);
 
+/// The power a pass draws (model.md §25.6). A board draws its idle power plus a share of the rest
+/// of its TDP that grows with how busy its compute and its HBM are:
+///   P_board = P_idle + (TDP - P_idle) x min(1, a_c u_c + a_m u_m)
+/// with u_c and u_m the achieved shares of peak FLOP/s and HBM bandwidth. The facility adds the
+/// host's share and cooling: P = (P_board + P_host x host_load) x PUE. The default is the board
+/// alone (no host, PUE 1); the shells fill it from data/tco.toml.
+struct PowerModel {
+  Watts idle{};             ///< per board at rest
+  Watts host{};             ///< host share per board at its rating
+  double host_load = 0.75;  ///< host power while serving over its rating
+  double pue = 1.0;         ///< facility power over IT power
+  double compute_weight = 1.7;
+  double memory_weight = 0.3;
+};
+/// One board's power at these utilizations (each clamped to [0, 1]).
+Watts board_power(const Hardware& hw, const PowerModel& pm, double u_compute, double u_memory);
+/// The facility's power per board: (board + host x host_load) x PUE.
+Watts facility_power(const PowerModel& pm, Watts board);
+
 struct RooflineInput {
   const ModelSpec* model = nullptr;
   const Hardware* hw = nullptr;
@@ -83,6 +102,7 @@ struct RooflineInput {
   /// The serving engine's rule (model.md §18.4): usable_hbm of what the weights leave, not of all HBM.
   bool kv_of_free = false;
   Seconds host_overhead{};  ///< the serving engine's exposed host time per step
+  PowerModel power;         ///< what a chip draws (model.md §25.6)
 };
 
 struct RooflineResult {
@@ -112,6 +132,12 @@ struct RooflineResult {
   double mfu = 0.0;
   /// FLOPs per byte moved from HBM.
   FlopsPerByte intensity{};
+  /// Energy (model.md §25.6): the achieved share of peak HBM bandwidth, each board's power, the
+  /// facility's power for the domain, and joules per token processed.
+  double hbm_utilization = 0.0;
+  Watts board_power{};
+  Watts facility_power{};
+  JoulesPerToken energy_per_token{};
 };
 
 /// The HBM that weights and KV may fill under a serving engine's memory rule (model.md §18.4):

@@ -238,6 +238,10 @@ struct SimResult {
   std::vector<SloCheck> slo;
   bool slo_met = true;
   double usd_per_mtok_output = 0, usd_per_mtok = 0;
+  /// Facility energy of the whole run, busy and idle (model.md §25.6), over every output token,
+  /// and over every token processed (prompt tokens prefilled and output tokens).
+  double energy_j = 0, joules_per_token_output = 0, joules_per_token = 0;
+  double run_s = 0;                ///< simulated time from the start to the last event
   std::vector<SimSample> samples;  ///< batch and KV use over time (thinned to at most 4096)
   std::size_t step_evaluations = 0, step_lookups = 0;
   std::string rule;  ///< the warm-up rule in words

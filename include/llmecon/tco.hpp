@@ -44,7 +44,26 @@ struct TcoDefaults {
   Ranged<Dollars> link_price;  ///< one fat-tree link: both transceivers and the cable
   int nics_per_accelerator = 1;
   Ranged<DollarsPerByte> hbm;
+  /// Board power against utilization (model.md §25.6, [power]): a_c and a_m.
+  double compute_weight = 1.7, memory_weight = 0.3;
+  /// The scale-up fabric beyond a board (model.md §25.5, [scale_up]).
+  int scale_up_links = 18;                                   ///< scale-up links per accelerator
+  double scale_up_reach = 72;                                ///< accelerators one tier of scale-up switches joins
+  Ranged<Dollars> scale_up_port;                             ///< one link's switch port and copper cable, in a rack
+  Ranged<Dollars> scale_up_optical_link;                     ///< one link between racks: both optics and the fibre
   std::vector<std::pair<std::string, std::string>> sources;  ///< field -> source
+};
+
+/// A named owner (data/tco.toml [[profile]]): the cluster and utilization an owned price assumes,
+/// and the defaults it replaces. `--cost owned:NAME` prices every command with it.
+struct TcoProfile {
+  std::string name;
+  double chips = 1024;
+  double utilization = 0.8;
+  std::optional<Seconds> life;
+  std::optional<double> cost_of_capital, pue;
+  std::optional<DollarsPerJoule> electricity;
+  std::string source;
 };
 
 /// One accelerator's system costs (data/tco.toml [[system]]).
@@ -68,10 +87,14 @@ class TcoCatalog {
   /// The system costs of a chip, or an Error naming --hw with the chips that have them.
   [[nodiscard]] Result<const TcoSystem*> system(std::string_view hardware) const;
   [[nodiscard]] const std::vector<TcoSystem>& systems() const { return systems_; }
+  /// The profile of this name, or an Error naming `flag` with the profiles there are.
+  [[nodiscard]] Result<const TcoProfile*> profile(std::string_view name, const std::string& flag) const;
+  [[nodiscard]] const std::vector<TcoProfile>& profiles() const { return profiles_; }
 
  private:
   TcoDefaults defaults_;
   std::vector<TcoSystem> systems_;
+  std::vector<TcoProfile> profiles_;
 };
 
 /// A folded-Clos (fat-tree) scale-out network for n endpoints of switches with `radix` ports
@@ -114,6 +137,20 @@ struct TcoResult {
 };
 
 TcoResult compute_tco(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, const TcoInputs& in);
+
+/// The inputs a profile states (a fat-tree of its chips at its utilization).
+TcoInputs profile_inputs(const TcoProfile& p);
+
+/// What `capex` more per accelerator adds to each utilized hour (model.md §25.4): its capital
+/// recovery and maintenance over the inputs' life, rate and utilization.
+DollarsPerSecond capex_per_hour(const TcoDefaults& d, const TcoInputs& in, Dollars capex);
+
+/// The scale-up fabric capex per accelerator of a domain of `domain` accelerators (model.md
+/// §25.5): none inside a board's own switches (an HGX board's NVSwitches are in its price); one
+/// tier of switch ports and copper up to the reach; each further tier (a folded Clos, reach/2
+/// down-ports per switch) adds two ports and an optical link per scale-up link. Anchored so that
+/// the chip's own domain costs what its system states.
+Dollars scale_up_fabric(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, double domain);
 
 /// The owned cost at utilization u of a result's yearly terms (model.md §25.4).
 DollarsPerSecond owned_per_hour_at(const TcoResult& r, double utilization);

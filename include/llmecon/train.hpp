@@ -89,7 +89,9 @@ struct TrainSetup {
   /// 25 training rows of data/validation/dev.csv (`llmecon validate` reports the fit as
   /// training_fit; model.md §24.3). `--ideal`: 1.
   double kernel_efficiency = 0.81;
-  double pue = 1.1;  ///< facility power over IT power
+  /// What a GPU draws while training (model.md §25.6): the board at the step's HFU, the host and
+  /// PUE; the shells fill it from data/tco.toml.
+  PowerModel power;
   double usd_per_kwh = 0.08;
   DollarsPerSecond price{};  ///< per chip; the catalog's rental price by default
   FailureModel failures;

@@ -150,6 +150,7 @@ using BytesPerToken = Quantity<dims::kByte - dims::kToken>;
 using FlopsPerToken = Quantity<dims::kFlop - dims::kToken>;
 using DollarsPerToken = Quantity<dims::kUsd - dims::kToken>;
 using SecondsPerToken = Quantity<dims::kSecond - dims::kToken>;
+using JoulesPerToken = Quantity<dims::kJoule - dims::kToken>;
 
 namespace units {
 namespace internal {
@@ -295,6 +296,8 @@ std::string format(Watts v);
 std::string format(FlopsPerByte v);
 std::string format(BytesPerToken v);
 std::string format(DollarsPerToken v);
+std::string format(Joules v);
+std::string format(JoulesPerToken v);
 /// Byte size with binary prefixes: "80 GiB".
 std::string format_binary(Bytes v);
 

@@ -98,6 +98,28 @@ ArgSpec usd_per_hour() {
       "the catalog's rental price");
   return a;
 }
+// How every dollar is priced (model.md §25.4): the catalog's rent, or tco's owned hour under a
+// data/tco.toml profile.
+ArgSpec cost() {
+  return with_default(arg("cost", T::kString,
+                          "rented (the catalog's price) or owned[:PROFILE]: tco's owned hour under data/tco.toml's "
+                          "cluster (the default owner), hyperscaler or enterprise"),
+                      "rented");
+}
+ArgSpec tco_file() {
+  ArgSpec a =
+      with_text(arg("tco_file", T::kString, "TOML overriding data/tco.toml sections, systems or profiles"), "none");
+  a.path = true;
+  return a;
+}
+// Every command that prices chip-hours: a rate, a cost basis, and the owned-cost data.
+std::vector<ArgSpec> pricing() {
+  return {usd_per_hour(), cost(), tco_file()};
+}
+std::vector<ArgSpec> priced(std::vector<ArgSpec> a) {
+  for (auto& p : pricing()) a.push_back(std::move(p));
+  return a;
+}
 // A service-level target: positive, none when absent.
 ArgSpec target(ArgSpec a, double hi, std::string u) {
   a = with_text(unit(bounded(std::move(a), 0, hi), std::move(u)), "none");
@@ -155,7 +177,7 @@ std::vector<ArgSpec> step_args(bool lists) {
   for (auto& f : formats()) a.push_back(std::move(f));
   a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
   a.push_back(serving_engine());
-  a.push_back(usd_per_hour());
+  for (auto& p : pricing()) a.push_back(std::move(p));
   a.push_back(ideal());
   return a;
 }
@@ -234,35 +256,34 @@ std::vector<CommandSpec> build() {
   }
   add(charted(command(
       "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-      board(
+      board(priced(
           {short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0, kMaxTokens),
                       "-c"),
            number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x", 6,
                   1, kMaxFactor),
-           number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1, kMaxFactor), usd_per_hour()}))));
+           number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1, kMaxFactor)})))));
   add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
               board({short_flag(practical_batch("sequences per step"), "-b"),
                      short_flag(number("context", "tokens of context", "tok", 0, 0, kMaxTokens), "-c"),
                      number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 1, kMaxRate)})));
-  add(charted(
-      command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
-              board({short_flag(practical_batch("sequences per step"), "-b"),
-                     number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0, kMaxTokens),
-                     integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1, kMaxTokens),
-                     number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0, 1e9),
-                     integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1, kMaxTokens),
-                     usd_per_hour()}))));
+  add(charted(command(
+      "context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
+      board(priced({short_flag(practical_batch("sequences per step"), "-b"),
+                    number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0, kMaxTokens),
+                    integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1, kMaxTokens),
+                    number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0, 1e9),
+                    integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1, kMaxTokens)})))));
   add(command(
       "price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
-      board({short_flag(number("context", "prompt length", "tok", 8192, 1, kMaxTokens), "-c"),
-             short_flag(practical_batch("decode batch"), "-b"),
-             with_text(arg("sheet", T::kString,
-                           "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
-                       "none"),
-             with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1, 1e15),
-                            "param"),
-                       "the model's"),
-             usd_per_hour()})));
+      board(priced(
+          {short_flag(number("context", "prompt length", "tok", 8192, 1, kMaxTokens), "-c"),
+           short_flag(practical_batch("decode batch"), "-b"),
+           with_text(arg("sheet", T::kString,
+                         "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
+                     "none"),
+           with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1, 1e15),
+                          "param"),
+                     "the model's")}))));
   add(command(
       "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
       board({short_flag(number("context", "tokens of context", "tok", 8192, 0, kMaxTokens), "-c"),
@@ -279,7 +300,7 @@ std::vector<CommandSpec> build() {
                10000),
         Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
     add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
-                board({hold, usd_per_hour()})));
+                board(priced({hold}))));
   }
   {
     ArgSpec m = model(nullptr);
@@ -345,6 +366,12 @@ std::vector<CommandSpec> build() {
          integer("frontier_max", "thin the frontier to about this many points (0: all)", "", 0, 0, 1e6),
          serving_engine(),
          usd_per_hour(),
+         cost(),
+         tco_file(),
+         choice("rank",
+                "what best means among points meeting the SLO: tokens/s per chip, $ per token (blended; "
+                "owned with --cost owned) or joules per token",
+                {"throughput", "cost", "energy"}),
          prefill_hw(),
          with_text(
              unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6),
@@ -459,6 +486,8 @@ std::vector<CommandSpec> build() {
                            "write iterations and requests as a Chrome trace (Perfetto) to this file"),
                        "none"),
              usd_per_hour(),
+             cost(),
+             tco_file(),
              ideal()}) {
       args.push_back(std::move(x));
     }
@@ -540,9 +569,13 @@ std::vector<CommandSpec> build() {
               return x;
             }(),
             "Young-Daly"),
-        number("pue", "facility power over IT power", "x", 1.1, 1, 5),
-        number("usd_per_kwh", "electricity price", "$/kWh", 0.08, 0, 10),
+        with_text(unit(bounded(arg("pue", T::kNumber, "facility power over IT power"), 1, 5), "x"),
+                  "1.25 (data/tco.toml), or --cost's profile"),
+        with_text(unit(bounded(arg("usd_per_kwh", T::kNumber, "electricity price"), 0, 10), "$/kWh"),
+                  "0.08 (data/tco.toml), or --cost's profile"),
         usd_per_hour(),
+        cost(),
+        tco_file(),
         flag("search", "search layouts: the ranked list, the frontier and the rejections"),
         choice("objective", "search: fastest or cheapest run", {"time", "cost"}),
         integer("top", "search: layouts listed", "", 10, 1, 1000),
@@ -574,8 +607,8 @@ std::vector<CommandSpec> build() {
          fit, budget, loss,
          number("inference_tokens", "tokens served over the model's life (D_inf)", "tok", 1e13, 0, 1e20),
          number("rl_multiplier", "FLOPs per parameter per RL token (F25)", "FLOP/param", 3, 2, 6),
-         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), ideal(),
-         explain()},
+         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), cost(),
+         tco_file(), ideal(), explain()},
         true);
     c.chart = "svg";
     add(std::move(c));
@@ -590,8 +623,6 @@ std::vector<CommandSpec> build() {
     };
     ArgSpec u = number("utilization", "share of hours the accelerators do paid work", "", 0.8, 0, 1);
     u.exclusive_min = true;
-    ArgSpec file = with_text(arg("tco_file", T::kString, "TOML overriding data/tco.toml sections or systems"), "none");
-    file.path = true;
     CommandSpec c = command(
         "tco",
         "what an owned accelerator-hour costs: capex (chip, HBM, host, scale-up and scale-out fabric), opex, "
@@ -611,7 +642,7 @@ std::vector<CommandSpec> build() {
          optional_number("pue", "facility power over IT power", "x", 1, 5, "1.25 (data/tco.toml)"),
          optional_number("usd_per_kwh", "electricity price", "$/kWh", 0, 10, "0.08 (data/tco.toml)"),
          optional_number("load", "busy IT power over rated", "", 0, 1, "0.75 (data/tco.toml)", true), usd_per_hour(),
-         file, flag("range", "p10/p50/p90 over every sourced range in data/tco.toml"), explain()});
+         tco_file(), flag("range", "p10/p50/p90 over every sourced range in data/tco.toml"), explain()});
     c.redirects = {{"model", "tco prices hardware; roofline, plan and train take --model"}};
     add(std::move(c));
   }

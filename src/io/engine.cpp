@@ -1,10 +1,16 @@
 // The facade's entry points: catalogs, dispatch through the command table, and the shared
 // argument helpers of src/io/commands.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
 
 #include "commands/commands.hpp"
 #include "llmecon/facade.hpp"
+#include "llmecon/tco.hpp"
 
 namespace llmecon {
 namespace {
@@ -164,6 +170,12 @@ bool Engine::efficiency_is_prior(const Hardware& hw) const {
 }
 
 namespace cmd {
+namespace {
+// A chip data/tco.toml does not price idles at a tenth of its TDP and carries a host of half of
+// it, as an HGX H100 system does (70 W and 350 W of 700 W; model.md §25.6, estimate).
+constexpr double kUnpricedIdleShare = 0.1;
+constexpr double kUnpricedHostShare = 0.5;
+}  // namespace
 
 Uncertainty uncertainty(const Args& a) {
   return a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{};
@@ -192,13 +204,85 @@ Result<ModelSpec> load_model(const Engine& e, const Args& a) {
   return e.model_catalog().resolve(m.get<std::string>(), "--model");
 }
 
+Result<TcoCatalog> tco_catalog(const Args& a) {
+  static const Result<TcoCatalog> builtin = TcoCatalog::builtin();
+  if (!builtin) return builtin.error();
+  if (!a.has("tco_file")) return *builtin;
+  const std::string path = a.text("tco_file");
+  std::ifstream f(path);
+  if (!f) return Error{path, "", "cannot open file", "give a TOML file in the layout of data/tco.toml"};
+  std::stringstream text;
+  text << f.rdbuf();
+  return TcoCatalog::parse(text.str(), path, &*builtin);
+}
+
+Result<std::optional<std::string>> owner_profile(const Args& a) {
+  const std::string cost = a.has("cost") ? a.text("cost") : "rented";
+  if (cost == "rented") return std::optional<std::string>{};
+  if (cost == "owned") return std::optional<std::string>{"cluster"};
+  if (cost.rfind("owned:", 0) == 0 && cost.size() > 6) return std::optional<std::string>{cost.substr(6)};
+  return Error{"--cost", "", "unknown cost basis '" + cost + "'",
+               "rented (the catalog's price), owned (data/tco.toml's cluster profile) or owned:PROFILE"};
+}
+
+Result<PowerModel> power_model(const Args& a, const Hardware& hw) {
+  TRY(cat, tco_catalog(a));
+  TRY(profile_name, owner_profile(a));
+  const TcoDefaults& d = cat.defaults();
+  PowerModel pm;
+  pm.pue = d.pue.value;
+  pm.host_load = d.load.value;
+  pm.compute_weight = d.compute_weight;
+  pm.memory_weight = d.memory_weight;
+  if (profile_name) {
+    TRY(p, cat.profile(*profile_name, "--cost"));
+    pm.pue = p->pue.value_or(pm.pue);
+  }
+  if (auto sys = cat.system(hw.name)) {
+    pm.idle = (*sys)->idle_power;
+    pm.host = (*sys)->host_power;
+  } else {
+    // A chip data/tco.toml does not price: an HGX-like system (model.md §25.6, estimate).
+    pm.idle = hw.tdp * kUnpricedIdleShare;
+    pm.host = hw.tdp * kUnpricedHostShare;
+  }
+  return pm;
+}
+
 Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name) {
   TRY(hw, e.hardware_catalog().get(name, "--hw"));
-  if (!a.has("usd_per_hour")) return std::shared_ptr<const Hardware>(std::shared_ptr<const Hardware>(), hw);
+  TRY(profile_name, owner_profile(a));
+  if (profile_name && a.has("usd_per_hour")) {
+    return Error{"--cost", "", "--usd-per-hour is a rental price", "give --usd-per-hour or --cost owned, not both"};
+  }
+  if (!a.has("usd_per_hour") && !profile_name) {
+    return std::shared_ptr<const Hardware>(std::shared_ptr<const Hardware>(), hw);
+  }
   auto own = std::make_shared<Hardware>(*hw);
-  // A user's own rate is a point: it replaces the catalog's range too.
-  own->price = Ranged<DollarsPerSecond>{units::usd_per_hour(a.number("usd_per_hour")), std::nullopt, std::nullopt};
-  own->price_source = "--usd-per-hour";
+  if (!profile_name) {
+    // A user's own rate is a point: it replaces the catalog's range too.
+    own->price = Ranged<DollarsPerSecond>{units::usd_per_hour(a.number("usd_per_hour")), std::nullopt, std::nullopt};
+    own->price_source = "--usd-per-hour";
+    return std::shared_ptr<const Hardware>(std::move(own));
+  }
+  // Owned (model.md §25.4): the profile's cluster at its utilization; the range spans p10-p90
+  // of data/tco.toml's sourced ranges, as `tco --range` draws them.
+  TRY(cat, tco_catalog(a));
+  TRY(profile, cat.profile(*profile_name, "--cost"));
+  TRY(sys, cat.system(hw->name));
+  const TcoInputs in = profile_inputs(*profile);
+  const TcoResult r = compute_tco(*hw, *sys, cat.defaults(), in);
+  std::mt19937_64 rng(20251201);
+  std::vector<double> draws;
+  for (int i = 0; i < 200; ++i) {
+    const TcoDefaults d = sample_defaults(cat.defaults(), rng);
+    draws.push_back(compute_tco(*hw, sample_system(*sys, rng), d, in).owned.si());
+  }
+  const Quantiles q = quantiles(draws);
+  own->price = Ranged<DollarsPerSecond>{r.owned, units::usd_per_s(std::min(q.p10, r.owned.si())),
+                                        units::usd_per_s(std::max(q.p90, r.owned.si()))};
+  own->price_source = fmt::format("owned ({}: {} accelerators at utilization {}; data/tco.toml)", profile->name,
+                                  format_number(profile->chips), format_number(profile->utilization));
   return std::shared_ptr<const Hardware>(std::move(own));
 }
 

@@ -33,7 +33,7 @@ Json to_json(const RooflineResult& r) {
   // first, and this runs once per sweep row and per server request.
   Json out = Json::object();
   auto& o = out.get_ref<Json::object_t&>();
-  o.reserve(33);
+  o.reserve(38);
   auto put = [&o](const char* key, Json v) { o.emplace_back(key, std::move(v)); };
   put("model", in.model ? Json(in.model->name) : Json());
   put("hardware", in.hw->name);
@@ -62,6 +62,13 @@ Json to_json(const RooflineResult& r) {
   put("tokens_per_s", r.tokens_per_s.si());
   put("usd_per_mtok", r.usd_per_token.si() * 1e6);
   put("mfu", r.mfu);
+  put("hbm_utilization", r.hbm_utilization);
+  put("board_power_w", r.board_power.si());
+  put("facility_power_w", r.facility_power.si());
+  put("joules_per_token", r.energy_per_token.si());
+  // A chip without a stated TDP draws no modelled power: no tokens per MW then.
+  put("tokens_per_s_per_mw",
+      r.facility_power.si() > 0 ? Json(r.tokens_per_s.si() / (r.facility_power.si() * 1e-6)) : Json(nullptr));
   put("arithmetic_intensity", r.intensity.si());
   put("mem_weights_bytes", r.mem_weights.si());
   put("mem_kv_bytes", r.mem_kv.si());

@@ -280,16 +280,23 @@ std::string memory_reason(const ChipMemory& mem, const std::string& what) {
 
 }  // namespace
 
+Watts stage_power(const DeploymentInput& in, const StageTime& t) {
+  if (!(t.total.si() > 0)) return facility_power(in.power, board_power(*in.hw, in.power, 0, 0));
+  const double uc = t.compute / t.total * in.eff.compute;
+  const double um = (t.weights + t.kv) / t.total * in.eff.memory;
+  return facility_power(in.power, board_power(*in.hw, in.power, uc, um));
+}
+
 IterationTime iteration_time(const DeploymentInput& in, std::span<const SeqGroup> groups) {
   const double pp = in.map.pp;
   if (pp <= 1) {
     const StageEval e = stage(in, groups, 1);
-    return {e.time.total, bound_name(e.time)};
+    return {e.time.total, bound_name(e.time), stage_power(in, e.time)};
   }
   std::vector<SeqGroup> micro(groups.begin(), groups.end());
   for (SeqGroup& g : micro) g.count /= pp;
   const StageEval e = stage(in, micro, pp);
-  return {(e.time.total + in.hop_latency) * pp, bound_name(e.time)};
+  return {(e.time.total + in.hop_latency) * pp, bound_name(e.time), stage_power(in, e.time)};
 }
 
 KvCapacity kv_capacity(const DeploymentInput& in, double max_batched_tokens) {
@@ -331,6 +338,8 @@ PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double cont
   r.tokens_per_s_per_user = units::tokens_per_s(tokens_per_step / r.latency.si());
   r.tokens_per_s_per_chip = units::tokens_per_s(batch * tokens_per_step / r.latency.si() / chips);
   r.usd_per_token = in.hw->price.value * chips * r.latency / units::tokens(batch * tokens_per_step);
+  r.power_per_chip = stage_power(in, e.time);
+  r.energy_per_token = r.power_per_chip * chips * r.latency / units::tokens(batch * tokens_per_step);
   r.feasible = e.mem.total() <= e.mem.capacity;
   if (!r.feasible) {
     r.reason = memory_reason(e.mem, fmt::format("batch {} at {} tokens", format_number(batch), format_number(context)));
@@ -352,6 +361,8 @@ PhaseResult evaluate_prefill(const DeploymentInput& in, double prompts, double i
   r.tokens_per_s_per_chip = units::tokens_per_s(prompts * isl / e.time.total.si() / chips);
   r.tokens_per_s_per_user = units::tokens_per_s(isl / r.latency.si());
   r.usd_per_token = in.hw->price.value * chips * e.time.total / units::tokens(prompts * isl);
+  r.power_per_chip = stage_power(in, e.time);
+  r.energy_per_token = r.power_per_chip * chips * e.time.total / units::tokens(prompts * isl);
   r.feasible = e.mem.total() <= e.mem.capacity;
   if (!r.feasible) {
     r.reason =

@@ -183,6 +183,9 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
           }
           pt.usd_per_token = (pre.usd_per_token * rq.isl + pt.decode.usd_per_token * rq.osl) / (rq.isl + rq.osl);
           pt.input_usd_per_token = pre.usd_per_token;
+          pt.energy_per_token =
+              (pre.energy_per_token * rq.isl + pt.decode.energy_per_token * rq.osl) / (rq.isl + rq.osl);
+          pt.input_energy_per_token = pre.energy_per_token;
           pt.meets_slo = true;
           part.points.push_back(pt);
         }
@@ -217,6 +220,7 @@ PlanResult plan(const PlanRequest& rq) {
           in.precision = Precision::with_weights(*rq.model, w, w, kv);
           in.overlap = rq.overlap;
           in.eff = rq.eff;
+          in.power = rq.prefill_power;
           in.cache = &cache;
           if (rq.engine != nullptr) apply_engine(in, *rq.engine);
           const PhaseResult t = evaluate_prefill(in, 1, rq.isl);
@@ -291,6 +295,14 @@ PlanResult plan(const PlanRequest& rq) {
     ++out.meeting_slo;
     out.ranked.push_back(std::move(pt));  // already sorted by tokens/s per chip
   }
+  // Cheapest or most frugal first; ties keep the throughput order.
+  if (rq.rank == PlanRank::kCost) {
+    std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                     [](const PlanPoint& a, const PlanPoint& b) { return a.usd_per_token < b.usd_per_token; });
+  } else if (rq.rank == PlanRank::kEnergy) {
+    std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                     [](const PlanPoint& a, const PlanPoint& b) { return a.energy_per_token < b.energy_per_token; });
+  }
   if (!out.ranked.empty()) out.best = out.ranked.front();
   if (!out.best) {
     out.empty_reason = points.empty() ? "no mapping and batch fits in HBM" : "no feasible point meets the SLO";
@@ -317,6 +329,7 @@ DeploymentInput deployment_input(const PlanRequest& rq, const Mapping& m, DType 
   in.domain = rq.domain;
   in.overlap = rq.overlap;
   in.eff = rq.eff;
+  in.power = rq.power;
   if (rq.engine != nullptr) apply_engine(in, *rq.engine);
   return in;
 }

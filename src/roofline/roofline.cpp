@@ -170,7 +170,23 @@ RooflineResult roofline_unchecked(const RooflineInput& in) {
   r.mfu = (r.cost.flops_total() / r.t_step) / peak_dense;
   const Bytes moved = r.cost.weights + r.cost.kv_bytes();
   r.intensity = r.cost.flops_total() / moved;
+  // model.md §25.6: power from the achieved shares of peak; energy per token at the facility.
+  r.hbm_utilization = ((moved + r.cost.act) / r.t_step / (hw.hbm_bandwidth.value * n));
+  r.board_power = llmecon::board_power(hw, in.power, r.mfu, r.hbm_utilization);
+  r.facility_power = facility_power(in.power, r.board_power) * n;
+  r.energy_per_token = r.facility_power * r.t_step / toks;
   return r;
+}
+
+Watts board_power(const Hardware& hw, const PowerModel& pm, double u_compute, double u_memory) {
+  const double uc = std::clamp(u_compute, 0.0, 1.0), um = std::clamp(u_memory, 0.0, 1.0);
+  const double a = std::min(1.0, pm.compute_weight * uc + pm.memory_weight * um);
+  const Watts idle = min(pm.idle, hw.tdp);
+  return idle + (hw.tdp - idle) * a;
+}
+
+Watts facility_power(const PowerModel& pm, Watts board) {
+  return (board + pm.host * pm.host_load) * pm.pue;
 }
 
 std::vector<std::string> explain(const RooflineResult& r) {
@@ -244,6 +260,13 @@ std::vector<std::string> explain(const RooflineResult& r) {
   out.push_back(fmt::format("$/token = chips * $/chip-h * t_step / tokens (D1) = {} x {} x {} / {} = {}", in.chips,
                             format(in.hw->price.value), format(r.t_step), format_number(s.tokens()),
                             format(r.usd_per_token)));
+  out.push_back(fmt::format(
+      "power (model.md §25.6) = (idle {} + (TDP {} - idle) x min(1, {} x MFU {} + {} x HBM use {}) + host {} x {}) x "
+      "PUE {} = {} per chip; J/token = {} x {} chips x t_step / tokens = {}",
+      format(in.power.idle), format(in.hw->tdp), format_number(in.power.compute_weight), format_number(r.mfu),
+      format_number(in.power.memory_weight), format_number(r.hbm_utilization), format(in.power.host),
+      format_number(in.power.host_load), format_number(in.power.pue), format(r.facility_power / in.chips),
+      format(r.facility_power / in.chips), in.chips, format(r.energy_per_token)));
   out.push_back(fmt::format("memory = weights + B * KV(seq) (F21) = {} + {} = {} of {} -> {}", format(r.mem_weights),
                             format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
                             r.fits ? "fits" : "does not fit"));

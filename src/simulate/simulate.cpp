@@ -138,7 +138,11 @@ class StepMemo {
       : in_(in), evals_(evals), lookups_(lookups) {}
   // decode: sequences and their mean context; prefill: chunks, tokens and the context that
   // gives them their exact attention pairs.
-  Seconds get(double dseq, double dctx, double pchunks, double ptokens, double pctx) {
+  struct Cost {
+    Seconds time{};
+    Watts power{};  // per chip at the facility (model.md §25.6)
+  };
+  Cost get(double dseq, double dctx, double pchunks, double ptokens, double pctx) {
     ++*lookups_;
     const std::uint64_t key =
         code(dseq) | code(dctx) << 12 | code(pchunks) << 24 | code(ptokens) << 36 | code(pctx) << 48;
@@ -152,14 +156,18 @@ class StepMemo {
       const double k = decode(code(pchunks)), t = decode(code(ptokens));
       g[n++] = SeqGroup{Phase::kPrefill, k, std::max(1.0, t / k), decode(code(pctx))};
     }
-    const Seconds t = n == 0 ? Seconds{} : iteration_time(*in_, std::span<const SeqGroup>(g, n)).time;
-    memo_.emplace(key, t);
-    return t;
+    Cost c;
+    if (n > 0) {
+      const IterationTime one = iteration_time(*in_, std::span<const SeqGroup>(g, n));
+      c = Cost{one.time, one.power_per_chip};
+    }
+    memo_.emplace(key, c);
+    return c;
   }
 
  private:
   const DeploymentInput* in_;
-  std::unordered_map<std::uint64_t, Seconds> memo_;
+  std::unordered_map<std::uint64_t, Cost> memo_;
   std::size_t* evals_;
   std::size_t* lookups_;
 };
@@ -325,6 +333,8 @@ struct Replica {
   long host_blocks = 0, host_capacity = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
+  double busy_s = 0;  // seconds of iterations
+  double joules = 0;  // facility energy of its iterations (model.md §25.6)
 };
 
 struct ArrivalEv {
@@ -900,8 +910,11 @@ void Sim::try_start(Replica& rep, SimTime now) {
     const double n = pt / pk;
     pctx = std::max(0.0, (pairs - pk * n * (n + 1) / 2) / pt);
   }
-  const Seconds step = rep.memo->get(dseq, dctx, pk, pt, pctx);
+  const StepMemo::Cost cost = rep.memo->get(dseq, dctx, pk, pt, pctx);
+  const Seconds step = cost.time;
   const SimTime dur = to_ticks(step + units::seconds(rep.extra_s));
+  rep.busy_s += tick_seconds(dur);
+  rep.joules += cost.power.si() * rep.in->map.replica_chips() * tick_seconds(dur);
   rep.busy = true;
   rep.started = now;
   push(now + dur, IterationEv{rep.id});
@@ -1162,6 +1175,21 @@ SimResult Sim::collect() {
   if (out.output_tokens_per_s > 0) out.usd_per_mtok_output = usd_per_s / out.output_tokens_per_s * 1e6;
   if (out.output_tokens_per_s + out.input_tokens_per_s > 0) {
     out.usd_per_mtok = usd_per_s / (out.output_tokens_per_s + out.input_tokens_per_s) * 1e6;
+  }
+  // Energy over the whole run (model.md §25.6): each replica's iterations, and its idle power for
+  // the rest of the run.
+  {
+    const double run_s = tick_seconds(now_);
+    double joules = 0;
+    for (const Replica& r : reps_) {
+      const Watts idle = facility_power(r.in->power, board_power(*r.in->hw, r.in->power, 0, 0));
+      joules += r.joules + idle.si() * r.in->map.replica_chips() * std::max(0.0, run_s - r.busy_s);
+    }
+    out.energy_j = joules;
+    out.run_s = run_s;
+    if (out.emitted_tokens > 0) out.joules_per_token_output = joules / static_cast<double>(out.emitted_tokens);
+    const double all = static_cast<double>(out.emitted_tokens + out.prefill_tokens);
+    if (all > 0) out.joules_per_token = joules / all;
   }
   // The prefill the cache avoided, at the price of prefilling those tokens (model.md §23.5).
   if (cached_tokens_ > 0) {

@@ -64,6 +64,11 @@ Ranged<Q> draw(const Ranged<Q>& r, std::mt19937_64& rng) {
   out.value = Q(detail::RawTag{}, triangular(r.low().si(), r.value.si(), r.high().si(), rng));
   return out;
 }
+// The capital-recovery factor: the yearly payment that repays 1 over `years` at `rate`.
+double capital_recovery(double rate, double years) {
+  return rate > 0 ? rate * std::pow(1 + rate, years) / (std::pow(1 + rate, years) - 1) : 1.0 / years;
+}
+
 RangedNumber draw(const RangedNumber& r, std::mt19937_64& rng) {
   RangedNumber out = r;
   out.value = triangular(r.lo.value_or(r.value), r.value, r.hi.value_or(r.value), rng);
@@ -77,7 +82,7 @@ RangedNumber draw(const RangedNumber& r, std::mt19937_64& rng) {
 Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& origin, const TcoCatalog* base) {
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
-  TRY_STATUS(rd.only_keys(root, "", {"defaults", "network", "memory", "system"}));
+  TRY_STATUS(rd.only_keys(root, "", {"defaults", "network", "memory", "power", "scale_up", "profile", "system"}));
   // A user file (with a base) replaces the sections it has, each whole, and adds or replaces
   // systems by hardware name.
   TcoCatalog c = base != nullptr ? *base : TcoCatalog{};
@@ -158,6 +163,68 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     d.sources.emplace_back("hbm", hsrc);
   }
 
+  TRY(power, rd.table(root, "", "power", base == nullptr));
+  if (power != nullptr) {
+    TRY_STATUS(rd.only_keys(*power, "power", {"compute_weight", "memory_weight", "source"}));
+    TRY(wc, rd.number(*power, "power", "compute_weight", true, 0, 100));
+    TRY(wm, rd.number(*power, "power", "memory_weight", true, 0, 100));
+    d.compute_weight = *wc;
+    d.memory_weight = *wm;
+    TRY(psrc, rd.str(*power, "power", "source", true));
+    d.sources.emplace_back("power", psrc);
+  }
+  TRY(fabric, rd.table(root, "", "scale_up", base == nullptr));
+  if (fabric != nullptr) {
+    const toml::table* up = fabric;
+    TRY_STATUS(rd.only_keys(
+        *up, "scale_up",
+        {"links_per_accelerator", "reach", "port", "port_range", "optical_link", "optical_link_range", "source"}));
+    TRY(links, rd.number(*up, "scale_up", "links_per_accelerator", true, 1, 1024));
+    d.scale_up_links = static_cast<int>(*links);
+    TRY(reach, rd.number(*up, "scale_up", "reach", true, 2, 1e6));
+    d.scale_up_reach = *reach;
+    TRY(port, required<Dollars>(rd, *up, "scale_up", "port"));
+    d.scale_up_port = port;
+    TRY(optical, required<Dollars>(rd, *up, "scale_up", "optical_link"));
+    d.scale_up_optical_link = optical;
+    TRY(usrc, rd.str(*up, "scale_up", "source", true));
+    d.sources.emplace_back("scale_up", usrc);
+  }
+  TRY(profiles, rd.tables(root, "", "profile", false));
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const toml::table* t = profiles[i];
+    const std::string path = fmt::format("profile[{}]", i);
+    TRY_STATUS(rd.only_keys(
+        *t, path, {"name", "chips", "utilization", "life", "cost_of_capital", "pue", "electricity", "source"}));
+    TcoProfile pr;
+    TRY(name, rd.str(*t, path, "name", true));
+    pr.name = name;
+    TRY(chips, rd.number(*t, path, "chips", true, 1, 1e8));
+    pr.chips = *chips;
+    TRY(util, rd.number(*t, path, "utilization", true, 1e-3, 1));
+    pr.utilization = *util;
+    TRY(life, rd.quantity<Seconds>(*t, path, "life", false));
+    pr.life = life;
+    if (pr.life && pr.life->si() < 3600.0) {
+      return Error{rd.origin(), TomlReader::join(path, "life"), "shorter than an hour", "e.g. life = \"5 y\""};
+    }
+    TRY(capital, rd.number(*t, path, "cost_of_capital", false, 0, 1));
+    pr.cost_of_capital = capital;
+    TRY(pue, rd.number(*t, path, "pue", false, 1, 5));
+    pr.pue = pue;
+    TRY(elec, rd.quantity<DollarsPerJoule>(*t, path, "electricity", false));
+    pr.electricity = elec;
+    TRY(src, rd.str(*t, path, "source", true));
+    pr.source = src;
+    auto same =
+        std::find_if(c.profiles_.begin(), c.profiles_.end(), [&](const TcoProfile& x) { return x.name == pr.name; });
+    if (same != c.profiles_.end()) {
+      *same = pr;
+    } else {
+      c.profiles_.push_back(std::move(pr));
+    }
+  }
+
   TRY(systems, rd.tables(root, "", "system", base == nullptr));
   for (std::size_t i = 0; i < systems.size(); ++i) {
     const toml::table* t = systems[i];
@@ -203,6 +270,57 @@ Result<const TcoSystem*> TcoCatalog::system(std::string_view hardware) const {
   for (const auto& s : systems_) list += (list.empty() ? "" : ", ") + s.hardware;
   return Error{"--hw", "", "no system costs for '" + std::string(hardware) + "'",
                "data/tco.toml prices " + list + "; add a [[system]] for it with --tco-file"};
+}
+
+Result<const TcoProfile*> TcoCatalog::profile(std::string_view name, const std::string& flag) const {
+  for (const auto& p : profiles_)
+    if (p.name == name) return &p;
+  std::string list;
+  for (const auto& p : profiles_) list += (list.empty() ? "" : ", ") + p.name;
+  return Error{flag, "", "no owner profile '" + std::string(name) + "'",
+               "data/tco.toml has " + list + "; --tco-file adds [[profile]] entries"};
+}
+
+TcoInputs profile_inputs(const TcoProfile& p) {
+  TcoInputs in;
+  in.chips = p.chips;
+  in.utilization = p.utilization;
+  in.life = p.life;
+  in.cost_of_capital = p.cost_of_capital;
+  in.pue = p.pue;
+  in.electricity = p.electricity;
+  return in;
+}
+
+DollarsPerSecond capex_per_hour(const TcoDefaults& d, const TcoInputs& in, Dollars capex) {
+  const double years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
+  const double rate = in.cost_of_capital.value_or(d.cost_of_capital.value);
+  const double u = std::clamp(in.utilization, 1e-6, 1.0);
+  return units::usd_per_hour(capex.si() * (capital_recovery(rate, years) + d.maintenance.value) / (kHoursPerYear * u));
+}
+
+// ---- model.md §25.5: the scale-up fabric ----
+
+namespace {
+// The fabric model's capex per accelerator of a domain, before anchoring: zero within the board.
+double fabric_model(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, double domain) {
+  const double board = sys.scale_up.value.si() > 0 ? 1.0 : hw.domain_size;
+  if (domain <= board) return 0.0;
+  const double links = d.scale_up_links, port = d.scale_up_port.value.si();
+  double cost = links * port;  // the first tier: a port and a copper cable per link
+  // Each further tier multiplies the reach by reach/2 (half of each switch's ports go up).
+  double reach = d.scale_up_reach;
+  while (domain > reach) {
+    cost += links * (2.0 * port + d.scale_up_optical_link.value.si());
+    reach *= std::max(2.0, d.scale_up_reach / 2.0);
+  }
+  return cost;
+}
+}  // namespace
+
+Dollars scale_up_fabric(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, double domain) {
+  const double own = fabric_model(hw, sys, d, hw.domain_size);
+  return units::usd(std::max(0.0, sys.scale_up.value.si() + fabric_model(hw, sys, d, domain) - own));
 }
 
 // ---- model.md §25.2: the scale-out network ----
@@ -266,9 +384,7 @@ TcoResult compute_tco(const Hardware& hw, const TcoSystem& sys, const TcoDefault
   // At least an hour: a shorter life is not a depreciation schedule (and would divide by zero).
   r.life_years = std::max(1.0 / kHoursPerYear, in.life.value_or(d.life.value).si() / (kHoursPerYear * 3600.0));
   r.cost_of_capital = in.cost_of_capital.value_or(d.cost_of_capital.value);
-  const double years = r.life_years, rate = r.cost_of_capital;
-  const double crf = rate > 0 ? rate * std::pow(1 + rate, years) / (std::pow(1 + rate, years) - 1) : 1.0 / years;
-  r.capital_per_year = r.capex * crf;
+  r.capital_per_year = r.capex * capital_recovery(r.cost_of_capital, r.life_years);
   r.maintenance_per_year = r.capex * d.maintenance.value;
   r.staff_per_year = d.staff.value;
   const Watts rated = hw.tdp + sys.host_power;
@@ -402,6 +518,8 @@ TcoDefaults sample_defaults(const TcoDefaults& d, std::mt19937_64& rng) {
   s.switch_price = draw(d.switch_price, rng);
   s.link_price = draw(d.link_price, rng);
   s.hbm = draw(d.hbm, rng);
+  s.scale_up_port = draw(d.scale_up_port, rng);
+  s.scale_up_optical_link = draw(d.scale_up_optical_link, rng);
   return s;
 }
 

@@ -591,7 +591,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   run.failures = run.mtbf.si() > 0 ? run.wall / run.mtbf : 0.0;
   run.gpu_hours = run.wall.si() * chips / 3600.0;
   run.usd = s.price * run.wall * chips;
-  run.energy = units::joules(hw.tdp.si() * chips * run.wall.si() * s.pue);
+  // model.md §25.6: the board busy at the step's HFU (HBM use is not modelled in training).
+  const Watts board = board_power(hw, s.power, r.hfu, 0.0);
+  const Watts facility = facility_power(s.power, board);
+  run.energy = facility * run.wall * chips;
   run.energy_usd = units::usd(run.energy.si() / 3.6e6 * s.usd_per_kwh);
   if (s.tokens > 0) {
     say(fmt::format("steps = {} tokens / ({} x {}) = {}; useful time {}", num(s.tokens), num(s.global_batch), num(seq),
@@ -606,12 +609,13 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
         format(run.checkpoint_interval), format(run.checkpoint_write), format(run.checkpoint_interval),
         format(fm.restart), format(run.checkpoint_interval), format(run.mtbf), run.goodput));
   }
-  say(
-      fmt::format("wall = {} / {:.3f} = {} ({} days); GPU-hours {}; $ = {} x {} chips x wall = {}; energy {} x {} x "
-                  "PUE {} = {} MWh (§24.4)",
-                  format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
-                  format(s.price), num(chips), format(run.usd), format(hw.tdp), num(chips), num(s.pue),
-                  num(run.energy.si() / 3.6e9)));
+  say(fmt::format(
+      "wall = {} / {:.3f} = {} ({} days); GPU-hours {}; $ = {} x {} chips x wall = {} (§24.4); power = "
+      "(board {} at HFU {:.3f} + host {} x {}) x PUE {} = {} per GPU; energy {} x {} x wall = {} MWh "
+      "(§25.6)",
+      format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
+      format(s.price), num(chips), format(run.usd), format(board), r.hfu, format(s.power.host), num(s.power.host_load),
+      num(s.power.pue), format(facility), format(facility), num(chips), num(run.energy.si() / 3.6e9)));
   if (r.memory.total() > r.memory.capacity) {
     r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
     return r;

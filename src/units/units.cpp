@@ -115,6 +115,12 @@ std::string format(BytesPerToken v) {
 std::string format(DollarsPerToken v) {
   return "$" + format_number(v.si() * 1e6) + "/Mtok";
 }
+std::string format(Joules v) {
+  return dec(v.si(), "J");
+}
+std::string format(JoulesPerToken v) {
+  return dec(v.si(), "J/tok");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing

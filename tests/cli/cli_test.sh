@@ -138,6 +138,14 @@ bad tco-life-zero "--life-years: must be greater than 0, got 0" "$bin" tco --lif
 bad tco-utilization-zero "--utilization: must be greater than 0, got 0" "$bin" tco --utilization 0
 bad tco-utilization-over "--utilization: must be at most 1, got 1.5" "$bin" tco --utilization 1.5
 bad tco-topology "--topology: unknown topology 'torus'" "$bin" tco --topology torus
+# --cost owned[:PROFILE] (model.md §25.4): every dollar at tco's owned hour; energy beside it (§25.6).
+json_ok roofline-owned "d['usd_per_mtok'] > 0 and 0 < d['joules_per_token'] < 5 and d['tokens_per_s_per_mw'] > 0" "$bin" roofline --model llama-3.1-70b --hw h100-sxm -b 64 --cost owned --json
+json_ok report-owned "d['hardware']['price_source'].startswith('owned (hyperscaler')" "$bin" report --model llama-3.1-70b --hw h100-sxm --cost owned:hyperscaler --json
+json_ok plan-rank-energy "d['rank'] == 'energy' and d['best']['joules_per_token'] <= min(p['joules_per_token'] for p in d['top'])" "$bin" plan --model llama-3.1-70b --hw h100-sxm --tpot-ms 50 --rank energy --json
+json_ok plan-scaleup-fabric "[r['fabric_capex_per_chip_usd'] for r in d['scaleup']] == sorted(r['fabric_capex_per_chip_usd'] for r in d['scaleup']) and d['scaleup'][0]['fabric_capex_per_chip_usd'] == 0 and d['scaleup'][2]['usd_per_chip_hour'] > d['scaleup'][0]['usd_per_chip_hour']" "$bin" plan --model llama-3.1-8b --hw h100-sxm --scaleup 8,72,576 --batches 64 --json
+bad cost-unknown "--cost: unknown cost basis 'leased'" "$bin" roofline --cost leased
+bad cost-profile "--cost: no owner profile 'nope'" "$bin" plan --cost owned:nope
+bad cost-and-rate "--cost: --usd-per-hour is a rental price" "$bin" train --cost owned --usd-per-hour 2
 printf '[[system]]\nhardware = "h100-sxm"\naccelerator = "27500"\nhost = "$4000"\nscale_up = "$0"\nidle_power = "70 W"\nhost_power = "350 W"\nsource = "mine"\n' > "$tmp/tco-bad.toml"
 bad tco-price-without-unit "system\[0\].accelerator: '27500' has no unit" "$bin" tco --tco-file "$tmp/tco-bad.toml"
 bad plan-impossible-slo "--tpot-ms: must be greater than 0, got 0" "$bin" plan --tpot-ms 0

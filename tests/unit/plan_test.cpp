@@ -70,6 +70,34 @@ TEST(Plan, SloFiltersAndEmptyAnswers) {
   EXPECT_EQ(nofit.empty_reason, "no mapping and batch fits in HBM");
 }
 
+// Ranking by cost or by energy puts the cheapest or the most frugal SLO-meeting point first; the
+// points meeting the SLO are the same whatever the rank.
+TEST(Plan, RanksByCostOrEnergy) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  PlanRequest rq = request(m, "h100-sxm", 8, 2048, 256);
+  rq.tpot = ms(50);
+  rq.power.idle = watts(70);
+  rq.power.host = watts(350);
+  rq.power.pue = 1.25;
+  const PlanResult speed = plan(rq);
+  rq.rank = PlanRank::kCost;
+  const PlanResult cost = plan(rq);
+  rq.rank = PlanRank::kEnergy;
+  const PlanResult energy = plan(rq);
+  ASSERT_TRUE(speed.best && cost.best && energy.best);
+  EXPECT_EQ(speed.meeting_slo, cost.meeting_slo);
+  EXPECT_EQ(speed.meeting_slo, energy.meeting_slo);
+  for (const auto& p : cost.ranked) EXPECT_GE(p.usd_per_token, cost.best->usd_per_token);
+  for (const auto& p : energy.ranked) EXPECT_GE(p.energy_per_token, energy.best->energy_per_token);
+  EXPECT_GT(energy.best->energy_per_token.si(), 0);
+  EXPECT_LE(cost.best->usd_per_token, speed.best->usd_per_token);
+  // Blended as the dollars are: input and output weighted by isl and osl.
+  const PlanPoint& b = *energy.best;
+  EXPECT_NEAR(b.energy_per_token.si(),
+              (b.input_energy_per_token.si() * 2048 + b.decode.energy_per_token.si() * 256) / (2048 + 256),
+              1e-12 * b.energy_per_token.si());
+}
+
 TEST(Plan, DisaggregatedPrefillAddsKvTransfer) {
   const ModelSpec m = models().load("llama-3.1-70b").value();
   PlanRequest rq = request(m, "h100-sxm", 8, 8192, 256);

@@ -101,6 +101,28 @@ TEST(Simulate, ConservesRequestsTokensAndBlocks) {
   EXPECT_GT(r.prefix_hit_rate, 0.1);
 }
 
+// Energy (model.md §25.6): between every chip idle and every chip at TDP for the whole run, and
+// more of it for a faster arrival rate's busier replicas, but less per token.
+TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
+  SimConfig c = base();
+  c.decode.power.idle = units::watts(70);
+  c.decode.power.host = units::watts(350);
+  c.decode.power.pue = 1.25;
+  c.workload.requests = 400;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
+  const SimResult slow = simulate(c).value();
+  const double idle = (70 + 350 * 0.75) * 1.25 * 8, full = (700 + 350 * 0.75) * 1.25 * 8;
+  ASSERT_GT(slow.run_s, 0);
+  EXPECT_GT(slow.energy_j, idle * slow.run_s);
+  EXPECT_LT(slow.energy_j, full * slow.run_s);
+  EXPECT_NEAR(slow.joules_per_token_output * static_cast<double>(slow.emitted_tokens), slow.energy_j,
+              1e-9 * slow.energy_j);
+  EXPECT_LT(slow.joules_per_token, slow.joules_per_token_output);
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
+  const SimResult fast = simulate(c).value();
+  EXPECT_LT(fast.joules_per_token_output, slow.joules_per_token_output);
+}
+
 TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
   // A replica with little KV room: long outputs force preemptions, by recompute.
   SimConfig c = base();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "llmecon/roofline.hpp"
 #include "llmecon/tco.hpp"
 #include "test_catalogs.hpp"
 
@@ -133,6 +134,106 @@ TEST(Tco, UserFileErrors) {
   ASSERT_TRUE(good.ok()) << good.error().message();
   EXPECT_DOUBLE_EQ(good->system("h100-sxm").value()->accelerator.value.si(), 20000);
   EXPECT_EQ(good->systems().size(), catalog().systems().size());
+}
+
+// J/token from a stated power and throughput (model.md §25.6), by hand: a 700 W board idling at
+// 70 W, at MFU 0.2 and HBM use 0.5 with a_c 1.7, a_m 0.3: 70 + 630 x (0.34 + 0.15) = 378.7 W;
+// with a 350 W host at 0.75 and PUE 1.25: (378.7 + 262.5) x 1.25 = 801.5 W per board. Eight boards
+// at 10,000 tokens/s: 6,412 W / 10,000 = 0.6412 J/token.
+TEST(Tco, JoulesPerTokenByHand) {
+  const Hardware& h = *hw().find("h100-sxm");
+  PowerModel pm;
+  pm.idle = units::watts(70);
+  pm.host = units::watts(350);
+  pm.host_load = 0.75;
+  pm.pue = 1.25;
+  pm.compute_weight = 1.7;
+  pm.memory_weight = 0.3;
+  const Watts board = board_power(h, pm, 0.2, 0.5);
+  EXPECT_NEAR(board.si(), 378.7, 1e-9);
+  const Watts facility = facility_power(pm, board);
+  EXPECT_NEAR(facility.si(), 801.5, 1e-9);
+  EXPECT_NEAR(facility.si() * 8 / 10000.0, 0.6412, 1e-12);
+  // Busy compute saturates at TDP; an idle board draws its idle power.
+  EXPECT_DOUBLE_EQ(board_power(h, pm, 0.9, 0.5).si(), 700);
+  EXPECT_DOUBLE_EQ(board_power(h, pm, 0, 0).si(), 70);
+}
+
+// A roofline step's energy is its facility power times its time over its tokens, and a
+// memory-bound decode step draws less per board than a compute-bound prefill.
+TEST(Tco, StepEnergy) {
+  const ModelSpec m = testing_catalogs::models().load("llama-3.1-70b").value();
+  const Hardware& h = *hw().find("h100-sxm");
+  PowerModel pm;
+  pm.idle = units::watts(70);
+  pm.host = units::watts(350);
+  pm.pue = 1.25;
+  RooflineInput in;
+  in.model = &m;
+  in.hw = &h;
+  in.chips = 8;
+  in.step = Step{Phase::kDecode, 64, 1, 4096};
+  in.precision = Precision::native(m);
+  in.power = pm;
+  const RooflineResult dec = roofline(in).value();
+  EXPECT_NEAR(dec.energy_per_token.si(), dec.facility_power.si() * dec.t_step.si() / 64, 1e-12);
+  EXPECT_NEAR(dec.facility_power.si(), 8 * (dec.board_power.si() + 350 * 0.75) * 1.25, 1e-6);
+  in.step = Step{Phase::kPrefill, 4, 4096, 0};
+  const RooflineResult pre = roofline(in).value();
+  EXPECT_GT(pre.board_power, dec.board_power);
+  EXPECT_LT(dec.board_power.si(), 0.7 * h.tdp.si());
+  EXPECT_LT(pre.energy_per_token, dec.energy_per_token);
+}
+
+// The scale-up fabric (model.md §25.5): nothing inside an HGX board, a port and copper per link
+// up to 72, two more ports and an optical link per link past it; a chip's own domain costs what
+// its system states; the fabric never gets cheaper with a bigger domain.
+TEST(Tco, ScaleUpFabric) {
+  const TcoDefaults& d = catalog().defaults();
+  const double p = d.scale_up_port.value.si(), o = d.scale_up_optical_link.value.si();
+  const Hardware& h100 = *hw().find("h100-sxm");
+  const TcoSystem& hs = *catalog().system("h100-sxm").value();
+  EXPECT_DOUBLE_EQ(scale_up_fabric(h100, hs, d, 8).si(), 0);
+  EXPECT_NEAR(scale_up_fabric(h100, hs, d, 72).si(), 18 * p, 1e-9);
+  EXPECT_NEAR(scale_up_fabric(h100, hs, d, 576).si(), 18 * p + 18 * (2 * p + o), 1e-9);
+  const Hardware& gb = *hw().find("gb200");
+  const TcoSystem& gs = *catalog().system("gb200").value();
+  EXPECT_DOUBLE_EQ(scale_up_fabric(gb, gs, d, 72).si(), gs.scale_up.value.si());
+  double last = 0;
+  for (double n : {1.0, 4.0, 8.0, 16.0, 72.0, 144.0, 576.0, 2592.0, 5000.0}) {
+    const double f = scale_up_fabric(h100, hs, d, n).si();
+    EXPECT_GE(f, last) << n;
+    last = f;
+  }
+  // Its hourly price by hand: capital recovery and maintenance over 8,766 h x utilization.
+  TcoInputs in;
+  in.utilization = 0.5;
+  in.life = units::seconds(4 * 31557600.0);
+  in.cost_of_capital = 0.08;
+  const double crf = 0.08 * std::pow(1.08, 4) / (std::pow(1.08, 4) - 1);
+  EXPECT_NEAR(capex_per_hour(d, in, units::usd(10000)).si() * 3600, 10000 * (crf + d.maintenance.value) / (8766 * 0.5),
+              1e-9);
+}
+
+// Owner profiles: each prices an owned hour; the hyperscaler's is the cheapest, the enterprise's
+// the dearest; an unknown one names the flag and lists them.
+TEST(Tco, Profiles) {
+  const Hardware& h = *hw().find("h100-sxm");
+  const TcoSystem& s = *catalog().system("h100-sxm").value();
+  auto owned = [&](const char* name) {
+    const TcoProfile& p = *catalog().profile(name, "--cost").value();
+    return compute_tco(h, s, catalog().defaults(), profile_inputs(p)).owned.si();
+  };
+  EXPECT_LT(owned("hyperscaler"), owned("cluster"));
+  EXPECT_LT(owned("cluster"), owned("enterprise"));
+  const auto missing = catalog().profile("nope", "--cost");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().where, "--cost");
+  EXPECT_NE(missing.error().hint.find("hyperscaler"), std::string::npos);
+  const auto bad = TcoCatalog::parse("[[profile]]\nname = \"x\"\nchips = 8\nutilization = 2\nsource = \"me\"\n",
+                                     "mine.toml", &catalog());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().field, "profile[0].utilization");
 }
 
 }  // namespace

@@ -254,7 +254,7 @@ try {
   await check("charts are updated in place", async () => {
     const rev1 = await revisions();
     // The traffic and training charts redraw when asked (their own checks), not on every change.
-    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n", "chart-tco"]);
+    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n", "chart-tco", "chart-scaleup"]);
     for (const id of Object.keys(rev0)) if (!traffic.has(id)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
     const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
     assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
@@ -640,6 +640,25 @@ try {
     const longer = await page.evaluate(() => llmecon.results.tco);
     assert.ok(longer.usd_per_gpu_hour_owned < want.usd_per_gpu_hour_owned, "a longer life, a cheaper owned hour");
     assert.equal(longer.usd_per_gpu_hour_rented, want.usd_per_gpu_hour_rented, "renting does not depend on life");
+  });
+
+  // The scale-up view: the page's plan --scaleup equals the API's; each bar stack is that domain's
+  // best $/Mtok, the fabric's part growing with the domain; energy sits beside every $/Mtok.
+  await check("scale-up view = the API's plan --scaleup", async () => {
+    await page.fill("#scaleup-domains", "8,72");
+    await page.click("#scaleup");
+    await page.waitForFunction(() => +(document.body.dataset.scaleupUpdates || 0) >= 1, null, { timeout: 120000 });
+    const want = (await api("plan", await page.evaluate(() => llmecon.requests.scaleup))).body;
+    assert.deepEqual(await page.evaluate(() => llmecon.results.scaleup), want, "the page's plan = the API's");
+    const rows = want.scaleup.filter((r) => r.best);
+    assert.ok(rows.length >= 1, "a domain holds the model");
+    const stacks = await page.evaluate(() => llmecon.charts.scaleup.data.datasets.map((d) => d.data));
+    rows.forEach((r, i) => {
+      const sum = stacks[0][i] + stacks[1][i];
+      assert.ok(Math.abs(sum - r.best.usd_per_mtok) < 1e-9 * sum, `domain ${r.domain}: the stack is its $/Mtok`);
+    });
+    const status = await page.textContent("#scaleup-status");
+    for (const r of rows) assert.ok(status.includes(`${r.domain}: $`) && status.includes("J/token"), "each domain's $ and J in the status");
   });
 
   // The lecture report: every claim, the count that reproduce, and each row's derivation.

@@ -3,9 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "llmecon/args.hpp"
 #include "llmecon/facade.hpp"
+#include "llmecon/roofline.hpp"
+#include "llmecon/tco.hpp"
 
 namespace llmecon::cmd {
 
@@ -55,8 +59,16 @@ Uncertainty uncertainty(const Args& a);
 Json quantiles_json(const Quantiles& x);
 /// The `model` argument: a built-in name, a config.json path, or the config object itself.
 Result<ModelSpec> load_model(const Engine& e, const Args& a);
-/// The chip named `name`, priced at --usd-per-hour when given: the catalog's entry, or an owned
-/// copy with the user's rate. The pointer stays valid however the holder moves.
+/// data/tco.toml, with --tco-file over it when the command takes one and it is given.
+Result<TcoCatalog> tco_catalog(const Args& a);
+/// The owner profile --cost names: none for rented, "cluster" for owned, NAME for owned:NAME.
+Result<std::optional<std::string>> owner_profile(const Args& a);
+/// What a chip of `hw` draws (model.md §25.6): idle and host power from data/tco.toml's system
+/// (an HGX-like estimate for chips it does not price), PUE from --cost's profile or the defaults.
+Result<PowerModel> power_model(const Args& a, const Hardware& hw);
+/// The chip named `name`, priced at --usd-per-hour when given, or owned under --cost owned[:NAME]
+/// (tco at the profile's cluster and utilization): the catalog's entry, or a copy with that
+/// price. The pointer stays valid however the holder moves.
 Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name);
 /// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
 /// released ones (model.md §4.7).

@@ -30,6 +30,12 @@ Json point_fields(const PlanPoint& p, const ModelSpec& m) {
               {"usd_per_mtok", p.usd_per_token.si() * 1e6},
               {"usd_per_mtok_input", p.input_usd_per_token.si() * 1e6},
               {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
+              {"joules_per_token", p.energy_per_token.si()},
+              {"joules_per_token_input", p.input_energy_per_token.si()},
+              {"joules_per_token_output", p.decode.energy_per_token.si()},
+              {"tokens_per_s_per_mw", p.decode.power_per_chip.si() > 0 ? Json(p.decode.tokens_per_s_per_chip.si() /
+                                                                              (p.decode.power_per_chip.si() * 1e-6))
+                                                                       : Json(nullptr)},
               {"bound_decode", std::string(p.decode.bound)},
               {"bound_prefill", std::string(p.prefill.bound)},
               {"mem_per_chip_bytes", p.decode.memory.total().si()},
@@ -198,6 +204,12 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.model = &model;
   rq.hw = hw;
   rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  TRY(power, power_model(a, *hw));
+  rq.power = power;
+  rq.prefill_power = power;
+  rq.rank = a.text("rank") == "cost"     ? PlanRank::kCost
+            : a.text("rank") == "energy" ? PlanRank::kEnergy
+                                         : PlanRank::kThroughput;
   // --emit ENGINE plans under that engine's limits unless --engine names another.
   const bool emit = a.text("emit") != "none";
   TRY(engine, e.serving_engine(emit && a.text("engine") == "generic" ? a.text("emit") : a.text("engine")));
@@ -228,14 +240,25 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.spec_acceptance = a.number("spec_acceptance");
   if (rq.spec_acceptance >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
   rq.spec_draft = static_cast<int>(a.number("spec_draft"));
+  std::shared_ptr<const Hardware> prefill_owner;  // the prefill pool's chip, owned-priced under --cost owned
   if (a.has("prefill_hw") || a.has("prefill_chips")) {
     TRY(phw, e.hardware_catalog().get(a.text_or("prefill_hw", hw->name), "--prefill-hw"));
+    TRY(owner, owner_profile(a));
+    if (owner) {
+      TRY(owned, priced_hardware(e, a, phw->name));
+      prefill_owner = owned;
+      phw = prefill_owner.get();
+    }
     rq.prefill_hw = phw;
+    TRY(ppower, power_model(a, *phw));
+    rq.prefill_power = ppower;
     rq.prefill_chips = static_cast<int>(a.number_or("prefill_chips", phw->domain_size));
   }
   if (a.has("batches")) rq.batches = a.numbers("batches");
   Json out{{"model", model.name},
            {"hardware", hw->name},
+           {"price_source", hw->price_source},
+           {"rank", a.text("rank")},
            {"chips", rq.chips},
            {"domain", hw->domain_size},
            {"prefill_pool",
@@ -280,20 +303,46 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     out["capacity"] = std::move(cap);
   }
   if (a.has("scaleup")) {
+    // Each domain size carries its own scale-up fabric (model.md §25.5): the capex beyond the
+    // chip's own domain, recovered over the owner profile's life at its utilization, on top of the
+    // price (rented or owned).
+    TRY(cat, tco_catalog(a));
+    TRY(owner, owner_profile(a));
+    TcoInputs tin;
+    tin.utilization = 0.8;
+    if (owner) {
+      TRY(p, cat.profile(*owner, "--cost"));
+      tin = profile_inputs(*p);
+    }
+    auto sys = cat.system(hw->name);
     Json rows = Json::array();
     for (const double d : a.numbers("scaleup")) {
       PlanRequest r2 = rq;
       r2.domain = static_cast<int>(d);
       r2.chips = static_cast<int>(d);
+      Hardware priced_domain = *hw;
+      Json fabric = nullptr, fabric_hour = nullptr;
+      if (sys) {
+        const Dollars f = scale_up_fabric(*hw, **sys, cat.defaults(), d);
+        const DollarsPerSecond extra = capex_per_hour(cat.defaults(), tin, f - (*sys)->scale_up.value);
+        priced_domain.price.value = priced_domain.price.value + extra;
+        fabric = f.si();
+        fabric_hour = extra.si() * 3600.0;
+      }
+      r2.hw = &priced_domain;
       const PlanResult pr = llmecon::plan(r2);
       if (pr.cancelled) return cancelled_error();
       rows.push_back({{"domain", r2.domain},
                       {"chips", r2.chips},
+                      {"fabric_capex_per_chip_usd", fabric},
+                      {"fabric_usd_per_chip_hour", fabric_hour},
+                      {"usd_per_chip_hour", priced_domain.price.value.si() * 3600.0},
                       {"best", pr.best ? point_fields(*pr.best, model) : Json(nullptr)},
                       {"meeting_slo", pr.meeting_slo},
                       {"empty_reason", pr.empty_reason}});
     }
     out["scaleup"] = rows;
+    if (!sys) out["scaleup_fabric"] = sys.error().what;
   }
   return out;
 }

@@ -46,6 +46,8 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   r.in.precision = precision_from(a, r.model);
   r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
   r.in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  TRY(power, power_model(a, *hw));
+  r.in.power = power;
   TRY(engine, e.serving_engine(a.text("engine")));
   if (!a.flag("ideal")) apply_engine(r.in, *engine);  // the pure roofline fills all of HBM (F21)
   return r;
@@ -191,7 +193,8 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
                 {"hbm_bytes_per_s", (hw.hbm_bandwidth.value * n).si()},
                 {"hbm_bytes", (hw.hbm_capacity.value * n).si()},
                 {"drain_time_s", hw.drain_time().si()},
-                {"usd_per_hour", hw.price.value.si() * 3600.0 * n}};
+                {"usd_per_hour", hw.price.value.si() * 3600.0 * n},
+                {"price_source", hw.price_source}};
   const double max_batch = max_fitting_batch(in0);
   const std::optional<double> balance = balance_batch(in0);
   Json rows = Json::array();

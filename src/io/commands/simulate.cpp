@@ -149,6 +149,9 @@ Json result_json(const SimResult& r) {
   out["slo_met"] = r.slo_met;
   out["usd_per_mtok_output"] = r.usd_per_mtok_output;
   out["usd_per_mtok"] = r.usd_per_mtok;
+  out["energy_kwh"] = r.energy_j / 3.6e6;
+  out["joules_per_token_output"] = r.joules_per_token_output;
+  out["joules_per_token"] = r.joules_per_token;
   out["chips"] = r.chips;
   out["rule"] = r.rule;
   out["step_evaluations"] = r.step_evaluations;
@@ -263,7 +266,8 @@ Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, do
               {"goodput_requests_per_s", r.goodput_requests_per_s},
               {"slo_met", r.slo_met},
               {"preemptions", r.preemptions},
-              {"usd_per_mtok_output", r.usd_per_mtok_output}};
+              {"usd_per_mtok_output", r.usd_per_mtok_output},
+              {"joules_per_token_output", r.joules_per_token_output}};
 }
 
 }  // namespace
@@ -339,6 +343,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   in.hw = hw;
   in.precision = precision_from(a, model);
   in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
+  TRY(power, power_model(a, *hw));
+  in.power = power;
   const int chips = static_cast<int>(a.number_or("chips", std::min(hw->domain_size, 8)));
   Mapping require{};
   require.tp = a.has("tp") ? static_cast<int>(a.number("tp")) : 0;
@@ -376,14 +382,23 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     in.map.dp = 1;
     envelope.push_back(fmt::format("layout not stated: the planner's best on {} chips, {}", chips, in.map.str()));
   }
+  std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
   if (s.kind == SchedulerKind::kDisaggregated) {
     DeploymentInput p = in;
     const Hardware* phw = hw;
     if (a.has("prefill_hw")) {
       TRY(ph, e.hardware_catalog().get(a.text("prefill_hw"), "--prefill-hw"));
       phw = ph;
+      TRY(owner, owner_profile(a));
+      if (owner) {
+        TRY(owned, priced_hardware(e, a, phw->name));
+        prefill_owner = owned;
+        phw = prefill_owner.get();
+      }
       p.hw = phw;
       p.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*phw);
+      TRY(ppower, power_model(a, *phw));
+      p.power = ppower;
     }
     const int pchips = static_cast<int>(a.number_or("prefill_chips", chips));
     auto best = infer_mapping(p, pchips, Mapping{0, 0, 0, 0, 0, 1}, 1, w.isl.mean(), w.isl.mean());
@@ -408,6 +423,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
 
   Json out{{"model", model.name},
            {"hardware", hw->name},
+           {"price_source", hw->price_source},
            {"chips_per_replica", in.map.replica_chips()},
            {"replicas", c.replicas},
            {"mapping", in.map.str()},

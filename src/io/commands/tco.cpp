@@ -1,9 +1,6 @@
 // `tco`: what an owned accelerator-hour costs against a rented one (model.md §25).
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "commands.hpp"
 #include "llmecon/roofline.hpp"
 #include "llmecon/tco.hpp"
@@ -11,16 +8,7 @@
 namespace llmecon::cmd {
 
 Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&) {
-  TRY(cat, TcoCatalog::builtin());
-  if (a.has("tco_file")) {
-    const std::string path = a.text("tco_file");
-    std::ifstream f(path);
-    if (!f) return Error{path, "", "cannot open file", "give a TOML file in the layout of data/tco.toml"};
-    std::stringstream text;
-    text << f.rdbuf();
-    TRY(user, TcoCatalog::parse(text.str(), path, &cat));
-    cat = std::move(user);
-  }
+  TRY(cat, tco_catalog(a));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
   TRY(sys, cat.system(hw->name));
   if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};

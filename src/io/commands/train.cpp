@@ -41,8 +41,17 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");
   s.moe_imbalance = a.number("moe_imbalance");
-  s.pue = a.number("pue");
-  s.usd_per_kwh = a.number("usd_per_kwh");
+  TRY(power, power_model(a, *t.hw));
+  s.power = power;
+  if (a.has("pue")) s.power.pue = a.number("pue");
+  TRY(cat, tco_catalog(a));
+  TRY(profile_name, owner_profile(a));
+  DollarsPerJoule electricity = cat.defaults().electricity.value;
+  if (profile_name) {
+    TRY(p, cat.profile(*profile_name, "--cost"));
+    electricity = p->electricity.value_or(electricity);
+  }
+  s.usd_per_kwh = a.has("usd_per_kwh") ? a.number("usd_per_kwh") : electricity.si() * 3.6e6;
   s.failures.failures_per_gpu_hour =
       a.has("mtbf_hours") ? 1.0 / a.number("mtbf_hours") : a.number("failures_per_gpu_hour");
   s.failures.storage_bandwidth = units::tb_per_s(a.number("storage_tb_per_s"));
@@ -104,6 +113,7 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   const TrainTime& t = r.time;
   const TrainRun& run = r.run;
   an.note("layout: " + r.layout.str());
+  an.note("price: " + (s.hw->price_source.empty() ? std::string("catalog rental") : s.hw->price_source));
   an.figure("chips", chips, "", "GPUs");
   an.figure("global_batch", s.global_batch, "", "sequences per step");
   an.figure("micro_batches", t.micro_batches, "", "micro-batches per replica per step");
@@ -121,8 +131,10 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   an.figure("wall_s", run.wall, "wall-clock");
   an.figure("gpu_hours", run.gpu_hours, "GPU-h", "chips x wall");
   an.figure("usd", run.usd, "chips x wall x $/chip-hour");
-  an.figure("mwh", run.energy.si() / 3.6e9, "MWh", "chips x TDP x wall x PUE");
-  an.figure("energy_usd", run.energy_usd, "MWh x $/kWh (inside a rental price; separate when owned)");
+  an.figure("mwh", run.energy.si() / 3.6e9, "MWh", "chips x facility power at the step's HFU x wall (§25.6)");
+  an.figure("joules_per_token", r.run.energy.si() / std::max(1.0, s.tokens), "J/tok",
+            "facility energy per training token");
+  an.figure("energy_usd", run.energy_usd, "MWh x $/kWh (inside the $/GPU-hour, rented or owned)");
   an.figure("goodput", run.goodput, "", "useful time over wall time (§24.5)");
   an.figure("failures", run.failures, "", "expected interruptions");
   an.figure("mtbf_s", run.mtbf, "the cluster's mean time between failures (0: none)");
