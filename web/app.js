@@ -54,6 +54,7 @@
     { key: "phase", command: "roofline" },
     { key: "weight_dtype", command: "roofline" },
     { key: "kv_dtype", command: "roofline" },
+    { key: "cost", command: "roofline" },
     { key: "batch", command: "roofline", log2: [0, 14] },
     { key: "context", command: "roofline", log2: [8, 20] },
     { key: "isl", command: "plan" },
@@ -61,7 +62,7 @@
     { key: "ttft_ms", command: "plan" },
     { key: "tpot_ms", command: "plan" },
   ];
-  const BOARD = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype"];
+  const BOARD = ["model", "hw", "chips", "phase", "weight_dtype", "kv_dtype", "cost"];
   const PLAN_KEYS = ["isl", "osl", "ttft_ms", "tpot_ms"];
 
   // What the page shows, for the browser test and for anyone poking at the console.
@@ -747,7 +748,7 @@
       showError(err);
       return;
     }
-    for (const id of ["model", "hw", "chips", "weight_dtype", "kv_dtype"]) {
+    for (const id of ["model", "hw", "chips", "weight_dtype", "kv_dtype", "cost"]) {
       $(id).addEventListener("change", () => {
         if (id === "model" && state.pastedConfig) {
           state.pastedConfig = null;

@@ -101,10 +101,14 @@ ArgSpec usd_per_hour() {
 // How every dollar is priced (model.md §25.4): the catalog's rent, or tco's owned hour under a
 // data/tco.toml profile.
 ArgSpec cost() {
-  return with_default(arg("cost", T::kString,
-                          "rented (the catalog's price) or owned[:PROFILE]: tco's owned hour under data/tco.toml's "
-                          "cluster (the default owner), hyperscaler or enterprise"),
-                      "rented");
+  ArgSpec a = with_default(arg("cost", T::kString,
+                               "rented (the catalog's price) or owned[:PROFILE]: tco's owned hour under "
+                               "data/tco.toml's cluster (the default owner), hyperscaler or enterprise, or a "
+                               "--tco-file profile"),
+                           "rented");
+  // The built-in bases, for the page and the schema; a --tco-file may add profiles.
+  a.choices = {"rented", "owned", "owned:hyperscaler", "owned:enterprise"};
+  return a;
 }
 ArgSpec tco_file() {
   ArgSpec a =

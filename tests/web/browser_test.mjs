@@ -620,6 +620,25 @@ try {
     assert.ok(Math.abs(again.days - 2 * want.days) < 0.01 * want.days, `twice the tokens, twice the days: ${again.days} vs ${want.days}`);
   });
 
+  // The cost basis: owned prices the tiles at tco's owned hour, as the API does; the energy of a
+  // step does not depend on who pays for it.
+  await check("cost owned = the API's roofline --cost owned", async () => {
+    const rented = await page.evaluate(() => llmecon.results.roofline);
+    const before = await updatesNow();
+    await page.selectOption("#cost", "owned");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, before, { timeout: 20000 });
+    const a = await pageArgs();
+    const want = (await api("roofline", { model: a.model, hw: a.hw, ...(a.kv_dtype ? { kv_dtype: a.kv_dtype } : {}), batch: a.batch, context: a.context, cost: "owned" })).body;
+    const tile = await page.$eval('.figure[data-key="usd_per_mtok"]', (f) => Number(f.dataset.value));
+    assert.equal(tile, want.usd_per_mtok, "the $/Mtok tile is the owned price");
+    assert.notEqual(want.usd_per_mtok, rented.usd_per_mtok, "owned differs from rented");
+    const joules = await page.$eval('.figure[data-key="joules_per_token"]', (f) => Number(f.dataset.value));
+    assert.equal(joules, rented.joules_per_token, "J/token is the same either way");
+    const back = await updatesNow();
+    await page.selectOption("#cost", "rented");
+    await page.waitForFunction((k) => +document.body.dataset.updates > k, back, { timeout: 20000 });
+  });
+
   // The cost of a GPU-hour: the owned terms and the rented bar equal the API's tco; a longer life
   // lowers the owned hour and leaves the rented one.
   await check("GPU-hour view = the API's tco", async () => {
