@@ -16,6 +16,7 @@
 #include "llmecon/analysis.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
+#include "llmecon/roofline.hpp"
 #include "llmecon/units.hpp"
 
 namespace llmecon {
@@ -158,6 +159,15 @@ DollarsPerSecond owned_per_hour_at(const TcoResult& r, double utilization);
 /// The analysis `llmecon tco` prints: capex and opex breakdowns, $/GPU-hour owned and rented,
 /// break-even utilization, energy; with `explain`, each formula with its values.
 Analysis tco_analysis(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, const TcoInputs& in);
+
+/// p10/p50/p90 over every sourced range of data/tco.toml, drawn together (model.md §21): the owned
+/// hour ($/h), owned over rented, and the break-even utilization (1 where owning never pays).
+struct TcoRange {
+  int samples = 0;
+  Quantiles owned_usd_per_hour, owned_over_rented, breakeven_utilization;
+};
+TcoRange tco_range(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, const TcoInputs& in,
+                   int samples = 500, unsigned seed = 20251201);
 
 /// One draw of every ranged default, triangular with its mode at the default (model.md §21).
 TcoDefaults sample_defaults(const TcoDefaults& d, std::mt19937_64& rng);

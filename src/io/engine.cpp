@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "commands/commands.hpp"
@@ -272,15 +271,9 @@ Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const A
   TRY(sys, cat.system(hw->name));
   const TcoInputs in = profile_inputs(*profile);
   const TcoResult r = compute_tco(*hw, *sys, cat.defaults(), in);
-  std::mt19937_64 rng(20251201);
-  std::vector<double> draws;
-  for (int i = 0; i < 200; ++i) {
-    const TcoDefaults d = sample_defaults(cat.defaults(), rng);
-    draws.push_back(compute_tco(*hw, sample_system(*sys, rng), d, in).owned.si());
-  }
-  const Quantiles q = quantiles(draws);
-  own->price = Ranged<DollarsPerSecond>{r.owned, units::usd_per_s(std::min(q.p10, r.owned.si())),
-                                        units::usd_per_s(std::max(q.p90, r.owned.si()))};
+  const Quantiles q = tco_range(*hw, *sys, cat.defaults(), in, 200).owned_usd_per_hour;
+  own->price = Ranged<DollarsPerSecond>{r.owned, units::usd_per_hour(std::min(q.p10, r.owned.si() * 3600.0)),
+                                        units::usd_per_hour(std::max(q.p90, r.owned.si() * 3600.0))};
   own->price_source = fmt::format("owned ({}: {} accelerators at utilization {}; data/tco.toml)", profile->name,
                                   format_number(profile->chips), format_number(profile->utilization));
   return std::shared_ptr<const Hardware>(std::move(own));

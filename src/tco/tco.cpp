@@ -523,6 +523,26 @@ TcoDefaults sample_defaults(const TcoDefaults& d, std::mt19937_64& rng) {
   return s;
 }
 
+TcoRange tco_range(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& d, const TcoInputs& in, int samples,
+                   unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> owned, ratio, breakeven;
+  TcoRange out;
+  out.samples = std::max(1, samples);
+  for (int i = 0; i < out.samples; ++i) {
+    const TcoDefaults dd = sample_defaults(d, rng);
+    const TcoSystem s = sample_system(sys, rng);
+    const TcoResult r = compute_tco(hw, s, dd, in);
+    owned.push_back(r.owned.si() * 3600.0);
+    ratio.push_back(r.owned / r.rented);
+    breakeven.push_back(r.breakeven_utilization.value_or(1.0));
+  }
+  out.owned_usd_per_hour = quantiles(std::move(owned));
+  out.owned_over_rented = quantiles(std::move(ratio));
+  out.breakeven_utilization = quantiles(std::move(breakeven));
+  return out;
+}
+
 TcoSystem sample_system(const TcoSystem& sys, std::mt19937_64& rng) {
   TcoSystem s = sys;
   s.accelerator = draw(sys.accelerator, rng);

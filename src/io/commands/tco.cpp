@@ -31,20 +31,11 @@ Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&)
   out["utilization"] = in.utilization;
   if (a.flag("range")) {
     // Every ranged default and system cost drawn together, with a fixed seed (model.md §21).
-    std::mt19937_64 rng(20251201);
-    std::vector<double> owned, ratio, breakeven;
-    for (int i = 0; i < 500; ++i) {
-      const TcoDefaults d = sample_defaults(cat.defaults(), rng);
-      const TcoSystem s = sample_system(*sys, rng);
-      const TcoResult r = compute_tco(*hw, s, d, in);
-      owned.push_back(r.owned.si() * 3600.0);
-      ratio.push_back(r.owned / r.rented);
-      breakeven.push_back(r.breakeven_utilization.value_or(1.0));
-    }
-    out["range"] = {{"samples", 500},
-                    {"usd_per_gpu_hour_owned", quantiles_json(quantiles(owned))},
-                    {"owned_over_rented", quantiles_json(quantiles(ratio))},
-                    {"breakeven_utilization", quantiles_json(quantiles(breakeven))}};
+    const TcoRange r = tco_range(*hw, *sys, cat.defaults(), in);
+    out["range"] = {{"samples", r.samples},
+                    {"usd_per_gpu_hour_owned", quantiles_json(r.owned_usd_per_hour)},
+                    {"owned_over_rented", quantiles_json(r.owned_over_rented)},
+                    {"breakeven_utilization", quantiles_json(r.breakeven_utilization)}};
   }
   return out;
 }
