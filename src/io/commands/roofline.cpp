@@ -120,6 +120,7 @@ Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Can
   res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
+  out["price_source"] = res.hw->price_source;
   warn_past_max_context(res.model, a.number("context"), out);
   if (a.flag("explain")) out["explain"] = explain(r);
   if (a.flag("range")) {
@@ -166,7 +167,11 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
     }
   }
   if (progress) progress(1.0);
-  Json out{{"model", res.model.name}, {"hardware", res.hw->name}, {"chips", res.in.chips}, {"rows", rows}};
+  Json out{{"model", res.model.name},
+           {"hardware", res.hw->name},
+           {"chips", res.in.chips},
+           {"price_source", res.hw->price_source},
+           {"rows", rows}};
   warn_past_max_context(res.model, *std::max_element(contexts.begin(), contexts.end()), out);
   return out;
 }
