@@ -269,7 +269,9 @@
 
   // "deepseek-v3 on 72 x gb200, fp8/bf16, decode context 4096": what a pinned curve is.
   function curveLabel(r) {
-    return `${r.model} on ${r.chips} x ${r.hardware}, ${r.weight_dtype}/${r.kv_dtype}, ${r.phase} context ${C.num(r.context)}`;
+    const basis = $("cost").value; // rented and owned curves of one deployment are two curves
+    return `${r.model} on ${r.chips} x ${r.hardware}, ${r.weight_dtype}/${r.kv_dtype}, ${r.phase} context ${C.num(r.context)}` +
+      (basis && basis !== "rented" ? `, ${basis}` : "");
   }
 
   // A pinned curve belongs to its phase: it is drawn on that phase's chart only.
@@ -454,11 +456,11 @@
   // chip above.
   function trainArgs() {
     const b = board();
-    return argsFor("train", { model: b.model, hw: b.hw, chips: +$("train-chips").value, tokens: +$("train-tokens").value, seq_len: +$("train-seq").value, train_dtype: $("train-dtype").value });
+    return argsFor("train", { model: b.model, hw: b.hw, cost: b.cost, chips: +$("train-chips").value, tokens: +$("train-tokens").value, seq_len: +$("train-seq").value, train_dtype: $("train-dtype").value });
   }
   function scaleArgs() {
     const b = board();
-    return argsFor("scale", { model: b.model, hw: b.hw, chips: +$("train-chips").value, seq_len: +$("train-seq").value, inference_tokens: +$("train-dinf").value });
+    return argsFor("scale", { model: b.model, hw: b.hw, cost: b.cost, chips: +$("train-chips").value, seq_len: +$("train-seq").value, inference_tokens: +$("train-dinf").value });
   }
   let trainInflight = null;
   async function updateTraining() {

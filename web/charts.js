@@ -724,7 +724,7 @@
   function scaleupCost(canvas, plan) {
     const rows = plan.scaleup.filter((r) => r.best);
     const labels = rows.map((r) => `${r.domain} chips`);
-    const share = (r) => (r.fabric_usd_per_chip_hour || 0) / r.usd_per_chip_hour;
+    const share = (r) => (r.usd_per_chip_hour > 0 ? (r.fabric_usd_per_chip_hour || 0) / r.usd_per_chip_hour : 0);
     const datasets = [
       { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok * (1 - share(r))), backgroundColor: "#3498db" },
       { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok * share(r)), backgroundColor: "#e67e22" },

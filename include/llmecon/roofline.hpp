@@ -80,6 +80,7 @@ struct PowerModel {
   Watts idle{};             ///< per board at rest
   Watts host{};             ///< host share per board at its rating
   double host_load = 0.75;  ///< host power while serving over its rating
+  double host_idle = 0.5;   ///< host power while idle over its rating (as tco's, model.md §25.3)
   double pue = 1.0;         ///< facility power over IT power
   double compute_weight = 1.7;
   double memory_weight = 0.3;
@@ -88,6 +89,8 @@ struct PowerModel {
 Watts board_power(const Hardware& hw, const PowerModel& pm, double u_compute, double u_memory);
 /// The facility's power per board: (board + host x host_load) x PUE.
 Watts facility_power(const PowerModel& pm, Watts board);
+/// The facility's power per board at rest: (P_idle + host x host_idle) x PUE.
+Watts idle_power(const Hardware& hw, const PowerModel& pm);
 
 struct RooflineInput {
   const ModelSpec* model = nullptr;

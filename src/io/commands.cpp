@@ -573,10 +573,15 @@ std::vector<CommandSpec> build() {
               return x;
             }(),
             "Young-Daly"),
-        with_text(unit(bounded(arg("pue", T::kNumber, "facility power over IT power"), 1, 5), "x"),
+        with_text(unit(bounded(arg("pue", T::kNumber,
+                                   "facility power over IT power (the energy figures; an owned "
+                                   "price keeps its profile's)"),
+                               1, 5),
+                       "x"),
                   "1.25 (data/tco.toml), or --cost's profile"),
-        with_text(unit(bounded(arg("usd_per_kwh", T::kNumber, "electricity price"), 0, 10), "$/kWh"),
-                  "0.08 (data/tco.toml), or --cost's profile"),
+        with_text(
+            unit(bounded(arg("usd_per_kwh", T::kNumber, "electricity price (the energy figures)"), 0, 10), "$/kWh"),
+            "0.08 (data/tco.toml), or --cost's profile"),
         usd_per_hour(),
         cost(),
         tco_file(),

@@ -189,6 +189,10 @@ Watts facility_power(const PowerModel& pm, Watts board) {
   return (board + pm.host * pm.host_load) * pm.pue;
 }
 
+Watts idle_power(const Hardware& hw, const PowerModel& pm) {
+  return (min(pm.idle, hw.tdp) + pm.host * pm.host_idle) * pm.pue;
+}
+
 std::vector<std::string> explain(const RooflineResult& r) {
   const auto& in = r.in;
   const Step& s = in.step;

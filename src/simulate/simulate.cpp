@@ -426,6 +426,7 @@ class Sim {
   std::vector<SimResult::Event> trace_;
   std::size_t evals_ = 0, lookups_ = 0;
   SimTime now_ = 0, last_finish_ = 0;
+  SimTime first_arrival_ = std::numeric_limits<SimTime>::max();
   const HostTier* tier_ = nullptr;
 };
 
@@ -477,6 +478,7 @@ Status Sim::build_replicas() {
 int Sim::make_request(SimTime t, int client) {
   Request q;
   q.arrival = t;
+  first_arrival_ = std::min(first_arrival_, t);
   q.client = client;
   const Workload& w = c_.workload;
   const auto idx = static_cast<long>(reqs_.size());
@@ -1176,13 +1178,14 @@ SimResult Sim::collect() {
   if (out.output_tokens_per_s + out.input_tokens_per_s > 0) {
     out.usd_per_mtok = usd_per_s / (out.output_tokens_per_s + out.input_tokens_per_s) * 1e6;
   }
-  // Energy over the whole run (model.md §25.6): each replica's iterations, and its idle power for
-  // the rest of the run.
+  // Energy over the run (model.md §25.6), from the first arrival to the last completion: each
+  // replica's iterations, and its idle power for the rest of that span.
   {
-    const double run_s = tick_seconds(now_);
+    const double run_s =
+        first_arrival_ < last_finish_ ? tick_seconds(last_finish_) - tick_seconds(first_arrival_) : 0.0;
     double joules = 0;
     for (const Replica& r : reps_) {
-      const Watts idle = facility_power(r.in->power, board_power(*r.in->hw, r.in->power, 0, 0));
+      const Watts idle = idle_power(*r.in->hw, r.in->power);
       joules += r.joules + idle.si() * r.in->map.replica_chips() * std::max(0.0, run_s - r.busy_s);
     }
     out.energy_j = joules;

@@ -101,8 +101,8 @@ TEST(Simulate, ConservesRequestsTokensAndBlocks) {
   EXPECT_GT(r.prefix_hit_rate, 0.1);
 }
 
-// Energy (model.md §25.6): between every chip idle and every chip at TDP for the whole run, and
-// more of it for a faster arrival rate's busier replicas, but less per token.
+// Energy (model.md §25.6): between every chip idle and every chip at TDP from the first arrival to
+// the last completion, and less of it per token at a faster arrival rate.
 TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   SimConfig c = base();
   c.decode.power.idle = units::watts(70);
@@ -111,8 +111,9 @@ TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   c.workload.requests = 400;
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
   const SimResult slow = simulate(c).value();
-  const double idle = (70 + 350 * 0.75) * 1.25 * 8, full = (700 + 350 * 0.75) * 1.25 * 8;
+  const double idle = (70 + 350 * 0.5) * 1.25 * 8, full = (700 + 350 * 0.75) * 1.25 * 8;
   ASSERT_GT(slow.run_s, 0);
+  EXPECT_LE(slow.run_s, slow.makespan_s);
   EXPECT_GT(slow.energy_j, idle * slow.run_s);
   EXPECT_LT(slow.energy_j, full * slow.run_s);
   EXPECT_NEAR(slow.joules_per_token_output * static_cast<double>(slow.emitted_tokens), slow.energy_j,
@@ -121,6 +122,28 @@ TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
   const SimResult fast = simulate(c).value();
   EXPECT_LT(fast.joules_per_token_output, slow.joules_per_token_output);
+}
+
+// A trace that starts late is not charged for the idle time before its first request: the same
+// requests shifted by 1,000 s use the same energy.
+TEST(Simulate, EnergySpansFirstArrivalToLastCompletion) {
+  SimConfig c = base();
+  c.decode.power.idle = units::watts(70);
+  c.decode.power.host = units::watts(350);
+  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  for (int i = 0; i < 40; ++i) {
+    TraceRequest r;
+    r.t_s = 0.25 * i;
+    r.input = 512;
+    r.output = 64;
+    c.workload.trace.requests.push_back(r);
+  }
+  const SimResult early = simulate(c).value();
+  for (auto& r : c.workload.trace.requests) r.t_s += 1000;
+  const SimResult late = simulate(c).value();
+  EXPECT_NEAR(late.energy_j, early.energy_j, 1e-6 * early.energy_j);
+  EXPECT_NEAR(late.run_s, early.run_s, 1e-6);
+  EXPECT_GT(late.makespan_s, 1000);
 }
 
 TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {

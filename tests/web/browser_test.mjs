@@ -620,8 +620,8 @@ try {
     assert.ok(Math.abs(again.days - 2 * want.days) < 0.01 * want.days, `twice the tokens, twice the days: ${again.days} vs ${want.days}`);
   });
 
-  // The cost basis: owned prices the tiles at tco's owned hour, as the API does; the energy of a
-  // step does not depend on who pays for it.
+  // The cost basis: owned prices the tiles at tco's owned hour, as the API does; under the default
+  // owner (the cluster profile, whose PUE is tco's default) the energy of a step is unchanged.
   await check("cost owned = the API's roofline --cost owned", async () => {
     const rented = await page.evaluate(() => llmecon.results.roofline);
     const before = await updatesNow();
@@ -633,7 +633,7 @@ try {
     assert.equal(tile, want.usd_per_mtok, "the $/Mtok tile is the owned price");
     assert.notEqual(want.usd_per_mtok, rented.usd_per_mtok, "owned differs from rented");
     const joules = await page.$eval('.figure[data-key="joules_per_token"]', (f) => Number(f.dataset.value));
-    assert.equal(joules, rented.joules_per_token, "J/token is the same either way");
+    assert.equal(joules, rented.joules_per_token, "J/token is the same under the default owner");
     const back = await updatesNow();
     await page.selectOption("#cost", "rented");
     await page.waitForFunction((k) => +document.body.dataset.updates > k, back, { timeout: 20000 });

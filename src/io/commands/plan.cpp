@@ -244,9 +244,12 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.has("prefill_hw") || a.has("prefill_chips")) {
     TRY(phw, e.hardware_catalog().get(a.text_or("prefill_hw", hw->name), "--prefill-hw"));
     TRY(owner, owner_profile(a));
-    if (owner) {
-      TRY(owned, priced_hardware(e, a, phw->name));
-      prefill_owner = owned;
+    if (!a.has("prefill_hw")) {
+      phw = hw;  // the decode pool's chip, at its price (--usd-per-hour or owned)
+    } else if (owner) {
+      auto owned = priced_hardware(e, a, phw->name);
+      if (!owned) return owned.error().at("--prefill-hw");
+      prefill_owner = *owned;
       phw = prefill_owner.get();
     }
     rq.prefill_hw = phw;
@@ -308,12 +311,9 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     // price (rented or owned).
     TRY(cat, tco_catalog(a));
     TRY(owner, owner_profile(a));
-    TcoInputs tin;
-    tin.utilization = 0.8;
-    if (owner) {
-      TRY(p, cat.profile(*owner, "--cost"));
-      tin = profile_inputs(*p);
-    }
+    // The owner whose capital recovers the fabric: --cost's profile, else the default owner.
+    TRY(p, cat.profile(owner.value_or("cluster"), "--cost"));
+    const TcoInputs tin = profile_inputs(*p);
     auto sys = cat.system(hw->name);
     Json rows = Json::array();
     for (const double d : a.numbers("scaleup")) {

@@ -391,8 +391,9 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
       phw = ph;
       TRY(owner, owner_profile(a));
       if (owner) {
-        TRY(owned, priced_hardware(e, a, phw->name));
-        prefill_owner = owned;
+        auto owned = priced_hardware(e, a, phw->name);
+        if (!owned) return owned.error().at("--prefill-hw");
+        prefill_owner = *owned;
         phw = prefill_owner.get();
       }
       p.hw = phw;
