@@ -117,7 +117,12 @@ int print_roofline(const Json& r) {
                   r["bound"].get<std::string>(), format(secs(r["t_upper_s"]))));
   out(fmt::format("  throughput  {}   MFU {}%\n", format(units::tokens_per_s(r["tokens_per_s"].get<double>())),
                   format_number(100 * r["mfu"].get<double>(), 3)));
-  out(fmt::format("  cost        ${}/Mtok\n", format_number(r["usd_per_mtok"].get<double>())));
+  // A price other than the catalog's rent says what it is.
+  const std::string basis = r.value("price_source", std::string());
+  const std::string priced = basis.rfind("owned", 0) == 0 ? ", " + basis
+                             : basis == "--usd-per-hour"  ? ", at --usd-per-hour"
+                                                          : std::string();
+  out(fmt::format("  cost        ${}/Mtok{}\n", format_number(r["usd_per_mtok"].get<double>()), priced));
   if (r.value("facility_power_w", 0.0) > 0) {
     out(fmt::format("  energy      {:.3g} J/token at the facility ({} per board, {} for the domain)\n",
                     r["joules_per_token"].get<double>(), format(units::watts(r["board_power_w"].get<double>())),
@@ -419,6 +424,13 @@ int print_plan(const Json& p) {
   out(fmt::format("plan: {} on {} x {} (scale-up domain {}), {} in / {} out tokens\n", p["model"].get<std::string>(),
                   p["chips"].get<int>(), p["hardware"].get<std::string>(), p["domain"].get<int>(),
                   format_number(p["isl"].get<double>()), format_number(p["osl"].get<double>())));
+  if (const std::string basis = p.value("price_source", std::string());
+      basis.rfind("owned", 0) == 0 || basis == "--usd-per-hour") {
+    out("priced " + basis + "\n");
+  }
+  if (p.value("rank", std::string("throughput")) != "throughput") {
+    out("ranked by " + p["rank"].get<std::string>() + " per token\n");
+  }
   out(fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n\n", p["evaluated"].get<long>(),
                   p["feasible"].get<long>(), p["meeting_slo"].get<long>()));
   auto row = [](const Json& pt) {
