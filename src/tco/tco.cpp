@@ -64,6 +64,17 @@ Ranged<Q> draw(const Ranged<Q>& r, std::mt19937_64& rng) {
   out.value = Q(detail::RawTag{}, triangular(r.low().si(), r.value.si(), r.high().si(), rng));
   return out;
 }
+// A user file's entry replaces the base's of the same key, or is added after them.
+template <class T, class Key>
+void replace_or_add(std::vector<T>& entries, T entry, Key key) {
+  auto same = std::find_if(entries.begin(), entries.end(), [&](const T& x) { return key(x) == key(entry); });
+  if (same != entries.end()) {
+    *same = std::move(entry);
+  } else {
+    entries.push_back(std::move(entry));
+  }
+}
+
 // The capital-recovery factor: the yearly payment that repays 1 over `years` at `rate`.
 double capital_recovery(double rate, double years) {
   return rate > 0 ? rate * std::pow(1 + rate, years) / (std::pow(1 + rate, years) - 1) : 1.0 / years;
@@ -216,13 +227,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     pr.electricity = elec;
     TRY(src, rd.str(*t, path, "source", true));
     pr.source = src;
-    auto same =
-        std::find_if(c.profiles_.begin(), c.profiles_.end(), [&](const TcoProfile& x) { return x.name == pr.name; });
-    if (same != c.profiles_.end()) {
-      *same = pr;
-    } else {
-      c.profiles_.push_back(std::move(pr));
-    }
+    replace_or_add(c.profiles_, std::move(pr), [](const TcoProfile& x) { return x.name; });
   }
 
   TRY(systems, rd.tables(root, "", "system", base == nullptr));
@@ -247,13 +252,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     s.host_power = *hp;
     TRY(src, rd.str(*t, path, "source", true));
     s.source = src;
-    auto same =
-        std::find_if(c.systems_.begin(), c.systems_.end(), [&](const TcoSystem& x) { return x.hardware == name; });
-    if (same != c.systems_.end()) {
-      *same = s;
-    } else {
-      c.systems_.push_back(std::move(s));
-    }
+    replace_or_add(c.systems_, std::move(s), [](const TcoSystem& x) { return x.hardware; });
   }
   return c;
 }
