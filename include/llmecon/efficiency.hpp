@@ -25,12 +25,19 @@ struct Efficiency {
   Seconds step_overhead{};    ///< fixed cost per forward pass (scheduler, sampling, graph replay)
   Seconds kernel_overhead{};  ///< fixed cost per kernel launched (launch and ramp, between kernels)
   double layer_kernels = 0;   ///< kernels per layer besides GEMMs and attention (norms, activations, RoPE)
+  /// Reduction depth at which a 16-bit GEMM reaches half its large-k rate: each tile's fixed
+  /// prologue and epilogue against its k-loop, so a GEMM of depth k computes at k / (k + k_half).
+  /// A format r times faster per element runs the same fixed time as r times the depth
+  /// (model.md §18.3). 0: no depth effect.
+  double k_half = 0;
 
-  /// The compute fraction of a GEMM of m rows and n columns on one chip: padding to whole tiles
-  /// of rows, and wave quantization once the tiles outnumber the compute units (fewer tiles are
-  /// spread over the units by splitting k). Attention and other non-GEMM work: n = 0.
-  [[nodiscard]] double compute_at(double m, double n) const {
+  /// The compute fraction of a GEMM of m rows, n columns and depth k on one chip, in a format
+  /// `rate` times the 16-bit rate: padding to whole tiles of rows, wave quantization once the tiles
+  /// outnumber the compute units (fewer tiles are spread over the units by splitting k), and the
+  /// tiles' fixed cost against their depth. Attention and other non-GEMM work: n = 0, k = 0.
+  [[nodiscard]] double compute_at(double m, double n, double k = 0, double rate = 1) const {
     double f = compute;
+    if (k_half > 0 && k > 0) f *= k / (k + k_half * rate);
     if (tile_m > 0 && m > 0) f *= m / (std::ceil(m / tile_m) * tile_m);
     if (tile_n > 0 && compute_units > 0 && n > 0 && m > 0) {
       const double tiles = std::ceil(m / std::max(tile_m, 1.0)) * std::ceil(n / tile_n);
@@ -44,7 +51,7 @@ struct Efficiency {
     return h > 0 && b > 0 ? memory * b / (b + h) : memory;
   }
   [[nodiscard]] bool ideal() const {
-    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && memory == 1.0 &&
+    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && memory == 1.0 &&
            memory_half.si() == 0.0 && comm == 1.0 && step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 &&
            layer_kernels == 0;
   }

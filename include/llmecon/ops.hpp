@@ -98,10 +98,14 @@ struct Kernel {
   double count = 1;
   double rows = 0;  ///< GEMM rows (tokens; routed experts: tokens per expert read); 0: not a GEMM
   double cols = 0;  ///< GEMM output columns before tensor parallelism splits them; 0: not a GEMM
-  Flops flops{};    ///< per launch
-  Bytes weights{};  ///< per launch
-  Bytes kv{};       ///< KV read and written, per launch
-  Bytes act{};      ///< activations read and written, per launch
+  /// GEMM reduction depth k before tensor parallelism splits it (model.md §18.3); a record of two
+  /// GEMMs carries the depth with the same compute time, 1 / sum(share_i / k_i). 0: not a GEMM.
+  double depth = 0;
+  bool split_k = false;  ///< row-parallel: tensor parallelism splits the depth, not the columns
+  Flops flops{};         ///< per launch
+  Bytes weights{};       ///< per launch
+  Bytes kv{};            ///< KV read and written, per launch
+  Bytes act{};           ///< activations read and written, per launch
 };
 
 struct StepCost {

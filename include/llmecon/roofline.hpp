@@ -50,6 +50,8 @@ struct KernelTime {
   OpKind kind = OpKind::kQkvProj;
   double launches = 0;          ///< per chip per pass
   double rows = 0, cols = 0;    ///< the chip's GEMM shape (0: not a GEMM)
+  double depth = 0;             ///< the chip's GEMM depth k (0: not a GEMM)
+  double fraction = 0;          ///< of peak FLOP/s the kernel reaches
   Seconds compute{}, memory{};  ///< per launch
   Bound bound = Bound::kWeights;
 };

@@ -10,9 +10,9 @@
 namespace llmecon {
 
 const std::vector<std::string>& efficiency_keys() {
-  static const std::vector<std::string> keys{"compute",         "tile_m",       "tile_n", "compute_units",
-                                             "memory",          "memory_half",  "comm",   "step_overhead",
-                                             "kernel_overhead", "layer_kernels"};
+  static const std::vector<std::string> keys{"compute",       "tile_m",          "tile_n",       "compute_units",
+                                             "k_half",        "memory",          "memory_half",  "comm",
+                                             "step_overhead", "kernel_overhead", "layer_kernels"};
   return keys;
 }
 
@@ -24,10 +24,10 @@ Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const 
     double* field;
     double lo, hi;
   };
-  for (const Number& f :
-       {Number{"compute", &e.compute, 1e-3, 1.0}, Number{"memory", &e.memory, 1e-3, 1.0},
-        Number{"comm", &e.comm, 1e-3, 1.0}, Number{"tile_m", &e.tile_m, 0, 4096}, Number{"tile_n", &e.tile_n, 0, 4096},
-        Number{"compute_units", &e.compute_units, 0, 1e6}, Number{"layer_kernels", &e.layer_kernels, 0, 1000}}) {
+  for (const Number& f : {Number{"compute", &e.compute, 1e-3, 1.0}, Number{"memory", &e.memory, 1e-3, 1.0},
+                          Number{"comm", &e.comm, 1e-3, 1.0}, Number{"tile_m", &e.tile_m, 0, 4096},
+                          Number{"tile_n", &e.tile_n, 0, 4096}, Number{"compute_units", &e.compute_units, 0, 1e6},
+                          Number{"k_half", &e.k_half, 0, 65536}, Number{"layer_kernels", &e.layer_kernels, 0, 1000}}) {
     TRY(v, rd.number(t, path, f.key, false, f.lo, f.hi));
     if (!v) continue;
     *f.field = *v;
@@ -105,6 +105,7 @@ void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) 
   if (key == "tile_m") to.tile_m = from.tile_m;
   if (key == "tile_n") to.tile_n = from.tile_n;
   if (key == "compute_units") to.compute_units = from.compute_units;
+  if (key == "k_half") to.k_half = from.k_half;
   if (key == "memory") to.memory = from.memory;
   if (key == "memory_half") to.memory_half = from.memory_half;
   if (key == "comm") to.comm = from.comm;

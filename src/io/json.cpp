@@ -19,6 +19,7 @@ Json efficiency_json(const Efficiency& e) {
               {"tile_m", e.tile_m},
               {"tile_n", e.tile_n},
               {"compute_units", e.compute_units},
+              {"k_half", e.k_half},
               {"memory", e.memory},
               {"memory_half_bytes", e.memory_half.si()},
               {"comm", e.comm},

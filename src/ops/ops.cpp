@@ -82,8 +82,8 @@ class Accumulator {
   void set_repeat(double k) { k_ = k; }
 
   void add(OpKind kind, int layer, ComputeClass cls, Flops f, Bytes w, Bytes kv_r, Bytes kv_w, Bytes act,
-           double rows = 0, double cols = 0) {
-    record(Kernel{kind, cls, k_, rows, cols, f, w, kv_r + kv_w, act});
+           double rows = 0, double cols = 0, double depth = 0, bool split_k = false) {
+    record(Kernel{kind, cls, k_, rows, cols, depth, split_k, f, w, kv_r + kv_w, act});
     f *= k_;
     w *= k_;
     kv_r *= k_;
@@ -111,7 +111,13 @@ class Accumulator {
   void gemm(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe,
             double weight_fraction = 1.0) {
     add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe * weight_fraction), Bytes{}, Bytes{},
-        units::bytes((m * k + m * n) * ba_), m, n);
+        units::bytes((m * k + m * n) * ba_), m, n, k);
+  }
+  // A row-parallel GEMM (the attention output and the MLP's down projection): tensor parallelism
+  // splits its depth k and keeps its n columns whole on each chip.
+  void gemm_rows(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe) {
+    add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe), Bytes{}, Bytes{},
+        units::bytes((m * k + m * n) * ba_), m, n, k, true);
   }
 
  private:
@@ -119,8 +125,8 @@ class Accumulator {
   // record with their count.
   void record(const Kernel& k) {
     for (Kernel& x : c_.kernels) {
-      if (x.kind == k.kind && x.cls == k.cls && x.rows == k.rows && x.cols == k.cols && x.flops == k.flops &&
-          x.weights == k.weights && x.kv == k.kv && x.act == k.act) {
+      if (x.kind == k.kind && x.cls == k.cls && x.rows == k.rows && x.cols == k.cols && x.depth == k.depth &&
+          x.split_k == k.split_k && x.flops == k.flops && x.weights == k.weights && x.kv == k.kv && x.act == k.act) {
         x.count += k.count;
         return;
       }
@@ -259,7 +265,7 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
                   units::bytes(seqs * c0 * id), units::bytes(toks * id), Bytes{});
         }
       }
-      acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
+      acc.gemm_rows(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
     } else {
       const double hd = d(a.head_dim), vd = d(a.v_head_dim), kvh = d(a.kv_heads);
       const double qkv_out = H * hd * (a.gated_q ? 2.0 : 1.0) + kvh * (hd + vd);
@@ -292,7 +298,7 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
                 Bytes{}, units::bytes(seqs * read * per_tok), units::bytes(write),
                 units::bytes(toks * H * (hd + vd) * ba));
       }
-      acc.gemm(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
+      acc.gemm_rows(OpKind::kOProj, li, ComputeClass::kDense, T, dm, H * vd, bw);
     }
 
     if (l.moe) {
@@ -304,17 +310,18 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
       acc.add(OpKind::kExperts, li, ComputeClass::kExpert,
               matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
               units::bytes(touched * m.params_expert() * be), Bytes{}, Bytes{},
-              units::bytes(pairs * (3 * dm + 3 * fe) * ba), touched > 0 ? pairs / touched : 0.0, 2 * fe);
+              units::bytes(pairs * (3 * dm + 3 * fe) * ba), touched > 0 ? pairs / touched : 0.0, 2 * fe,
+              1.0 / (2.0 / (3.0 * dm) + 1.0 / (3.0 * fe)));  // gate and up (2/3 of the FLOPs) at dm, down at fe
       if (m.moe.shared_ffn > 0) {
         const double fs = d(m.moe.shared_ffn);
         acc.gemm(OpKind::kSharedExperts, li, ComputeClass::kDense, T, 2 * fs, dm, bw);
-        acc.gemm(OpKind::kSharedExperts, li, ComputeClass::kDense, T, dm, fs, bw);
+        acc.gemm_rows(OpKind::kSharedExperts, li, ComputeClass::kDense, T, dm, fs, bw);
       }
     } else {
       const double f = d(l.dense_ffn);
       const double up = m.mlp == MlpKind::kGated ? 2 * f : f;
       acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, up, dm, bw);
-      acc.gemm(OpKind::kMlp, li, ComputeClass::kDense, T, dm, f, bw);
+      acc.gemm_rows(OpKind::kMlp, li, ComputeClass::kDense, T, dm, f, bw);
     }
   }
   acc.set_repeat(1);

@@ -27,10 +27,12 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
   const BytesPerSecond bw = hw.hbm_bandwidth.value;
   const FlopsPerSecond dense = hw.peak(wider(p.weights, p.act)), expert = hw.peak(wider(p.experts, p.act));
   const FlopsPerSecond attention = hw.peak(wider(p.kv, p.act));
+  const FlopsPerSecond sixteen = hw.peak(DType::kBf16);
   Seconds by_compute{}, by_weights{}, by_kv{};
   for (const Kernel& k : c.kernels) {
     // One chip's share of one launch (model.md §18.2).
-    double rows = k.rows, cols = k.cols, flops_share = share.dense_flops, weight_share = share.dense_weights;
+    double rows = k.rows, cols = k.cols, depth = k.depth, flops_share = share.dense_flops,
+           weight_share = share.dense_weights;
     FlopsPerSecond peak = dense;
     if (k.cls == ComputeClass::kExpert) {
       peak = expert;
@@ -40,10 +42,11 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
       flops_share = share.attention;
     } else {
       rows /= share.rows;
-      cols /= share.cols;
+      (k.split_k ? depth : cols) /= share.cols;
     }
     // Attention and other non-GEMM kernels (no rows) run at the large-GEMM fraction.
-    const double frac = k.rows > 0 ? e.compute_at(std::max(rows, 1.0), cols) : e.compute;
+    const double rate = sixteen.si() > 0 ? peak / sixteen : 1.0;
+    const double frac = k.rows > 0 ? e.compute_at(std::max(rows, 1.0), cols, depth, rate) : e.compute;
     const Seconds compute = k.flops / (peak * (flops_share * frac));
     const Bytes weights = k.weights / weight_share, kv = k.kv / share.kv;
     const Bytes act = k.act / flops_share;
@@ -66,7 +69,8 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
       bound = weights >= kv ? Bound::kWeights : Bound::kKv;
     }
     if (detail) {
-      t.detail.push_back(KernelTime{k.kind, launches, k.rows > 0 ? rows : 0, cols, compute, memory, bound});
+      t.detail.push_back(
+          KernelTime{k.kind, launches, k.rows > 0 ? rows : 0, cols, depth, frac, compute, memory, bound});
     }
     t.kernels += launches;
   }
@@ -224,10 +228,11 @@ std::vector<std::string> explain(const RooflineResult& r) {
   }
   if (!in.eff.ideal()) {
     out.push_back(fmt::format(
-        "efficiency (model.md §18): compute {} of peak, in tiles of {} rows x {} columns over {} units; memory {} of "
-        "peak, half of it at {} per kernel",
+        "efficiency (model.md §18): compute {} of peak, in tiles of {} rows x {} columns over {} units, half of it "
+        "at depth {} (16-bit); memory {} of peak, half of it at {} per kernel",
         format_number(in.eff.compute), format_number(in.eff.tile_m), format_number(in.eff.tile_n),
-        format_number(in.eff.compute_units), format_number(in.eff.memory), format(in.eff.memory_half)));
+        format_number(in.eff.compute_units), format_number(in.eff.k_half), format_number(in.eff.memory),
+        format(in.eff.memory_half)));
     // Each kernel group on one chip, as the sum below takes it.
     const OperatorTimes ops = operator_times(
         r.cost, *in.hw, in.precision, in.eff,
@@ -235,12 +240,12 @@ std::vector<std::string> explain(const RooflineResult& r) {
                   static_cast<double>(in.chips), static_cast<double>(in.chips), static_cast<double>(in.chips), 1},
         in.model->n_layers(), true);
     for (const KernelTime& k : ops.detail) {
-      out.push_back(fmt::format(
-          "  {} x {}{}: compute {} (at {} of peak), memory {} -> {}", format_number(k.launches), name(k.kind),
-          k.rows > 0 ? fmt::format(" ({} x {} per chip)", format_number(k.rows), format_number(k.cols)) : "",
-          format(k.compute),
-          format_number(k.rows > 0 ? in.eff.compute_at(std::max(k.rows, 1.0), k.cols) : in.eff.compute),
-          format(k.memory), name(k.bound)));
+      out.push_back(fmt::format("  {} x {}{}: compute {} (at {} of peak), memory {} -> {}", format_number(k.launches),
+                                name(k.kind),
+                                k.rows > 0 ? fmt::format(" ({} x {} x depth {} per chip)", format_number(k.rows),
+                                                         format_number(k.cols), format_number(k.depth))
+                                           : "",
+                                format(k.compute), format_number(k.fraction), format(k.memory), name(k.bound)));
     }
     out.push_back(fmt::format(
         "per operator (model.md §18.1): t_busy = Σ over {} kernels of max(FLOPs / achievable FLOP/s, bytes / "

@@ -148,9 +148,13 @@ TEST(StepModel, EveryEfficiencyFractionLiesInZeroOne) {
     const Efficiency& e = f.eff;
     for (double m : {1.0, 3.0, 63.0, 64.0, 65.0, 1000.0, 1e6}) {
       for (double n : {0.0, 128.0, 1024.0, 65536.0}) {
-        const double c = e.compute_at(m, n);
-        EXPECT_GT(c, 0.0) << f.family;
-        EXPECT_LE(c, 1.0) << f.family;
+        for (double k : {0.0, 1.0, 64.0, 768.0, 65536.0}) {
+          for (double rate : {0.5, 1.0, 2.0, 4.0}) {
+            const double c = e.compute_at(m, n, k, rate);
+            EXPECT_GT(c, 0.0) << f.family;
+            EXPECT_LE(c, 1.0) << f.family;
+          }
+        }
       }
     }
     for (double b : {1.0, 1e6, 1e9}) {
@@ -170,6 +174,68 @@ TEST(StepModel, EveryEfficiencyFractionLiesInZeroOne) {
   e.tile_n = 128;
   e.compute_units = 132;
   EXPECT_DOUBLE_EQ(e.compute_at(64, 133 * 128), 0.8 * 133 / 264);
+  // The depth factor: a 16-bit GEMM as deep as k_half runs at half the rate; an FP8 one (twice
+  // the rate per element) needs twice the depth for the same half.
+  e.tile_n = 0;
+  e.k_half = 245;
+  EXPECT_DOUBLE_EQ(e.compute_at(128, 1024, 245), 0.4);
+  EXPECT_DOUBLE_EQ(e.compute_at(128, 1024, 490, 2.0), 0.4);
+  EXPECT_DOUBLE_EQ(e.compute_at(128, 1024, 3 * 245), 0.8 * 0.75);
+  EXPECT_DOUBLE_EQ(e.compute_at(128, 1024, 0), 0.8);  // not a GEMM: no depth
+}
+
+TEST(StepModel, TensorParallelismSplitsTheDepthOfRowParallelGemms) {
+  // Llama-3.1-70B prefill on 8 H100: the QKV and up/gate GEMMs keep their depth of 8192 and split
+  // their columns; the attention output and the down projection keep their 8192 columns and split
+  // their depths (8192 and 28672) eight ways.
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const RooflineResult r = step(m, "h100-sxm", 8, Step{Phase::kPrefill, 1, 4096, 0});
+  const Efficiency e = efficiency_for(*hw().find("h100-sxm"), families());
+  const OperatorTimes ops = operator_times(r.cost, *hw().find("h100-sxm"), r.in.precision, e,
+                                           ChipShare{8, 8, 1, 8, 8, 8, 8, 1}, m.n_layers(), true);
+  int seen = 0;
+  for (const KernelTime& k : ops.detail) {
+    if (k.kind == OpKind::kQkvProj) {
+      EXPECT_DOUBLE_EQ(k.depth, 8192);
+      EXPECT_DOUBLE_EQ(k.cols, (8192.0 + 2 * 1024) / 8);
+      ++seen;
+    }
+    if (k.kind == OpKind::kOProj) {
+      EXPECT_DOUBLE_EQ(k.depth, 8192.0 / 8);
+      EXPECT_DOUBLE_EQ(k.cols, 8192);
+      ++seen;
+    }
+    if (k.kind == OpKind::kMlp && k.cols == 8192) {
+      EXPECT_DOUBLE_EQ(k.depth, 28672.0 / 8);
+      ++seen;
+    }
+    if (k.kind == OpKind::kMlp && k.cols != 8192) {
+      EXPECT_DOUBLE_EQ(k.depth, 8192);
+      EXPECT_DOUBLE_EQ(k.cols, 2 * 28672.0 / 8);
+      ++seen;
+    }
+    // The fraction each kernel reports is the one its compute time was taken at.
+    if (k.rows > 0) {
+      EXPECT_DOUBLE_EQ(k.fraction, e.compute_at(k.rows, k.cols, k.depth));
+    }
+  }
+  EXPECT_EQ(seen, 4);
+}
+
+TEST(StepModel, RoutedExpertsCarryTheDepthOfTheirThreeGemms) {
+  // Qwen3-30B-A3B: gate and up (2/3 of the FLOPs) at depth d = 2048, down at f_e = 768; the merged
+  // record's depth gives the same compute time as the two at their own depths.
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  const RooflineResult r = step(m, "h100-sxm", 1, Step{Phase::kPrefill, 1, 4096, 0});
+  bool found = false;
+  for (const Kernel& k : r.cost.kernels) {
+    if (k.kind != OpKind::kExperts) continue;
+    found = true;
+    const double h = 245, d = 2048, fe = 768;
+    const double apart = 2.0 / 3.0 * (d + h) / d + 1.0 / 3.0 * (fe + h) / fe;  // 1 / fraction, each at its depth
+    EXPECT_NEAR((k.depth + h) / k.depth, apart, 1e-12);
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(StepModel, FamiliesSayWhatIsFitted) {
