@@ -35,7 +35,11 @@ for p in dec["points"]:
 print()
 print(f"The knee (twice the batch at which time per token is down to twice its floor, model.md §20) is")
 print(f"predicted at {dec['knee_predicted']:.1f} and measured at {dec['knee_measured']:.1f}. The prediction streams weights at what a")
-print("one-row SGEMM reaches, so batch 1 is close; OpenBLAS's GEMMs of 2 to 64 rows stream slower still and")
-print("reach less than the large-GEMM rate, which one memory fraction and one compute rate do not describe:")
-print("the remaining error below and around the knee.")
+print("one-row SGEMM reaches and runs each GEMM of m rows at the rate measured for m rows (interpolated")
+print("log-log between the counts above, model.md §20): OpenBLAS's GEMMs of 2 to 8 rows take longer than one")
+print("row's weight stream, so those batches are bound by the small-row kernel, not by memory.")
+errs = [abs(p["error_pct"]) for p in dec["points"]]
+print(f"Largest error {max(errs):.0f}%, median {sorted(errs)[len(errs)//2]:.0f}% over {len(errs)} batches. On a shared virtual")
+print("machine the profile and the sweep, timed a minute apart, can run at speeds 10-15% apart; rerun to see")
+print("the spread.")
 PY

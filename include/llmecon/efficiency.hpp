@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "llmecon/units.hpp"
@@ -30,14 +31,26 @@ struct Efficiency {
   /// A format r times faster per element runs the same fixed time as r times the depth
   /// (model.md §18.3). 0: no depth effect.
   double k_half = 0;
+  /// Measured GEMM rates at small row counts (a machine measured by `llmecon measure`, model.md
+  /// §20): a GEMM of rows_m[i] rows reaches rows_compute[i] of peak. Between points the fraction is
+  /// interpolated log-log; below the first it stays at the first (a kernel of fewer rows is no
+  /// faster per row); up to the last point it replaces the tile rule. rows_n = 0: none.
+  /// KV bytes one decode-attention kernel reads at which it reaches half of `memory` (0: as any
+  /// kernel, memory_half): attention kernels ramp up over a longer time than a plain weight stream
+  /// (split-K reductions, page-table walks, tails), so they need more bytes in flight.
+  Bytes kv_half{};
+  static constexpr int kRowPoints = 12;
+  std::array<double, kRowPoints> rows_m{}, rows_compute{};
+  int rows_n = 0;
 
   /// The compute fraction of a GEMM of m rows, n columns and depth k on one chip, in a format
   /// `rate` times the 16-bit rate: padding to whole tiles of rows, wave quantization once the tiles
   /// outnumber the compute units (fewer tiles are spread over the units by splitting k), and the
   /// tiles' fixed cost against their depth. Attention and other non-GEMM work: n = 0, k = 0.
   [[nodiscard]] double compute_at(double m, double n, double k = 0, double rate = 1) const {
-    double f = compute;
-    if (k_half > 0 && k > 0) f *= k / (k + k_half * rate);
+    const double depth = k_half > 0 && k > 0 ? k / (k + k_half * rate) : 1.0;
+    if (rows_n > 0 && m > 0 && m <= rows_m[static_cast<std::size_t>(rows_n - 1)]) return rows_at(m) * depth;
+    double f = compute * depth;
     if (tile_m > 0 && m > 0) f *= m / (std::ceil(m / tile_m) * tile_m);
     if (tile_n > 0 && compute_units > 0 && n > 0 && m > 0) {
       const double tiles = std::ceil(m / std::max(tile_m, 1.0)) * std::ceil(n / tile_n);
@@ -45,15 +58,25 @@ struct Efficiency {
     }
     return f;
   }
+  /// The measured fraction of peak at m rows (rows_n > 0, m at most the last point).
+  [[nodiscard]] double rows_at(double m) const {
+    if (m <= rows_m[0]) return rows_compute[0];
+    std::size_t i = 1;
+    while (i + 1 < static_cast<std::size_t>(rows_n) && rows_m[i] < m) ++i;
+    const double t = std::log(m / rows_m[i - 1]) / std::log(rows_m[i] / rows_m[i - 1]);
+    return std::exp(std::log(rows_compute[i - 1]) + t * (std::log(rows_compute[i]) - std::log(rows_compute[i - 1])));
+  }
   /// The memory fraction of a kernel that reads `bytes`.
-  [[nodiscard]] double memory_at(Bytes bytes) const {
-    const double b = bytes.si(), h = memory_half.si();
+  [[nodiscard]] double memory_at(Bytes bytes) const { return memory_at(bytes, memory_half); }
+  /// The same with the half-rate bytes `half` (kv_half for an attention kernel).
+  [[nodiscard]] double memory_at(Bytes bytes, Bytes half) const {
+    const double b = bytes.si(), h = half.si();
     return h > 0 && b > 0 ? memory * b / (b + h) : memory;
   }
   [[nodiscard]] bool ideal() const {
-    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && memory == 1.0 &&
-           memory_half.si() == 0.0 && comm == 1.0 && step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 &&
-           layer_kernels == 0;
+    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && rows_n == 0 &&
+           memory == 1.0 && memory_half.si() == 0.0 && kv_half.si() == 0.0 && comm == 1.0 &&
+           step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 && layer_kernels == 0;
   }
 };
 

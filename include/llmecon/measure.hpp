@@ -24,7 +24,7 @@ struct MeasureOptions {
   std::vector<int> gemm_sizes = {256, 512, 1024, 2048};
   int repeats = 3;  ///< best of
   /// A small, fast profile (`measure --quick`, the tests).
-  std::vector<int> gemm_rows = {1, 4, 16, 64};  ///< rows of the decode-shaped SGEMMs
+  std::vector<int> gemm_rows = {1, 2, 4, 8, 16, 32, 64, 128, 256};  ///< rows of the decode-shaped SGEMMs
   static MeasureOptions quick() { return MeasureOptions{0, 64e6, {256, 512}, 2, {1, 16}}; }
 };
 
@@ -51,8 +51,9 @@ struct MachineProfile {
 
 MachineProfile measure_machine(const MeasureOptions& o);
 
-/// The per-operator rules for this machine (model.md §18, §20): GEMMs at the best SGEMM rate, and
-/// a weight stream at the fraction of the triad bandwidth a one-row SGEMM reaches.
+/// The per-operator rules for this machine (model.md §18, §20): GEMMs of m rows at the rate measured
+/// for m (interpolated; the best SGEMM rate past the last point), and a weight stream at the
+/// fraction of the triad bandwidth a one-row SGEMM reaches.
 Efficiency machine_efficiency(const MachineProfile& p);
 
 /// A hardware file (TOML) describing this machine as a one-chip "accelerator", with its

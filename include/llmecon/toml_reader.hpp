@@ -170,6 +170,27 @@ class TomlReader {
     return std::optional<double>(*v);
   }
 
+  /// An array of plain numbers, each within [lo, hi]; absent: empty.
+  Result<std::vector<double>> numbers(const toml::table& t, const std::string& path, std::string_view key, double lo,
+                                      double hi) const {
+    std::vector<double> out;
+    const toml::node* n = t.get(key);
+    if (n == nullptr) return out;
+    const toml::array* arr = n->as_array();
+    if (arr == nullptr) return Error{line_of(*n, origin_), join(path, key), "expected an array of numbers", ""};
+    for (const auto& e : *arr) {
+      auto v = e.value<double>();
+      if (!v || !std::isfinite(*v)) return Error{line_of(*n, origin_), join(path, key), "expected numbers", ""};
+      if (*v < lo || *v > hi) {
+        return Error{
+            line_of(*n, origin_), join(path, key),
+            "each must lie in [" + format_number(lo) + ", " + format_number(hi) + "], got " + format_number(*v), ""};
+      }
+      out.push_back(*v);
+    }
+    return out;
+  }
+
   Result<std::optional<bool>> boolean(const toml::table& t, const std::string& path, std::string_view key) const {
     const toml::node* n = t.get(key);
     if (n == nullptr) return std::optional<bool>{};

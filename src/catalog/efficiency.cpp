@@ -10,9 +10,9 @@
 namespace llmecon {
 
 const std::vector<std::string>& efficiency_keys() {
-  static const std::vector<std::string> keys{"compute",       "tile_m",          "tile_n",       "compute_units",
-                                             "k_half",        "memory",          "memory_half",  "comm",
-                                             "step_overhead", "kernel_overhead", "layer_kernels"};
+  static const std::vector<std::string> keys{
+      "compute", "tile_m",        "tile_n",          "compute_units", "k_half", "memory",       "memory_half",
+      "comm",    "step_overhead", "kernel_overhead", "layer_kernels", "rows",   "rows_compute", "kv_half"};
   return keys;
 }
 
@@ -33,11 +33,33 @@ Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const 
     *f.field = *v;
     present.emplace_back(f.key);
   }
-  TRY(half, rd.quantity<Bytes>(t, path, "memory_half", false));
-  if (half) {
-    if (half->si() > 1e12) return Error{rd.origin(), path + ".memory_half", "at most 1 TB", "e.g. \"2 MB\""};
-    e.memory_half = *half;
-    present.emplace_back("memory_half");
+  // A measured small-row GEMM curve: row counts ascending, each with its fraction of peak.
+  TRY(rows, rd.numbers(t, path, "rows", 1, 1e6));
+  TRY(fractions, rd.numbers(t, path, "rows_compute", 1e-6, 1.0));
+  if (rows.size() != fractions.size()) {
+    return Error{rd.origin(), path + ".rows_compute", "needs one fraction per entry of rows",
+                 "rows = [2, 4, 8], rows_compute = [0.07, 0.1, 0.2]"};
+  }
+  if (rows.size() > static_cast<std::size_t>(Efficiency::kRowPoints)) {
+    return Error{rd.origin(), path + ".rows", "at most " + std::to_string(Efficiency::kRowPoints) + " points", ""};
+  }
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i] <= rows[i - 1]) return Error{rd.origin(), path + ".rows", "row counts must ascend", "e.g. [2, 4, 8]"};
+  }
+  if (!rows.empty()) {
+    e.rows_n = static_cast<int>(rows.size());
+    std::copy(rows.begin(), rows.end(), e.rows_m.begin());
+    std::copy(fractions.begin(), fractions.end(), e.rows_compute.begin());
+    present.emplace_back("rows");
+    present.emplace_back("rows_compute");
+  }
+  for (const auto& [key, field] :
+       {std::pair<const char*, Bytes*>{"memory_half", &e.memory_half}, {"kv_half", &e.kv_half}}) {
+    TRY(half, rd.quantity<Bytes>(t, path, key, false));
+    if (!half) continue;
+    if (half->si() > 1e12) return Error{rd.origin(), path + "." + key, "at most 1 TB", "e.g. \"2 MB\""};
+    *field = *half;
+    present.emplace_back(key);
   }
   for (const auto& [key, field] :
        {std::pair<const char*, Seconds*>{"step_overhead", &e.step_overhead}, {"kernel_overhead", &e.kernel_overhead}}) {
@@ -106,8 +128,14 @@ void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) 
   if (key == "tile_n") to.tile_n = from.tile_n;
   if (key == "compute_units") to.compute_units = from.compute_units;
   if (key == "k_half") to.k_half = from.k_half;
+  if (key == "rows" || key == "rows_compute") {
+    to.rows_m = from.rows_m;
+    to.rows_compute = from.rows_compute;
+    to.rows_n = from.rows_n;
+  }
   if (key == "memory") to.memory = from.memory;
   if (key == "memory_half") to.memory_half = from.memory_half;
+  if (key == "kv_half") to.kv_half = from.kv_half;
   if (key == "comm") to.comm = from.comm;
   if (key == "step_overhead") to.step_overhead = from.step_overhead;
   if (key == "kernel_overhead") to.kernel_overhead = from.kernel_overhead;

@@ -121,8 +121,46 @@ MachineProfile measure_machine(const MeasureOptions& o) {
 Efficiency machine_efficiency(const MachineProfile& p) {
   Efficiency e;
   if (p.weight_stream.si() > 0 && p.stream.si() > 0) e.memory = std::clamp(p.weight_stream / p.stream, 0.01, 1.0);
+  // The small-row GEMM curve (model.md §20): each measured row count of two or more at its rate
+  // over the best SGEMM's. One row is the weight stream above, the memory term's measurement.
+  if (p.gemm.si() > 0) {
+    for (const GemmPoint& g : p.gemm_rows) {
+      if (g.n < 2 || e.rows_n == Efficiency::kRowPoints) continue;
+      const auto i = static_cast<std::size_t>(e.rows_n++);
+      e.rows_m[i] = g.n;
+      e.rows_compute[i] = std::clamp(g.rate / p.gemm, 1e-6, 1.0);
+    }
+  }
   return e;
 }
+
+namespace {
+// The [efficiency] table of a measured machine: the weight stream's fraction of the triad and the
+// small-row GEMM curve, when they were measured.
+std::string efficiency_toml(const MachineProfile& p) {
+  const Efficiency e = machine_efficiency(p);
+  if (p.weight_stream.si() <= 0 && e.rows_n == 0) return {};
+  std::string out = "\n[efficiency]\n";
+  std::string source;
+  if (p.weight_stream.si() > 0) {
+    out += fmt::format("memory = {:.4f}\n", e.memory);
+    source =
+        fmt::format("a one-row SGEMM streams its {} x {} fp32 weight at {:.4g} GB/s against the triad's {:.4g} GB/s",
+                    p.weight_n, p.weight_n, p.weight_stream.si() / 1e9, p.stream.si() / 1e9);
+  }
+  if (e.rows_n > 0) {
+    std::string rows, fractions;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(e.rows_n); ++i) {
+      rows += fmt::format("{}{}", i ? ", " : "", e.rows_m[i]);
+      fractions += fmt::format("{}{:.4f}", i ? ", " : "", e.rows_compute[i]);
+    }
+    out += fmt::format("rows = [{}]\nrows_compute = [{}]\n", rows, fractions);
+    source +=
+        fmt::format("{}SGEMMs of {} rows by that weight, over the best SGEMM rate", source.empty() ? "" : "; ", rows);
+  }
+  return out + fmt::format("source = \"measured: {}\"\n", source);
+}
+}  // namespace
 
 std::string machine_toml(const MachineProfile& p, const std::string& name) {
   const double tf = p.gemm.si() / 1e12;
@@ -138,13 +176,7 @@ std::string machine_toml(const MachineProfile& p, const std::string& name) {
       "[scale_out]\nbandwidth = \"10 Gb/s\"\n\n[price]\nrental = \"$0.10/h\"\nsource = \"placeholder: edit to your "
       "cost\"\n{}",
       p.cpu, p.threads, name, p.cpu, p.gemm_sizes.empty() ? 0 : p.gemm_sizes.back().n, format(p.l1), format(p.l2),
-      format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9,
-      p.weight_stream.si() > 0
-          ? fmt::format(
-                "\n[efficiency]\nmemory = {:.4f}\nsource = \"measured: a one-row SGEMM streams its {} x {} fp32 "
-                "weight at {:.4g} GB/s against the triad's {:.4g} GB/s\"\n",
-                machine_efficiency(p).memory, p.weight_n, p.weight_n, p.weight_stream.si() / 1e9, p.stream.si() / 1e9)
-          : std::string());
+      format(p.l3), tf, tf, p.memory.si() / 1e9, p.stream.si() / 1e9, efficiency_toml(p));
 }
 
 DecodeOptions DecodeOptions::quick(const MachineProfile& p) {
@@ -243,7 +275,7 @@ DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   for (int B : o.batches) {
     const double best = best_seconds(o.repeats, [&] { step(B); });
     // The engine's per-operator step for this machine and this stack (model.md §18, §20): GEMMs
-    // at the SGEMM rate, weights at the bandwidth a one-row SGEMM streams.
+    // at the rate measured for their row count, weights at the bandwidth a one-row SGEMM streams.
     RooflineInput in;
     in.eff = eff;
     in.model = &stack;

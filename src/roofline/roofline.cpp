@@ -51,7 +51,9 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
     const Bytes weights = k.weights / weight_share, kv = k.kv / share.kv;
     const Bytes act = k.act / flops_share;
     const Bytes read = weights + kv + act;
-    const BytesPerSecond achieved = bw * e.memory_at(read);
+    // A kernel that reads mostly KV (decode attention) ramps up over kv_half (model.md §18.1).
+    const bool kv_kernel = e.kv_half.si() > 0 && kv.si() > weights.si() + act.si();
+    const BytesPerSecond achieved = bw * e.memory_at(read, kv_kernel ? e.kv_half : e.memory_half);
     const Seconds memory = read / achieved;
     const double launches = k.count / share.stages;
     t.compute += compute * launches;
@@ -110,7 +112,7 @@ Result<RooflineResult> roofline(const RooflineInput& in) {
   if (!(in.step.cached >= 0)) return Error{"--context", "", "must not be negative", ""};
   if (!(in.eff.compute > 0 && in.eff.compute <= 1 && in.eff.memory > 0 && in.eff.memory <= 1 && in.eff.comm > 0 &&
         in.eff.comm <= 1 && in.eff.tile_m >= 0 && in.eff.tile_n >= 0 && in.eff.compute_units >= 0 &&
-        in.eff.memory_half.si() >= 0 && in.eff.layer_kernels >= 0)) {
+        in.eff.memory_half.si() >= 0 && in.eff.kv_half.si() >= 0 && in.eff.layer_kernels >= 0)) {
     return Error{"efficiency", "", "fractions of peak must lie in (0, 1]", ""};
   }
   return roofline_unchecked(in);
@@ -229,10 +231,10 @@ std::vector<std::string> explain(const RooflineResult& r) {
   if (!in.eff.ideal()) {
     out.push_back(fmt::format(
         "efficiency (model.md §18): compute {} of peak, in tiles of {} rows x {} columns over {} units, half of it "
-        "at depth {} (16-bit); memory {} of peak, half of it at {} per kernel",
+        "at depth {} (16-bit); memory {} of peak, half of it at {} per kernel ({} of KV per attention kernel)",
         format_number(in.eff.compute), format_number(in.eff.tile_m), format_number(in.eff.tile_n),
         format_number(in.eff.compute_units), format_number(in.eff.k_half), format_number(in.eff.memory),
-        format(in.eff.memory_half)));
+        format(in.eff.memory_half), format(in.eff.kv_half.si() > 0 ? in.eff.kv_half : in.eff.memory_half)));
     // Each kernel group on one chip, as the sum below takes it.
     const OperatorTimes ops = operator_times(
         r.cost, *in.hw, in.precision, in.eff,
@@ -331,6 +333,7 @@ Efficiency sample_efficiency(const Efficiency& in, const Uncertainty& u, std::mt
   e.step_overhead = e.step_overhead * fo;
   e.kernel_overhead = e.kernel_overhead * fo;
   e.memory_half = e.memory_half * fh;
+  e.kv_half = e.kv_half * fh;
   return e;
 }
 

@@ -93,5 +93,67 @@ TEST(DecodeKnee, TheSyntheticStackThroughTheEngineIsF1) {
   }
 }
 
+// The per-operator rule on a measured machine (model.md §20): a GEMM of m rows runs at the rate
+// measured for m rows, interpolated log-log between the measured counts; one row is the weight
+// stream and sets the memory fraction instead.
+TEST(DecodeKnee, SmallRowGemmsRunAtTheirMeasuredRate) {
+  MachineProfile p;
+  p.gemm = units::flop_per_s(200e9);
+  p.stream = units::bytes_per_s(80e9);
+  p.weight_stream = units::bytes_per_s(20e9);
+  p.memory = units::bytes(64e9);
+  p.weight_n = 4096;
+  p.gemm_rows = {GemmPoint{1, units::flop_per_s(10e9)}, GemmPoint{2, units::flop_per_s(12e9)},
+                 GemmPoint{8, units::flop_per_s(48e9)}, GemmPoint{32, units::flop_per_s(160e9)}};
+  const Efficiency e = machine_efficiency(p);
+  EXPECT_DOUBLE_EQ(e.memory, 0.25);
+  ASSERT_EQ(e.rows_n, 3);                      // one row is the stream, not a compute point
+  EXPECT_DOUBLE_EQ(e.compute_at(1, 0), 0.06);  // below the first point: its rate
+  EXPECT_DOUBLE_EQ(e.compute_at(2, 0), 0.06);
+  EXPECT_NEAR(e.compute_at(4, 0), 0.12, 1e-12);  // log-log between 2 and 8
+  EXPECT_NEAR(e.compute_at(16, 0), std::sqrt(0.24 * 0.8), 1e-12);
+  EXPECT_DOUBLE_EQ(e.compute_at(32, 0), 0.8);
+  EXPECT_DOUBLE_EQ(e.compute_at(64, 0), 1.0);  // past the last point: the best SGEMM rate
+  // The hardware file carries the curve, and reads back the same.
+  auto hw = parse_hardware_toml(machine_toml(p), "measured");
+  ASSERT_TRUE(hw) << hw.error().message();
+  ASSERT_TRUE(hw->efficiency.has_value());
+  ASSERT_EQ(hw->efficiency->rows_n, 3);
+  for (int i = 0; i < 3; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    EXPECT_DOUBLE_EQ(hw->efficiency->rows_m[k], e.rows_m[k]);
+    EXPECT_NEAR(hw->efficiency->rows_compute[k], e.rows_compute[k], 1e-4);
+  }
+  // A batch-1 decode step on it streams weights (its GEMMs at 12 GFLOP/s would take 5/6 of the
+  // stream's time); at 4 rows they run at 24 of 200 GFLOP/s and take longer than the stream: the
+  // step is what the small-row kernel allows.
+  const ModelSpec m = synthetic_stack(1024, 4);
+  RooflineInput in;
+  in.model = &m;
+  in.hw = &*hw;
+  in.eff = e;
+  in.precision = Precision{DType::kFp32, DType::kFp32, DType::kFp32, DType::kFp32};
+  in.step = Step{Phase::kDecode, 1, 1, 0};
+  EXPECT_EQ(roofline_unchecked(in).bound, Bound::kWeights);
+  in.step = Step{Phase::kDecode, 4, 1, 0};
+  const RooflineResult r4 = roofline_unchecked(in);
+  EXPECT_EQ(r4.bound, Bound::kCompute);
+  EXPECT_NEAR(r4.t_compute.si(), 2.0 * 4 * m.params_active_matmul() / 24e9, 0.02 * r4.t_compute.si());
+}
+
+TEST(DecodeKnee, AMeasuredCurveInAHardwareFileIsChecked) {
+  MachineProfile p;
+  p.gemm = units::flop_per_s(200e9);
+  p.stream = units::bytes_per_s(20e9);
+  p.memory = units::bytes(64e9);
+  const std::string base = machine_toml(p);
+  for (const char* bad : {"rows = [2, 4]\nrows_compute = [0.1]\n", "rows = [4, 2]\nrows_compute = [0.1, 0.2]\n",
+                          "rows = [2]\nrows_compute = [1.5]\n"}) {
+    auto hw = parse_hardware_toml(base + "\n[efficiency]\n" + bad + "source = \"test\"\n", "bad.toml");
+    ASSERT_FALSE(hw) << bad;
+    EXPECT_NE(hw.error().message().find("efficiency.rows"), std::string::npos) << hw.error().message();
+  }
+}
+
 }  // namespace
 }  // namespace llmecon

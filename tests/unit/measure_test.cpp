@@ -16,6 +16,7 @@ TEST(Measure, MachineProfileIsAUsableHardwareFile) {
   MeasureOptions o;
   o.stream_bytes = 32e6;
   o.gemm_sizes = {128, 256};
+  o.gemm_rows = {1, 4, 16};
   o.repeats = 2;
   const MachineProfile p = measure_machine(o);
   EXPECT_GT(p.stream.si(), 1e8);  // more than 0.1 GB/s
@@ -31,6 +32,8 @@ TEST(Measure, MachineProfileIsAUsableHardwareFile) {
   EXPECT_GT(p.weight_stream.si(), 1e8);
   ASSERT_TRUE(h->efficiency.has_value());
   EXPECT_NEAR(h->efficiency->memory, machine_efficiency(p).memory, 1e-4);
+  // and the small-row curve, from the counts of two rows or more.
+  EXPECT_EQ(h->efficiency->rows_n, 2);
 }
 
 TEST(Measure, DecodeBatchingCurveHasItsKnee) {
