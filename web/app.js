@@ -83,6 +83,19 @@
   window.llmecon = state;
 
   const isAbort = (err) => err && err.name === "AbortError";
+  // One request of a kind at a time: starting one aborts the one before it, so the newest answer
+  // wins and an older one never reaches the screen.
+  function latestOnly() {
+    let current = null;
+    return {
+      start() {
+        if (current) current.abort();
+        current = new AbortController();
+        return current;
+      },
+      isCurrent: (ctl) => current === ctl,
+    };
+  }
 
   // POST /api/<command>; the JSON answer, or with format "csv" the CSV text. An error answer
   // throws the API's own message.
@@ -194,10 +207,9 @@
   const linesOf = (res) => (res.error ? [res.error] : res.explain || []);
 
   // A clicked chart point: the derivation of the step there (llmecon roofline --explain).
-  let pointRequest = null;
+  const pointRequest = latestOnly();
   async function explainAt(b, ctx) {
-    if (pointRequest) pointRequest.abort();
-    const ctl = (pointRequest = new AbortController());
+    const ctl = pointRequest.start();
     try {
       const r = await api("roofline", argsFor("roofline", Object.assign(board(), { batch: b, context: ctx, explain: true })), ctl.signal);
       state.explainSources.point = { title: `${r.phase} at batch ${r.batch}, context ${r.context} (llmecon roofline --explain)`, lines: r.explain };
@@ -301,14 +313,13 @@
 
   // Each update cancels the requests of the one before it: a newer slider position wins, and an
   // older answer never reaches the screen.
-  let inflight = null;
+  const boardRequest = latestOnly();
   async function update() {
     const B = batch();
     const X = context();
     $("batch-value").textContent = B;
     $("context-value").textContent = C.num(X);
-    if (inflight) inflight.abort();
-    const ctl = (inflight = new AbortController());
+    const ctl = boardRequest.start();
     const signal = ctl.signal;
     try {
       const v = board();
@@ -350,7 +361,7 @@
         state.aborted++;
         return;
       }
-      if (inflight !== ctl) return;
+      if (!boardRequest.isCurrent(ctl)) return;
       showError(err);
       markStale(true);
     }
@@ -405,10 +416,9 @@
     return argsFor("plan", a);
   }
 
-  let planInflight = null;
+  const planRequest = latestOnly();
   async function updatePlan() {
-    if (planInflight) planInflight.abort();
-    const ctl = (planInflight = new AbortController());
+    const ctl = planRequest.start();
     $("plan-status").textContent = "planning…";
     try {
       const args = planArgs();
@@ -426,7 +436,7 @@
         state.aborted++;
         return;
       }
-      if (planInflight !== ctl) return;
+      if (!planRequest.isCurrent(ctl)) return;
       $("plan-status").textContent = "plan: " + err.message;
     }
     state.planUpdates++;
@@ -462,10 +472,9 @@
     const b = board();
     return argsFor("scale", { model: b.model, hw: b.hw, cost: b.cost, chips: +$("train-chips").value, seq_len: +$("train-seq").value, inference_tokens: +$("train-dinf").value });
   }
-  let trainInflight = null;
+  const trainRequest = latestOnly();
   async function updateTraining() {
-    if (trainInflight) trainInflight.abort();
-    const ctl = (trainInflight = new AbortController());
+    const ctl = trainRequest.start();
     $("train-status").textContent = "searching layouts…";
     try {
       const [ta, sa] = [trainArgs(), scaleArgs()];
@@ -485,7 +494,7 @@
         `(${C.num(sc.overtraining)}x Chinchilla's 20 per parameter), $${C.num(sc.total_usd)} in all.`;
     } catch (err) {
       if (isAbort(err)) return;
-      if (trainInflight !== ctl) return;
+      if (!trainRequest.isCurrent(ctl)) return;
       $("train-status").textContent = "train: " + err.message;
     }
     state.trainUpdates = (state.trainUpdates || 0) + 1;
@@ -497,10 +506,9 @@
   function tcoArgs() {
     return argsFor("tco", { hw: board().hw, chips: +$("tco-chips").value, utilization: +$("tco-utilization").value, life_years: +$("tco-life").value });
   }
-  let tcoInflight = null;
+  const tcoRequest = latestOnly();
   async function updateTco() {
-    if (tcoInflight) tcoInflight.abort();
-    const ctl = (tcoInflight = new AbortController());
+    const ctl = tcoRequest.start();
     try {
       const args = tcoArgs();
       const t = await api("tco", args, ctl.signal);
@@ -515,7 +523,7 @@
         `${C.num(t.kwh_per_gpu_hour)} kWh per busy GPU-hour.`;
     } catch (err) {
       if (isAbort(err)) return;
-      if (tcoInflight !== ctl) return;
+      if (!tcoRequest.isCurrent(ctl)) return;
       $("tco-status").textContent = "tco: " + err.message;
     }
     state.tcoUpdates = (state.tcoUpdates || 0) + 1;
@@ -530,10 +538,9 @@
     a.scaleup = $("scaleup-domains").value;
     return a;
   }
-  let scaleupInflight = null;
+  const scaleupRequest = latestOnly();
   async function updateScaleup() {
-    if (scaleupInflight) scaleupInflight.abort();
-    const ctl = (scaleupInflight = new AbortController());
+    const ctl = scaleupRequest.start();
     $("scaleup-status").textContent = "planning each domain…";
     try {
       const args = scaleupArgs();
@@ -547,17 +554,16 @@
         .join("; ") + (p.scaleup_fabric ? ` (no fabric costs: ${p.scaleup_fabric})` : "");
     } catch (err) {
       if (isAbort(err)) return;
-      if (scaleupInflight !== ctl) return;
+      if (!scaleupRequest.isCurrent(ctl)) return;
       $("scaleup-status").textContent = "plan: " + err.message;
     }
     state.scaleupUpdates = (state.scaleupUpdates || 0) + 1;
     document.body.dataset.scaleupUpdates = String(state.scaleupUpdates);
   }
 
-  let trafficInflight = null;
+  const trafficRequest = latestOnly();
   async function updateTraffic() {
-    if (trafficInflight) trafficInflight.abort();
-    const ctl = (trafficInflight = new AbortController());
+    const ctl = trafficRequest.start();
     $("traffic-status").textContent = "simulating…";
     try {
       const args = trafficArgs();
@@ -580,7 +586,7 @@
         `${slo}: SLO ${sim.slo_met ? "met" : "missed"}, goodput ${C.num(sim.goodput_requests_per_s)} req/s, $${C.num(sim.usd_per_mtok_output)}/Mtok and ${C.num(sim.joules_per_token_output)} J per output token.`;
     } catch (err) {
       if (isAbort(err)) return;
-      if (trafficInflight !== ctl) return;
+      if (!trafficRequest.isCurrent(ctl)) return;
       $("traffic-status").textContent = "simulate: " + err.message;
     }
     state.trafficUpdates = (state.trafficUpdates || 0) + 1;

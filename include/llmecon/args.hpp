@@ -21,6 +21,7 @@
 
 #include "llmecon/dtype.hpp"
 #include "llmecon/error.hpp"
+#include "llmecon/units.hpp"
 
 namespace llmecon {
 
@@ -104,6 +105,9 @@ std::string schema_markdown();
 std::string flag_of(std::string_view key);
 /// A number as JSON the way every answer writes one: whole numbers as integers ("batch": 64).
 Json whole_json(double v);
+/// Tokens per second per megawatt of facility power (model.md §25.6): null for a chip without a
+/// stated TDP, which draws no modelled power.
+Json tokens_per_mw_json(TokensPerSecond rate, Watts power);
 /// The path ("rows[3].tpot_s") of the first number in `j` that is not finite, or "" when none.
 /// JSON has no inf or NaN; written out they become null, so a result never holds one (model.md §0).
 std::string first_non_finite(const Json& j);

@@ -1,6 +1,7 @@
 // Efficiency defaults per hardware family (data/efficiency.toml; docs/model.md §18), loaded
 // beside the chip catalog.
 #include <algorithm>
+#include <type_traits>
 
 #include "efficiency_fields.hpp"
 #include "llmecon/embedded.hpp"
@@ -53,22 +54,20 @@ Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const 
     present.emplace_back("rows");
     present.emplace_back("rows_compute");
   }
-  for (const auto& [key, field] :
-       {std::pair<const char*, Bytes*>{"memory_half", &e.memory_half}, {"kv_half", &e.kv_half}}) {
-    TRY(half, rd.quantity<Bytes>(t, path, key, false));
-    if (!half) continue;
-    if (half->si() > 1e12) return Error{rd.origin(), path + "." + key, "at most 1 TB", "e.g. \"2 MB\""};
-    *field = *half;
-    present.emplace_back(key);
-  }
-  for (const auto& [key, field] :
-       {std::pair<const char*, Seconds*>{"step_overhead", &e.step_overhead}, {"kernel_overhead", &e.kernel_overhead}}) {
-    TRY(v, rd.quantity<Seconds>(t, path, key, false));
-    if (!v) continue;
-    if (v->si() > 10) return Error{rd.origin(), path + "." + key, "at most 10 s", "e.g. \"50 us\""};
+  // Sizes and fixed costs: a quantity with its unit, at most `most` (written as `hint`).
+  auto bounded = [&](const char* key, auto* field, double most, const char* limit, const char* hint) -> Status {
+    using Q = std::remove_pointer_t<decltype(field)>;
+    TRY(v, rd.quantity<Q>(t, path, key, false));
+    if (!v) return {};
+    if (v->si() > most) return Error{rd.origin(), path + "." + key, limit, hint};
     *field = *v;
     present.emplace_back(key);
-  }
+    return {};
+  };
+  TRY_STATUS(bounded("memory_half", &e.memory_half, 1e12, "at most 1 TB", "e.g. \"2 MB\""));
+  TRY_STATUS(bounded("kv_half", &e.kv_half, 1e12, "at most 1 TB", "e.g. \"50 MB\""));
+  TRY_STATUS(bounded("step_overhead", &e.step_overhead, 10, "at most 10 s", "e.g. \"50 us\""));
+  TRY_STATUS(bounded("kernel_overhead", &e.kernel_overhead, 10, "at most 10 s", "e.g. \"50 us\""));
   return {};
 }
 

@@ -161,6 +161,10 @@ Json whole_json(double v) {
   return v;
 }
 
+Json tokens_per_mw_json(TokensPerSecond rate, Watts power) {
+  return power.si() > 0 ? Json(rate.si() / (power.si() * 1e-6)) : Json(nullptr);
+}
+
 namespace {
 bool find_non_finite(const Json& j, std::string& path) {
   if (j.is_number_float()) return !std::isfinite(j.get<double>());

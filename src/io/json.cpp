@@ -72,9 +72,7 @@ Json to_json(const RooflineResult& r) {
   put("board_power_w", r.board_power.si());
   put("facility_power_w", r.facility_power.si());
   put("joules_per_token", r.energy_per_token.si());
-  // A chip without a stated TDP draws no modelled power: no tokens per MW then.
-  put("tokens_per_s_per_mw",
-      r.facility_power.si() > 0 ? Json(r.tokens_per_s.si() / (r.facility_power.si() * 1e-6)) : Json(nullptr));
+  put("tokens_per_s_per_mw", tokens_per_mw_json(r.tokens_per_s, r.facility_power));
   put("arithmetic_intensity", r.intensity.si());
   put("mem_weights_bytes", r.mem_weights.si());
   put("mem_kv_bytes", r.mem_kv.si());

@@ -33,9 +33,7 @@ Json point_fields(const PlanPoint& p, const ModelSpec& m) {
               {"joules_per_token", p.energy_per_token.si()},
               {"joules_per_token_input", p.input_energy_per_token.si()},
               {"joules_per_token_output", p.decode.energy_per_token.si()},
-              {"tokens_per_s_per_mw", p.decode.power_per_chip.si() > 0 ? Json(p.decode.tokens_per_s_per_chip.si() /
-                                                                              (p.decode.power_per_chip.si() * 1e-6))
-                                                                       : Json(nullptr)},
+              {"tokens_per_s_per_mw", tokens_per_mw_json(p.decode.tokens_per_s_per_chip, p.decode.power_per_chip)},
               {"bound_decode", std::string(p.decode.bound)},
               {"bound_prefill", std::string(p.prefill.bound)},
               {"mem_per_chip_bytes", p.decode.memory.total().si()},
