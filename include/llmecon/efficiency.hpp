@@ -31,14 +31,14 @@ struct Efficiency {
   /// A format r times faster per element runs the same fixed time as r times the depth
   /// (model.md §18.3). 0: no depth effect.
   double k_half = 0;
-  /// Measured GEMM rates at small row counts (a machine measured by `llmecon measure`, model.md
-  /// §20): a GEMM of rows_m[i] rows reaches rows_compute[i] of peak. Between points the fraction is
-  /// interpolated log-log; below the first it stays at the first (a kernel of fewer rows is no
-  /// faster per row); up to the last point it replaces the tile rule. rows_n = 0: none.
   /// KV bytes one decode-attention kernel reads at which it reaches half of `memory` (0: as any
   /// kernel, memory_half): attention kernels ramp up over a longer time than a plain weight stream
   /// (split-K reductions, page-table walks, tails), so they need more bytes in flight.
   Bytes kv_half{};
+  /// Measured GEMM rates at small row counts (a machine measured by `llmecon measure`, model.md
+  /// §20): a GEMM of rows_m[i] rows reaches rows_compute[i] of peak. Between points the fraction is
+  /// interpolated log-log; below the first it stays at the first (a kernel of fewer rows is no
+  /// faster per row); up to the last point it replaces the tile rule. rows_n = 0: none.
   static constexpr int kRowPoints = 12;
   std::array<double, kRowPoints> rows_m{}, rows_compute{};
   int rows_n = 0;

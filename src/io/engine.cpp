@@ -279,6 +279,16 @@ Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const A
   return std::shared_ptr<const Hardware>(std::move(own));
 }
 
+Result<const Hardware*> prefill_hardware(const Engine& e, const Args& a, std::shared_ptr<const Hardware>& holder) {
+  TRY(phw, e.hardware_catalog().get(a.text("prefill_hw"), "--prefill-hw"));
+  TRY(owner, owner_profile(a));
+  if (!owner) return phw;
+  auto owned = priced_hardware(e, a, phw->name);
+  if (!owned) return owned.error().at("--prefill-hw");
+  holder = *owned;
+  return holder.get();
+}
+
 Precision precision_from(const Args& a, const ModelSpec& m) {
   Precision p = Precision::native(m);
   if (auto w = a.dtype("weight_dtype")) p = Precision::with_weights(m, *w, *w, p.kv);

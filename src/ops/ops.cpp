@@ -108,16 +108,15 @@ class Accumulator {
   }
 
   // A GEMM of an (m x k) activation by a (k x n) weight: FLOPs, weight bytes, activation bytes.
+  // split_k: a row-parallel GEMM (the attention output, the MLP's down projection), whose depth k
+  // tensor parallelism splits while its n columns stay whole on each chip.
   void gemm(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe,
-            double weight_fraction = 1.0) {
+            double weight_fraction = 1.0, bool split_k = false) {
     add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe * weight_fraction), Bytes{}, Bytes{},
-        units::bytes((m * k + m * n) * ba_), m, n, k);
+        units::bytes((m * k + m * n) * ba_), m, n, k, split_k);
   }
-  // A row-parallel GEMM (the attention output and the MLP's down projection): tensor parallelism
-  // splits its depth k and keeps its n columns whole on each chip.
   void gemm_rows(OpKind kind, int layer, ComputeClass cls, double m, double n, double k, double weight_bpe) {
-    add(kind, layer, cls, matmul_flops(m, n, k), units::bytes(n * k * weight_bpe), Bytes{}, Bytes{},
-        units::bytes((m * k + m * n) * ba_), m, n, k, true);
+    gemm(kind, layer, cls, m, n, k, weight_bpe, 1.0, true);
   }
 
  private:

@@ -70,6 +70,9 @@ Result<PowerModel> power_model(const Args& a, const Hardware& hw);
 /// (tco at the profile's cluster and utilization): the catalog's entry, or a copy with that
 /// price. The pointer stays valid however the holder moves.
 Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name);
+/// The prefill pool's chip, --prefill-hw: the catalog's entry, or under --cost owned a copy at its
+/// owned price, kept alive by `holder` (--usd-per-hour prices the decode chip only).
+Result<const Hardware*> prefill_hardware(const Engine& e, const Args& a, std::shared_ptr<const Hardware>& holder);
 /// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
 /// released ones (model.md §4.7).
 Precision precision_from(const Args& a, const ModelSpec& m);

@@ -240,15 +240,10 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   rq.spec_draft = static_cast<int>(a.number("spec_draft"));
   std::shared_ptr<const Hardware> prefill_owner;  // the prefill pool's chip, owned-priced under --cost owned
   if (a.has("prefill_hw") || a.has("prefill_chips")) {
-    TRY(phw, e.hardware_catalog().get(a.text_or("prefill_hw", hw->name), "--prefill-hw"));
-    TRY(owner, owner_profile(a));
-    if (!a.has("prefill_hw")) {
-      phw = hw;  // the decode pool's chip, at its price (--usd-per-hour or owned)
-    } else if (owner) {
-      auto owned = priced_hardware(e, a, phw->name);
-      if (!owned) return owned.error().at("--prefill-hw");
-      prefill_owner = *owned;
-      phw = prefill_owner.get();
+    const Hardware* phw = hw;  // without --prefill-hw, the decode pool's chip at its price
+    if (a.has("prefill_hw")) {
+      TRY(ph, prefill_hardware(e, a, prefill_owner));
+      phw = ph;
     }
     rq.prefill_hw = phw;
     TRY(ppower, power_model(a, *phw));

@@ -387,15 +387,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     DeploymentInput p = in;
     const Hardware* phw = hw;
     if (a.has("prefill_hw")) {
-      TRY(ph, e.hardware_catalog().get(a.text("prefill_hw"), "--prefill-hw"));
+      TRY(ph, prefill_hardware(e, a, prefill_owner));
       phw = ph;
-      TRY(owner, owner_profile(a));
-      if (owner) {
-        auto owned = priced_hardware(e, a, phw->name);
-        if (!owned) return owned.error().at("--prefill-hw");
-        prefill_owner = *owned;
-        phw = prefill_owner.get();
-      }
       p.hw = phw;
       p.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*phw);
       TRY(ppower, power_model(a, *phw));
