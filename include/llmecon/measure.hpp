@@ -51,6 +51,11 @@ struct MachineProfile {
 
 MachineProfile measure_machine(const MeasureOptions& o);
 
+/// `p` with the SGEMM rate at `rows` rows (inserted in order when not yet measured; ignored for one
+/// row or a zero rate) and the one-row weight stream (when above zero) replaced: the profile as
+/// measured beside one point of the decode sweep (model.md §20).
+MachineProfile paired_profile(const MachineProfile& p, int rows, FlopsPerSecond rate, BytesPerSecond stream);
+
 /// The per-operator rules for this machine (model.md §18, §20): GEMMs of m rows at the rate measured
 /// for m (interpolated; the best SGEMM rate past the last point), and a weight stream at the
 /// fraction of the triad bandwidth a one-row SGEMM reaches.
@@ -64,7 +69,7 @@ struct DecodeOptions {
   int d_model = 2048;
   int layers = 4;
   std::vector<int> batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
-  int repeats = 3;
+  int repeats = 5;  ///< best of, for the step and the profile timed beside it
   /// A small sweep for this machine: d = 1024 and enough layers (2 to 8) that the weights are
   /// twice the last-level cache.
   static DecodeOptions quick(const MachineProfile& p);
@@ -74,6 +79,10 @@ struct DecodePoint {
   int batch = 0;
   Seconds measured{};
   Seconds predicted{};
+  /// What the prediction used, timed in turn with the step (model.md §20): the profile's SGEMM of
+  /// `batch` rows (0 at one row) and the one-row weight stream.
+  FlopsPerSecond rows_rate{};
+  BytesPerSecond weight_stream{};
 };
 
 struct DecodeSweep {
@@ -96,6 +105,9 @@ ModelSpec synthetic_stack(int d, int layers);
 
 /// Runs the synthetic decode sweep: per layer a fused QKV projection (d x 3d), the output
 /// projection (d x d) and a 4d MLP (d x 4d, 4d x d) in fp32, weights far larger than the LLC.
+/// When `p` measured its decode-shaped SGEMMs, each batch's step is timed in turn with the SGEMM
+/// of that many rows and the one-row weight stream, and predicted from those (paired_profile), so
+/// a shared machine's speed drifting between the profile and the sweep does not enter the error.
 DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o);
 
 }  // namespace llmecon

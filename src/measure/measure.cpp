@@ -235,55 +235,103 @@ double decode_knee(const std::vector<DecodePoint>& points, bool predicted) {
   return 0;
 }
 
+MachineProfile paired_profile(const MachineProfile& p, int rows, FlopsPerSecond rate, BytesPerSecond stream) {
+  MachineProfile q = p;
+  if (stream.si() > 0) q.weight_stream = stream;
+  if (rows < 2 || !(rate.si() > 0)) return q;
+  const auto at =
+      std::lower_bound(q.gemm_rows.begin(), q.gemm_rows.end(), rows, [](const GemmPoint& g, int m) { return g.n < m; });
+  if (at != q.gemm_rows.end() && at->n == rows) {
+    at->rate = rate;
+  } else {
+    q.gemm_rows.insert(at, GemmPoint{rows, rate});
+  }
+  return q;
+}
+
 DecodeSweep measure_decode(const MachineProfile& p, const DecodeOptions& o) {
   DecodeSweep s;
   const int d = o.d_model;
   openblas_set_num_threads(p.threads);
-  // Per layer: QKV d x 3d, O d x d, MLP d x 4d and 4d x d.
+  // Per layer: QKV d x 3d, O d x d, MLP d x 4d and 4d x d, each weight uniform with variance
+  // 1 / fan-in so activations keep their scale through the stack with no extra kernel.
   struct Weights {
     std::vector<float> qkv, out, up, down;
+  };
+  auto scaled = [](std::size_t n, unsigned seed, int fan_in) {
+    std::vector<float> v = random_floats(n, seed);
+    const auto k = static_cast<float>(std::sqrt(3.0 / fan_in));
+    for (auto& x : v) x *= k;
+    return v;
   };
   std::vector<Weights> layers;
   for (int l = 0; l < o.layers; ++l) {
     const auto dd = static_cast<std::size_t>(d);
-    layers.push_back(Weights{random_floats(dd * 3 * dd, 10u + static_cast<unsigned>(l)), random_floats(dd * dd, 20),
-                             random_floats(dd * 4 * dd, 30), random_floats(4 * dd * dd, 40)});
+    const auto seed = static_cast<unsigned>(l);
+    layers.push_back(Weights{scaled(dd * 3 * dd, 10u + seed, d), scaled(dd * dd, 20u + seed, d),
+                             scaled(dd * 4 * dd, 30u + seed, d), scaled(4 * dd * dd, 40u + seed, 4 * d)});
   }
   s.params = static_cast<double>(o.layers) * 12.0 * d * static_cast<double>(d);
   s.weight_bytes = units::bytes(4.0 * s.params);
   const int bmax = o.batches.empty() ? 1 : *std::max_element(o.batches.begin(), o.batches.end());
-  std::vector<float> x = random_floats(static_cast<std::size_t>(bmax) * static_cast<std::size_t>(d), 5);
+  const std::vector<float> x0 = random_floats(static_cast<std::size_t>(bmax) * static_cast<std::size_t>(d), 5);
+  std::vector<float> x(x0.size());
   std::vector<float> h(static_cast<std::size_t>(bmax) * 4 * static_cast<std::size_t>(d));
   std::vector<float> y(static_cast<std::size_t>(bmax) * static_cast<std::size_t>(d));
   auto step = [&](int B) {
+    std::copy_n(x0.begin(), static_cast<std::size_t>(B) * static_cast<std::size_t>(d), x.begin());
     for (const auto& L : layers) {
       sgemm(B, 3 * d, d, x.data(), L.qkv.data(), h.data());
       sgemm(B, d, d, x.data(), L.out.data(), y.data());
       sgemm(B, 4 * d, d, y.data(), L.up.data(), h.data());
       sgemm(B, d, 4 * d, h.data(), L.down.data(), x.data());
-      // Keep activations bounded.
-      for (std::size_t i = 0; i < static_cast<std::size_t>(B) * static_cast<std::size_t>(d); ++i)
-        x[i] = std::tanh(x[i]);
     }
   };
   step(1);  // warm up
-  const Result<Hardware> parsed = parse_hardware_toml(machine_toml(p), "measured");
-  LLMECON_ASSERT(parsed.ok(), "machine_toml writes a valid hardware file");
-  const Hardware& machine = parsed.value();
+  // The profile's decode-shaped SGEMM (m rows by an N x N weight past the last-level cache), timed
+  // in turn with each step.
+  const int N = p.weight_n;
+  const auto nn = static_cast<std::size_t>(N);
+  std::vector<float> W, X, Y;
+  if (N > 0) {
+    W = random_floats(nn * nn, 3);
+    X = random_floats(static_cast<std::size_t>(bmax) * nn, 4);
+    Y.resize(static_cast<std::size_t>(bmax) * nn);
+  }
   const ModelSpec stack = synthetic_stack(d, o.layers);
-  const Efficiency eff = machine_efficiency(p);
-  for (int B : o.batches) {
-    const double best = best_seconds(o.repeats, [&] { step(B); });
-    // The engine's per-operator step for this machine and this stack (model.md §18, §20): GEMMs
-    // at the rate measured for their row count, weights at the bandwidth a one-row SGEMM streams.
+  // The engine's per-operator step for this machine and this stack (model.md §18, §20): GEMMs at
+  // the rate measured for their row count, weights at the bandwidth a one-row SGEMM streams.
+  auto predict = [&](DecodePoint& pt) {
+    const MachineProfile q = paired_profile(p, pt.batch, pt.rows_rate, pt.weight_stream);
+    const Result<Hardware> parsed = parse_hardware_toml(machine_toml(q), "measured");
+    LLMECON_ASSERT(parsed.ok(), "machine_toml writes a valid hardware file");
     RooflineInput in;
-    in.eff = eff;
+    in.eff = machine_efficiency(q);
     in.model = &stack;
-    in.hw = &machine;
+    in.hw = &parsed.value();
     in.chips = 1;
-    in.step = Step{Phase::kDecode, static_cast<double>(B), 1, 0};
+    in.step = Step{Phase::kDecode, static_cast<double>(pt.batch), 1, 0};
     in.precision = Precision{DType::kFp32, DType::kFp32, DType::kFp32, DType::kFp32};
-    s.points.push_back(DecodePoint{B, units::seconds(best), roofline_unchecked(in).t_step});
+    pt.predicted = roofline_unchecked(in).t_step;
+  };
+  for (int B : o.batches) {
+    // Each repeat times the step, then the profile's SGEMM of B rows and its one-row stream, one
+    // after the other; each keeps its best, so the three are timed under the same conditions.
+    double step_s = 1e30, rows_s = 1e30, stream_s = 1e30;
+    for (int r = 0; r < std::max(1, o.repeats); ++r) {
+      step_s = std::min(step_s, best_seconds(1, [&] { step(B); }));
+      if (N == 0) continue;
+      if (B > 1) rows_s = std::min(rows_s, best_seconds(1, [&] { sgemm(B, N, N, X.data(), W.data(), Y.data()); }));
+      stream_s = std::min(stream_s, best_seconds(1, [&] { sgemm(1, N, N, X.data(), W.data(), Y.data()); }));
+    }
+    DecodePoint pt{B, units::seconds(step_s), Seconds{}, FlopsPerSecond{}, BytesPerSecond{}};
+    if (N > 0) {
+      const double nn2 = static_cast<double>(N) * N;
+      if (B > 1) pt.rows_rate = units::flop_per_s(2.0 * B * nn2 / rows_s);
+      pt.weight_stream = units::bytes_per_s(4.0 * nn2 / stream_s);
+    }
+    predict(pt);
+    s.points.push_back(pt);
   }
   s.knee_measured = decode_knee(s.points);
   s.knee_predicted = decode_knee(s.points, true);

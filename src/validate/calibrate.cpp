@@ -259,11 +259,12 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
       "{}-fold cross-validated {:.1f}%, leave-one-source-out {:.1f}%.\n# Fitted: {}; the rest as the family sets "
       "them.\nname = \"{}\"\n\n"
       "[efficiency]\ncompute = {:.4f}\ntile_m = {}\ntile_n = {}\ncompute_units = {}\nk_half = {}\nmemory = {:.4f}\n"
-      "memory_half = \"{:.4g} MB\"\ncomm = {:.4f}\nstep_overhead = \"{:.3f} us\"\nkernel_overhead = \"{:.3f} us\"\n"
+      "memory_half = \"{:.4g} MB\"\nkv_half = \"{:.4g} MB\"\ncomm = {:.4f}\nstep_overhead = \"{:.3f} "
+      "us\"\nkernel_overhead = \"{:.3f} us\"\n"
       "layer_kernels = {}\nsource = \"llmecon calibrate, {} rows\"\n",
       out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape, out.loso_median_ape, fitted, hardware,
       out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.k_half, out.eff.memory,
-      out.eff.memory_half.si() / 1e6, out.eff.comm, out.eff.step_overhead.si() * 1e6,
+      out.eff.memory_half.si() / 1e6, out.eff.kv_half.si() / 1e6, out.eff.comm, out.eff.step_overhead.si() * 1e6,
       out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
   return out;
 }

@@ -155,5 +155,36 @@ TEST(DecodeKnee, AMeasuredCurveInAHardwareFileIsChecked) {
   }
 }
 
+// measure --decode predicts each batch from the profile timed beside it (model.md §20): the rate at
+// that many rows replaces the profile's, or joins the curve in order, and the one-row stream
+// replaces the memory fraction's measurement; one row and unmeasured values change nothing else.
+TEST(DecodeKnee, APairedProfileReplacesWhatWasTimedBesideTheStep) {
+  MachineProfile p;
+  p.gemm = units::flop_per_s(200e9);
+  p.stream = units::bytes_per_s(80e9);
+  p.weight_stream = units::bytes_per_s(20e9);
+  p.gemm_rows = {GemmPoint{1, units::flop_per_s(10e9)}, GemmPoint{8, units::flop_per_s(48e9)},
+                 GemmPoint{32, units::flop_per_s(160e9)}};
+  const MachineProfile same = paired_profile(p, 8, units::flop_per_s(40e9), units::bytes_per_s(16e9));
+  ASSERT_EQ(same.gemm_rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(same.gemm_rows[1].rate.si(), 40e9);
+  EXPECT_DOUBLE_EQ(same.weight_stream.si(), 16e9);
+  EXPECT_DOUBLE_EQ(machine_efficiency(same).memory, 0.2);
+  EXPECT_DOUBLE_EQ(machine_efficiency(same).compute_at(8, 0), 0.2);
+  const MachineProfile past = paired_profile(p, 64, units::flop_per_s(190e9), BytesPerSecond{});
+  ASSERT_EQ(past.gemm_rows.size(), 4u);
+  EXPECT_EQ(past.gemm_rows[3].n, 64);
+  EXPECT_DOUBLE_EQ(past.weight_stream.si(), 20e9);  // not re-measured: kept
+  EXPECT_DOUBLE_EQ(machine_efficiency(past).compute_at(64, 0), 0.95);
+  const MachineProfile between = paired_profile(p, 4, units::flop_per_s(20e9), BytesPerSecond{});
+  ASSERT_EQ(between.gemm_rows.size(), 4u);
+  EXPECT_EQ(between.gemm_rows[1].n, 4);
+  EXPECT_EQ(between.gemm_rows[2].n, 8);
+  const MachineProfile one = paired_profile(p, 1, units::flop_per_s(99e9), units::bytes_per_s(18e9));
+  ASSERT_EQ(one.gemm_rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(one.gemm_rows[0].rate.si(), 10e9);  // one row is the stream, set apart
+  EXPECT_DOUBLE_EQ(one.weight_stream.si(), 18e9);
+}
+
 }  // namespace
 }  // namespace llmecon

@@ -153,6 +153,23 @@ TEST(Calibrate, RecoversKnownParameters) {
   EXPECT_DOUBLE_EQ(some->eff.compute, 0.7);
   EXPECT_DOUBLE_EQ(some->eff.memory, 0.85);
   EXPECT_NE(some->eff.step_overhead, us(100));
+  // The overlay reads back as a --hw-file with the fit and every constant it kept, the decode
+  // attention's kv_half included.
+  HardwareCatalog cat = HardwareCatalog::builtin().value();
+  const std::string path = testing::TempDir() + "/calibrated.toml";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(some->toml.c_str(), f);
+    std::fclose(f);
+  }
+  ASSERT_TRUE(cat.add_file(path));
+  const auto& back = cat.find("h100-sxm")->efficiency;
+  ASSERT_TRUE(back.has_value());
+  EXPECT_NE(some->toml.find("\nkv_half = "), std::string::npos);
+  EXPECT_NEAR(back->kv_half.si(), some->eff.kv_half.si(), 1e-3 * some->eff.kv_half.si());
+  EXPECT_DOUBLE_EQ(back->k_half, some->eff.k_half);
+  EXPECT_NEAR(back->step_overhead.si(), some->eff.step_overhead.si(), 1e-3 * some->eff.step_overhead.si());
 }
 
 TEST(Calibrate, NeedsRowsOfThatChip) {

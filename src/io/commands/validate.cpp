@@ -129,7 +129,9 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
                      {"predicted_s", pt.predicted.si()},
                      {"measured_s_per_token", pt.measured.si() / pt.batch},
                      {"predicted_s_per_token", pt.predicted.si() / pt.batch},
-                     {"error_pct", 100 * (pt.predicted.si() - pt.measured.si()) / pt.measured.si()}});
+                     {"error_pct", 100 * (pt.predicted.si() - pt.measured.si()) / pt.measured.si()},
+                     {"rows_flops_per_s", pt.rows_rate.si()},
+                     {"weight_stream_bytes_per_s", pt.weight_stream.si()}});
     }
     out["decode"] = {{"d_model", d.d_model},
                      {"layers", d.layers},
