@@ -39,7 +39,8 @@ print("one-row SGEMM reaches and runs each GEMM of m rows at the rate measured f
 print("log-log between the counts above, model.md §20): OpenBLAS's GEMMs of 2 to 8 rows take longer than one")
 print("row's weight stream, so those batches are bound by the small-row kernel, not by memory.")
 errs = [abs(p["error_pct"]) for p in dec["points"]]
-print(f"Largest error {max(errs):.0f}%, median {sorted(errs)[len(errs)//2]:.0f}% over {len(errs)} batches. On a shared virtual")
-print("machine the profile and the sweep, timed a minute apart, can run at speeds 10-15% apart; rerun to see")
-print("the spread.")
+print(f"Largest error {max(errs):.0f}%, median {sorted(errs)[len(errs)//2]:.0f}% over {len(errs)} batches. Each batch is")
+print("timed in turn with the profile's GEMM of that many rows and its one-row stream (best of 5 each), and")
+print("predicted from those (model.md §20), so the speed of a shared virtual machine drifting over the sweep")
+print("cancels; what is left is run-to-run noise of a few percent, more at single batches; rerun to see the spread.")
 PY

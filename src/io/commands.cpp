@@ -666,7 +666,12 @@ std::vector<CommandSpec> build() {
     h.help = "the chip to fit (rows measured on it)";
     h.required = true;
     CommandSpec c = command("calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay",
-                            {file(), h, integer("folds", "cross-validation folds", "", 5, 2, 100)}, true);
+                            {file(), h, integer("folds", "cross-validation folds", "", 5, 2, 100),
+                             with_text(arg("fit", T::kString,
+                                           "parameters to fit, comma-separated: compute, memory, memory_half, comm, "
+                                           "step_overhead, kernel_overhead"),
+                                       "those the chip's family lists as fitted, else all six")},
+                            true);
     c.reads_files = true;
     c.writes_toml = true;
     add(std::move(c));

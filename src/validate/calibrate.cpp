@@ -200,6 +200,12 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
                               : "no throughput or latency rows measured on '" + hardware + "'",
                  "calibrate needs rows of that chip with a published batch"};
   }
+  for (const auto& name : fit) {
+    if (std::none_of(kParams.begin(), kParams.end(), [&](const Param& p) { return p.key == name; })) {
+      return Error{"--fit", "", fmt::format("unknown parameter '{}'", name),
+                   "compute, memory, memory_half, comm, step_overhead or kernel_overhead"};
+    }
+  }
   auto hw = ctx.hw->get(hardware, "--hw");
   if (!hw) return hw.error();
   // Without a family default, start from a generic GPU (model.md §18.3) and fit everything.
@@ -256,16 +262,17 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";
   out.toml = fmt::format(
       "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
-      "{}-fold cross-validated {:.1f}%, leave-one-source-out {:.1f}%.\n# Fitted: {}; the rest as the family sets "
+      "{}-fold cross-validated {:.1f}%, leave-one-source-out {}.\n# Fitted: {}; the rest as the family sets "
       "them.\nname = \"{}\"\n\n"
       "[efficiency]\ncompute = {:.4f}\ntile_m = {}\ntile_n = {}\ncompute_units = {}\nk_half = {}\nmemory = {:.4f}\n"
       "memory_half = \"{:.4g} MB\"\nkv_half = \"{:.4g} MB\"\ncomm = {:.4f}\nstep_overhead = \"{:.3f} "
       "us\"\nkernel_overhead = \"{:.3f} us\"\n"
       "layer_kernels = {}\nsource = \"llmecon calibrate, {} rows\"\n",
-      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape, out.loso_median_ape, fitted, hardware,
-      out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.k_half, out.eff.memory,
-      out.eff.memory_half.si() / 1e6, out.eff.kv_half.si() / 1e6, out.eff.comm, out.eff.step_overhead.si() * 1e6,
-      out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
+      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape,
+      out.sources > 1 ? fmt::format("{:.1f}%", out.loso_median_ape) : std::string("not measurable (one source)"),
+      fitted, hardware, out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.k_half,
+      out.eff.memory, out.eff.memory_half.si() / 1e6, out.eff.kv_half.si() / 1e6, out.eff.comm,
+      out.eff.step_overhead.si() * 1e6, out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
   return out;
 }
 

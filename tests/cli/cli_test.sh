@@ -163,7 +163,8 @@ ok calibrated-overlay "$bin" roofline --hw-file "$tmp/a100.toml" --hw a100-sxm-8
 bad validate-bad-value "bad_value.csv:2: column 18 (value): 'abc' is not a number" "$bin" validate "$data/bad_value.csv"
 bad validate-missing "nope.csv: cannot open file" "$bin" validate "$data/nope.csv"
 bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi325x'" "$bin" calibrate "$csv" --hw mi325x
-bad calibrate-no-batch "--hw: none of the 7 rows measured on 'h200-sxm' states its batch" "$bin" calibrate "$csv" --hw h200-sxm
+bad calibrate-no-batch "--hw: none of the 7 rows measured on 'b200' states its batch" "$bin" calibrate "$csv" --hw b200
+bad calibrate-bad-fit "--fit: unknown parameter 'launch'" "$bin" calibrate "$csv" --hw h100-sxm --fit launch
 bad unknown-sheet "--sheet: unknown price sheet 'nope'" "$bin" price --sheet nope
 bad bad-policy "--policy: unknown policy" "$bin" lifecycle --policy quarters
 bad negative-context "--context: must be at least 0" "$bin" batch --context -1

@@ -146,6 +146,9 @@ TEST(Calibrate, RecoversKnownParameters) {
   EXPECT_NE(cal->toml.find("name = \"h100-sxm\""), std::string::npos);
   EXPECT_NE(cal->toml.find("[efficiency]"), std::string::npos);
   EXPECT_EQ(cal->fitted.size(), 6u);
+  // One source: no leave-one-source-out figure, and the overlay says so rather than 0%.
+  EXPECT_EQ(cal->sources, 1);
+  EXPECT_NE(cal->toml.find("leave-one-source-out not measurable (one source)"), std::string::npos);
   // A subset: the rest stay as the start has them.
   auto some = calibrate(*rows, context(), "h100-sxm", 3, {"step_overhead", "kernel_overhead"});
   ASSERT_TRUE(some) << some.error().message();
@@ -153,6 +156,11 @@ TEST(Calibrate, RecoversKnownParameters) {
   EXPECT_DOUBLE_EQ(some->eff.compute, 0.7);
   EXPECT_DOUBLE_EQ(some->eff.memory, 0.85);
   EXPECT_NE(some->eff.step_overhead, us(100));
+  // A name that is not a parameter is refused, naming the flag.
+  auto bogus = calibrate(*rows, context(), "h100-sxm", 3, {"step_overhead", "launch_cost"});
+  ASSERT_FALSE(bogus);
+  EXPECT_EQ(bogus.error().where, "--fit");
+  EXPECT_NE(bogus.error().message().find("launch_cost"), std::string::npos);
   // The overlay reads back as a --hw-file with the fit and every constant it kept, the decode
   // attention's kv_half included.
   HardwareCatalog cat = HardwareCatalog::builtin().value();

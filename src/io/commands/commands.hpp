@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llmecon/args.hpp"
 #include "llmecon/facade.hpp"
@@ -73,6 +74,8 @@ Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const A
 /// The prefill pool's chip, --prefill-hw: the catalog's entry, or under --cost owned a copy at its
 /// owned price, kept alive by `holder` (--usd-per-hour prices the decode chip only).
 Result<const Hardware*> prefill_hardware(const Engine& e, const Args& a, std::shared_ptr<const Hardware>& holder);
+/// The items of a comma-separated list, empty ones dropped.
+std::vector<std::string> split_list(const std::string& text);
 /// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
 /// released ones (model.md §4.7).
 Precision precision_from(const Args& a, const ModelSpec& m);

@@ -240,17 +240,6 @@ Result<Mapping> parse_layout(const std::string& text) {
   return m;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // One grid point as one JSON line.
 Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, double rate, const SimResult& r) {
   return Json{{"index", index},
@@ -271,6 +260,17 @@ Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, do
 }
 
 }  // namespace
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
 
 Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(model, load_model(e, a));

@@ -79,7 +79,8 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   ctx.csv_dir = dir;
   ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
   ctx.engines = &e.serving_engines();
-  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds")), e.fitted_parameters(*hw)));
+  const std::vector<std::string> fit = a.has("fit") ? split_list(a.text("fit")) : e.fitted_parameters(*hw);
+  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds")), fit));
   return Json{{"hardware", cal.hardware},
               {"rows", cal.rows},
               {"folds", cal.folds},
