@@ -43,9 +43,10 @@ TEST(Collectives, AlphaBetaTime) {
 TEST(Collectives, HopperAllReduceAgainstMeasuredOneShotKernels) {
   // A tensor-parallel all-reduce inside one H100 node is the cheapest of ring, tree and direct
   // (model.md §15) at Hopper's comm fraction. Measured one-shot all-reduces of bf16 activations
-  // on two H100s, in CUDA graphs: 7.0 us for 6 x 6144 and 13.0 us for 138 x 6144 (FlagGems-vllm
-  // pull request 773), and 7 us for 32 x 8192 (vLLM pull request 24111). The chip's 5 us per step
-  // comes within 20% of each; the earlier 2 us was 1.8-2.7x too fast.
+  // on two H100s, in CUDA graphs: 7.0 us for 6 x 6144 and 13.0 us for 138 x 6144, fused with the
+  // residual add and RMSNorm (FlagGems-vllm pull request 773), and 7 us for 32 x 8192 unfused (vLLM
+  // pull request 24111). The chip's 5 us per step comes within 20% of each; the earlier 2 us was
+  // 1.8-2.7x too fast.
   const Hardware& h100 = *hw().find("h100-sxm");
   const double comm = efficiency_for(h100, testing_catalogs::families()).comm;
   auto all_reduce = [&](double bytes_) {
