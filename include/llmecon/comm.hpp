@@ -40,5 +40,8 @@ Link scale_up_link(const Hardware& hw, Collective c, Algorithm a, int n);
 /// part (n / domain groups) on scale-out (model.md §15.2). All-to-all sends the fraction of its
 /// traffic that leaves the domain over scale-out.
 Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Hardware& hw, int domain);
+/// The cheapest of ring, tree and direct all-reduce for `bytes` per chip on `n` chips (model.md §15):
+/// what a tensor-parallel all-reduce costs, before the comm efficiency.
+Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain);
 
 }  // namespace llmecon

@@ -121,4 +121,11 @@ Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, con
   return in + across;
 }
 
+Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
+  Seconds best = group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, domain);
+  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kTree, n, bytes, hw, domain));
+  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kDirect, n, bytes, hw, domain));
+  return best;
+}
+
 }  // namespace llmecon

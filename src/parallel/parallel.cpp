@@ -91,14 +91,6 @@ double d(int v) {
   return static_cast<double>(v);
 }
 
-// The cheapest all-reduce algorithm for this size on this group.
-Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
-  Seconds best = group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, domain);
-  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kTree, n, bytes, hw, domain));
-  best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kDirect, n, bytes, hw, domain));
-  return best;
-}
-
 struct StageEval {
   ChipMemory mem;
   StageTime time;

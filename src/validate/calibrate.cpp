@@ -178,6 +178,14 @@ double loss(const std::vector<Measurement>& rows, const ValidationContext& base,
 
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
                                     const std::string& hardware, int folds, const std::vector<std::string>& fit) {
+  for (const auto& name : fit) {
+    if (std::none_of(kParams.begin(), kParams.end(), [&](const Param& p) { return p.key == name; })) {
+      std::string names;
+      for (std::size_t i = 0; i < kParams.size(); ++i)
+        names += (i == 0 ? "" : i + 1 == kParams.size() ? " or " : ", ") + std::string(kParams[i].key);
+      return Error{"--fit", "", fmt::format("unknown parameter '{}'", name), names};
+    }
+  }
   // Only rows that state their batch: where the engine chose it, the error measures the
   // scheduler, not the kernels, and fitting kernel costs to it would hide that (model.md §19).
   std::vector<Measurement> rows;
@@ -199,12 +207,6 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
                  unstated > 0 ? fmt::format("none of the {} rows measured on '{}' states its batch", unstated, hardware)
                               : "no throughput or latency rows measured on '" + hardware + "'",
                  "calibrate needs rows of that chip with a published batch"};
-  }
-  for (const auto& name : fit) {
-    if (std::none_of(kParams.begin(), kParams.end(), [&](const Param& p) { return p.key == name; })) {
-      return Error{"--fit", "", fmt::format("unknown parameter '{}'", name),
-                   "compute, memory, memory_half, comm, step_overhead or kernel_overhead"};
-    }
   }
   auto hw = ctx.hw->get(hardware, "--hw");
   if (!hw) return hw.error();

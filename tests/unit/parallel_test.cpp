@@ -49,12 +49,7 @@ TEST(Collectives, HopperAllReduceAgainstMeasuredOneShotKernels) {
   // 1.8-2.7x too fast.
   const Hardware& h100 = *hw().find("h100-sxm");
   const double comm = efficiency_for(h100, testing_catalogs::families()).comm;
-  auto all_reduce = [&](double bytes_) {
-    Seconds best = seconds(1e9);
-    for (Algorithm a : {Algorithm::kRing, Algorithm::kTree, Algorithm::kDirect})
-      best = min(best, group_collective_time(Collective::kAllReduce, a, 2, bytes(bytes_), h100, 8));
-    return best.si() / comm;
-  };
+  auto all_reduce = [&](double b) { return best_all_reduce(2, bytes(b), h100, 8).si() / comm; };
   EXPECT_NEAR(all_reduce(6 * 6144 * 2), 7.0e-6, 0.2 * 7.0e-6);
   EXPECT_NEAR(all_reduce(138 * 6144 * 2), 13.0e-6, 0.2 * 13.0e-6);
   EXPECT_NEAR(all_reduce(32 * 8192 * 2), 7.0e-6, 0.2 * 7.0e-6);
