@@ -535,14 +535,60 @@ int print_validation(const Json& v) {
                                           : r["envelope"].get<std::string>()});
   }
   table({"id", "metric", "predicted", "measured", "error", "envelope"}, t);
+  // One row per key of a {key: {n, median_ape, p90_ape, max_ape}} object.
+  auto ape_table = [](const char* key, const Json& o) {
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& [k, m] : o.items()) {
+      cells.push_back({k, std::to_string(m["n"].get<int>()), fmt::format("{:.1f}%", m["median_ape"].get<double>()),
+                       fmt::format("{:.1f}%", m["p90_ape"].get<double>()),
+                       fmt::format("{:.1f}%", m["max_ape"].get<double>())});
+    }
+    table({key, "n", "median", "p90", "max"}, cells);
+  };
   out("\nsummary (absolute percentage error):\n");
-  std::vector<std::vector<std::string>> s;
-  for (const auto& [metric, m] : v["summary"].items()) {
-    s.push_back({metric, std::to_string(m["n"].get<int>()), fmt::format("{:.1f}%", m["median_ape"].get<double>()),
-                 fmt::format("{:.1f}%", m["p90_ape"].get<double>()),
-                 fmt::format("{:.1f}%", m["max_ape"].get<double>())});
+  ape_table("metric", v["summary"]);
+  if (!v["by_scenario"].empty()) {
+    out("\nunder traffic, through the simulator and by the fixed-batch formula:\n");
+    ape_table("scenario", v["by_scenario"]);
   }
-  table({"metric", "n", "median", "p90", "max"}, s);
+  if (v.contains("training_fit")) {
+    const Json& f = v["training_fit"];
+    out(
+        fmt::format("\ntraining kernel efficiency fitted to {} rows from {} sources: {:.3f}; median error in-sample "
+                    "{:.1f}%, 5-fold {:.1f}%, leave-one-source-out {:.1f}% (p90 {:.1f}%)\n",
+                    f["rows"].get<int>(), f["sources"].get<int>(), f["kernel_efficiency"].get<double>(),
+                    f["in_sample_median_ape"].get<double>(), f["kfold_median_ape"].get<double>(),
+                    f["loso_median_ape"].get<double>(), f["loso_p90_ape"].get<double>()));
+  }
+  if (v.contains("cross_validation")) {
+    const Json& cv = v["cross_validation"];
+    out(
+        fmt::format("\ncross-validated: each chip's calibration predicting rows it did not fit ({}-fold; LOSO: "
+                    "leave one source out), median / p90 absolute error:\n",
+                    cv["folds"].get<int>()));
+    auto c = [](const Json& x) {
+      return x["n"].get<int>() == 0 ? std::string("-")
+                                    : fmt::format("{:.1f}% / {:.1f}% ({})", x["median_ape"].get<double>(),
+                                                  x["p90_ape"].get<double>(), x["n"].get<int>());
+    };
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& [scenario, x] : cv["by_scenario"].items())
+      cells.push_back({scenario, c(x["default"]), c(x["in_sample"]), c(x["kfold"]), c(x["loso"])});
+    table({"scenario", "default (rows)", "in-sample", "k-fold", "LOSO"}, cells);
+    std::vector<std::vector<std::string>> chips;
+    for (const auto& ch : cv["chips"]) {
+      std::string fitted;
+      for (const auto& f : ch["fitted"]) fitted += (fitted.empty() ? "" : ",") + f.get<std::string>();
+      chips.push_back({ch["hardware"].get<std::string>(), std::to_string(ch["fitted_rows"].get<int>()),
+                       std::to_string(ch["predicted_rows"].get<int>()), std::to_string(ch["sources"].get<int>()),
+                       fitted});
+    }
+    out("\n");
+    table({"chip", "rows fitted", "rows predicted", "sources", "fitted"}, chips);
+    for (const auto& sk : cv["skipped"]) {
+      out(fmt::format("not calibrated: {}: {}\n", sk["hardware"].get<std::string>(), sk["reason"].get<std::string>()));
+    }
+  }
   return 0;
 }
 

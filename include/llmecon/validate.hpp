@@ -3,7 +3,7 @@
 //
 //   auto rows = read_validation_csv(text, "dev.csv");          // Result<std::vector<Measurement>>
 //   ValidationReport rep = validate(*rows, ctx);                // per-row error, per-metric summary
-//   CalibrationResult cal = calibrate(*rows, ctx, "h100-sxm");  // fitted efficiency + k-fold error
+//   auto cal = calibrate(*rows, ctx, "h100-sxm");              // fitted efficiency + k-fold error
 #pragma once
 
 #include <functional>
@@ -125,13 +125,39 @@ struct CalibrationResult {
   std::vector<std::string> fitted;  ///< the parameters fitted; the rest kept as the family sets them
   /// A TOML overlay for --hw-file: `name` plus the fitted [efficiency] table.
   std::string toml;
+  /// With CalibrateOptions::held_out_rows: every speed row of the chip but training steps (the
+  /// fitted rows, then those without a batch and those under load, which are predicted but never
+  /// fitted), predicted as `validate` would (traffic through the simulator) by: the default
+  /// efficiency; the fit to all rows; the fit without the row's fold; the fit without the row's
+  /// source (rows whose source holds every fitted row are left out of `loso_rows`).
+  std::vector<RowResult> default_rows, in_sample_rows, kfold_rows, loso_rows;
 };
 
-/// Fits the efficiency parameters `fit` (compute, memory, memory_half, comm, step_overhead,
-/// kernel_overhead; empty: all of them) of one chip to the rows measured on it: least squares on
-/// log(predicted / measured) (model.md §19). Errors when no usable row exists.
+struct CalibrateOptions {
+  int folds = 5;
+  /// compute, memory, memory_half, comm, step_overhead, kernel_overhead; empty: all of them.
+  std::vector<std::string> fit;
+  bool held_out_rows = false;  ///< fill CalibrationResult's *_rows (model.md §19.1)
+};
+
+/// Fits the efficiency parameters `opt.fit` of one chip to the rows measured on it that state
+/// their batch: least squares on log(predicted / measured) (model.md §19). Errors when no usable
+/// row exists or a parameter is unknown.
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& rows, const ValidationContext& ctx,
-                                    const std::string& hardware, int folds = 5,
-                                    const std::vector<std::string>& fit = {});
+                                    const std::string& hardware, const CalibrateOptions& opt = {});
+
+/// Median and p90 absolute percentage error of the speed metrics of some rows.
+struct ErrorCell {
+  int n = 0;
+  double median_ape = 0;
+  double p90_ape = 0;
+};
+/// One scenario's error under per-chip calibration (model.md §19.1).
+struct CrossValidatedScenario {
+  ErrorCell defaults, in_sample, kfold, loso;
+};
+/// The held-out rows of several chips' calibrations (each with held_out_rows), per scenario, plus
+/// "decode, prefill and offline" over those three together.
+std::map<std::string, CrossValidatedScenario> cross_validated_by_scenario(const std::vector<CalibrationResult>& chips);
 
 }  // namespace llmecon

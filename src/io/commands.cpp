@@ -656,8 +656,15 @@ std::vector<CommandSpec> build() {
     add(std::move(c));
   }
   {
-    CommandSpec c = command("validate", "predict every row of a measurement CSV and report the error per metric",
-                            {file(), ideal()}, true);
+    CommandSpec c = command(
+        "validate", "predict every row of a measurement CSV and report the error per metric",
+        {file(), ideal(),
+         flag("cross_validate",
+              "also calibrate each chip and report in-sample, k-fold and leave-one-source-out error per scenario"),
+         integer("folds", "--cross-validate: cross-validation folds", "", 5, 2, 100),
+         with_text(arg("fit", T::kString, "--cross-validate: parameters to fit on every chip, comma-separated"),
+                   "those each chip's family lists as fitted, else step_overhead and kernel_overhead")},
+        true);
     c.reads_files = true;
     add(std::move(c));
   }

@@ -5,7 +5,9 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <optional>
 
 #include "llmecon/validate.hpp"
 
@@ -177,7 +179,8 @@ double loss(const std::vector<Measurement>& rows, const ValidationContext& base,
 }  // namespace
 
 Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
-                                    const std::string& hardware, int folds, const std::vector<std::string>& fit) {
+                                    const std::string& hardware, const CalibrateOptions& opt) {
+  const std::vector<std::string>& fit = opt.fit;
   for (const auto& name : fit) {
     if (std::none_of(kParams.begin(), kParams.end(), [&](const Param& p) { return p.key == name; })) {
       std::string names;
@@ -188,18 +191,19 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   }
   // Only rows that state their batch: where the engine chose it, the error measures the
   // scheduler, not the kernels, and fitting kernel costs to it would hide that (model.md §19).
-  std::vector<Measurement> rows;
+  // Rows under load measure queueing and the scheduler as well (model.md §23): not fitted. Both
+  // are still predicted for held-out errors (model.md §19.1).
+  std::vector<Measurement> rows, unfitted;
   int unstated = 0;
   for (const auto& m : all) {
-    // Rows under load measure queueing and the scheduler as well (model.md §23): not fitted.
-    if (m.hardware != hardware || !is_speed_metric(m.metric) || m.scenario == "training_step" ||
-        m.scenario == "online_load") {
-      continue;
-    }
-    if (m.batch) {
+    if (m.hardware != hardware || !is_speed_metric(m.metric) || m.scenario == "training_step") continue;
+    if (m.scenario == "online_load") {
+      unfitted.push_back(m);
+    } else if (m.batch) {
       rows.push_back(m);
     } else {
       ++unstated;
+      unfitted.push_back(m);
     }
   }
   if (rows.empty()) {
@@ -231,16 +235,19 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   out.eff = fit_rows(rows);
   for (const Param* p : params) out.fitted.emplace_back(p->key);
   out.in_sample_median_ape = speed_ape(validate_with(rows, ctx, out.eff)).p50;
-  // k-fold: fit on the other folds, predict the held-out rows.
-  const int k = std::max(2, std::min(folds, static_cast<int>(rows.size())));
+  // k-fold: fit on the other folds, predict the held-out rows. Row i is in fold i mod k; the
+  // unfitted rows continue the count after the fitted ones.
+  const int k = std::max(2, std::min(opt.folds, static_cast<int>(rows.size())));
   out.folds = k;
+  auto fold_of = [k](std::size_t i) { return static_cast<int>(i % static_cast<std::size_t>(k)); };
+  std::vector<std::optional<Efficiency>> fold_eff(static_cast<std::size_t>(k));
   ValidationReport held;
   for (int f = 0; f < k; ++f) {
     std::vector<Measurement> train, test;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      (static_cast<int>(i % static_cast<std::size_t>(k)) == f ? test : train).push_back(rows[i]);
+    for (std::size_t i = 0; i < rows.size(); ++i) (fold_of(i) == f ? test : train).push_back(rows[i]);
     if (train.empty() || test.empty()) continue;
-    predict_into(test, ctx, fit_rows(train), held);
+    fold_eff[static_cast<std::size_t>(f)] = fit_rows(train);
+    predict_into(test, ctx, *fold_eff[static_cast<std::size_t>(f)], held);
   }
   out.cv_median_ape = speed_ape(held).p50;
   // Leave one source out: rows of one source share an engine and a methodology, so k-fold, which
@@ -249,16 +256,57 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   for (const auto& r : rows)
     if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
   out.sources = static_cast<int>(sources.size());
+  std::map<std::string, Efficiency> source_eff;
   if (sources.size() > 1) {
     ValidationReport loso;
     for (const auto& src : sources) {
       std::vector<Measurement> train, test;
       for (const auto& r : rows) (r.source == src ? test : train).push_back(r);
-      predict_into(test, ctx, fit_rows(train), loso);
+      source_eff[src] = fit_rows(train);
+      predict_into(test, ctx, source_eff[src], loso);
     }
     const Quantiles q = speed_ape(loso);
     out.loso_median_ape = q.p50;
     out.loso_p90_ape = q.p90;
+  }
+  if (opt.held_out_rows) {
+    // Every row of the chip as `validate` predicts it (traffic simulated), under each fit.
+    std::vector<Measurement> eval = rows;
+    eval.insert(eval.end(), unfitted.begin(), unfitted.end());
+    auto predict = [&](const std::vector<Measurement>& test, const std::optional<Efficiency>& eff,
+                       std::vector<RowResult>& into) {
+      if (test.empty()) return;
+      ValidationContext c = ctx;
+      if (eff) c.efficiency = [e = *eff](const Hardware&) { return e; };
+      c.fit_training = false;
+      const ValidationReport r = validate(test, c);
+      into.insert(into.end(), r.rows.begin(), r.rows.end());
+    };
+    predict(eval, std::nullopt, out.default_rows);
+    predict(eval, out.eff, out.in_sample_rows);
+    for (int f = 0; f < k; ++f) {
+      std::vector<Measurement> test;
+      for (std::size_t i = 0; i < eval.size(); ++i)
+        if (fold_of(i) == f) test.push_back(eval[i]);
+      // A fold with no fitted row to leave out (fewer fitted rows than folds) keeps the full fit.
+      predict(test, fold_eff[static_cast<std::size_t>(f)] ? fold_eff[static_cast<std::size_t>(f)] : out.eff,
+              out.kfold_rows);
+    }
+    std::vector<std::string> eval_sources;
+    for (const auto& r : eval)
+      if (std::find(eval_sources.begin(), eval_sources.end(), r.source) == eval_sources.end())
+        eval_sources.push_back(r.source);
+    for (const auto& src : eval_sources) {
+      std::vector<Measurement> test;
+      for (const auto& r : eval)
+        if (r.source == src) test.push_back(r);
+      const auto it = source_eff.find(src);
+      if (it != source_eff.end()) {
+        predict(test, it->second, out.loso_rows);
+      } else if (std::find(sources.begin(), sources.end(), src) == sources.end()) {
+        predict(test, out.eff, out.loso_rows);  // no fitted row from this source: the full fit never saw it
+      }                                         // else the source holds every fitted row: nothing is left to fit
+    }
   }
   std::string fitted;
   for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";
@@ -275,6 +323,39 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
       fitted, hardware, out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.k_half,
       out.eff.memory, out.eff.memory_half.si() / 1e6, out.eff.kv_half.si() / 1e6, out.eff.comm,
       out.eff.step_overhead.si() * 1e6, out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
+  return out;
+}
+
+std::map<std::string, CrossValidatedScenario> cross_validated_by_scenario(const std::vector<CalibrationResult>& chips) {
+  constexpr const char* kThree = "decode, prefill and offline";
+  std::map<std::string, std::array<std::vector<double>, 4>> ape;
+  auto add = [&](const std::vector<RowResult>& rows, std::size_t column) {
+    for (const auto& r : rows) {
+      if (!r.error_pct || !is_speed_metric(r.metric)) continue;
+      ape[r.scenario][column].push_back(std::fabs(*r.error_pct));
+      if (r.scenario == "decode_fixed_batch" || r.scenario == "prefill" || r.scenario == "offline_throughput")
+        ape[kThree][column].push_back(std::fabs(*r.error_pct));
+    }
+  };
+  for (const auto& c : chips) {
+    add(c.default_rows, 0);
+    add(c.in_sample_rows, 1);
+    add(c.kfold_rows, 2);
+    add(c.loso_rows, 3);
+  }
+  auto cell = [](std::vector<double> v) {
+    ErrorCell e;
+    e.n = static_cast<int>(v.size());
+    if (v.empty()) return e;
+    const Quantiles q = quantiles(std::move(v));
+    e.median_ape = q.p50;
+    e.p90_ape = q.p90;
+    return e;
+  };
+  std::map<std::string, CrossValidatedScenario> out;
+  for (auto& [scenario, cols] : ape) {
+    out[scenario] = CrossValidatedScenario{cell(cols[0]), cell(cols[1]), cell(cols[2]), cell(cols[3])};
+  }
   return out;
 }
 

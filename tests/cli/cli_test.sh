@@ -160,6 +160,14 @@ json_ok validate-ideal "d['efficiency'] == 'ideal'" "$bin" validate "$csv" --jso
 ok validate-text "$bin" validate "$csv"
 ok calibrate-out "$bin" calibrate "$csv" --hw a100-sxm-80gb --folds 3 --out "$tmp/a100.toml"
 ok calibrated-overlay "$bin" roofline --hw-file "$tmp/a100.toml" --hw a100-sxm-80gb --model llama-3.1-8b
+# --cross-validate: two fitted sources on A100 and one offline row without a batch (predicted by
+# the fit, never fitted), each row predicted by a fit that did not see it.
+{ head -1 "$csv"; grep -E '^(GPTF-0[1-5]|LX-LMD-0[1-4]|TRT017-13),' "$csv"; } > "$tmp/cv.csv"
+json_ok validate-cross-validate "(lambda c: c['chips'][0]['hardware'] == 'a100-sxm-80gb' and c['chips'][0]['fitted_rows'] == 9 and c['chips'][0]['predicted_rows'] == 10 and c['chips'][0]['sources'] == 2 and c['by_scenario']['decode_fixed_batch']['loso']['n'] == 8 and c['by_scenario']['offline_throughput']['loso']['n'] == 1 and c['by_scenario']['decode, prefill and offline']['kfold']['n'] == 10)(d['cross_validation'])" \
+  "$bin" validate "$tmp/cv.csv" --cross-validate --folds 3 --json
+bad validate-fit-alone "--fit: only with --cross-validate" "$bin" validate "$tmp/cv.csv" --fit step_overhead
+bad validate-cv-bad-fit "--fit: unknown parameter 'launch'" "$bin" validate "$tmp/cv.csv" --cross-validate --fit launch
+bad validate-cv-ideal "--cross-validate: the ideal roofline has nothing to fit" "$bin" validate "$tmp/cv.csv" --cross-validate --ideal
 bad validate-bad-value "bad_value.csv:2: column 18 (value): 'abc' is not a number" "$bin" validate "$data/bad_value.csv"
 bad validate-missing "nope.csv: cannot open file" "$bin" validate "$data/nope.csv"
 bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi325x'" "$bin" calibrate "$csv" --hw mi325x

@@ -101,7 +101,7 @@ def test_python_signatures_come_from_the_table():
     assert sig.parameters["batch"].default == 1
     assert sig.parameters["hw"].default == "gb200"
     assert sig.parameters["explain"].default is False
-    assert list(inspect.signature(llmecon.validate).parameters) == ["file", "ideal"]
+    assert list(inspect.signature(llmecon.validate).parameters) == ["file", "ideal", "cross_validate", "folds", "fit"]
     doc = llmecon.plan.__doc__
     for arg in SCHEMA["plan"]["args"]:
         assert f"    {arg['key']} (" in doc

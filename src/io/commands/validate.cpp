@@ -1,4 +1,5 @@
 // validate, calibrate and measure: the model against measurements, and this machine measured.
+#include <algorithm>
 #include <filesystem>
 
 #include "commands.hpp"
@@ -16,7 +17,73 @@ Result<std::vector<Measurement>> read_measurements(const Args& a, std::string& d
 
 }  // namespace
 
-Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+namespace {
+
+Json cell_json(const ErrorCell& c) {
+  return {{"n", c.n}, {"median_ape", c.median_ape}, {"p90_ape", c.p90_ape}};
+}
+
+// Each chip with rows that state a batch calibrated in turn, its rows predicted by fits that did
+// not see them, and the held-out errors gathered per scenario (model.md §19.1).
+Result<Json> cross_validation(const Engine& e, const Args& a, const std::vector<Measurement>& rows,
+                              const ValidationContext& ctx, const Progress& progress, const Cancel& cancel) {
+  std::vector<std::string> chips;
+  for (const auto& m : rows) {
+    if (is_speed_metric(m.metric) && m.scenario != "training_step" &&
+        std::find(chips.begin(), chips.end(), m.hardware) == chips.end())
+      chips.push_back(m.hardware);
+  }
+  std::sort(chips.begin(), chips.end());
+  std::vector<CalibrationResult> fits;
+  Json chip_json = Json::array(), skipped = Json::array();
+  for (std::size_t i = 0; i < chips.size(); ++i) {
+    if (cancel && cancel()) return cancelled_error();
+    if (progress) progress(static_cast<double>(i) / static_cast<double>(chips.size()));
+    CalibrateOptions opt;
+    opt.folds = static_cast<int>(a.number("folds"));
+    opt.held_out_rows = true;
+    const Hardware* hw = e.hardware_catalog().find(chips[i]);
+    if (a.has("fit")) {
+      opt.fit = split_list(a.text("fit"));
+    } else if (hw != nullptr) {
+      // The family's fitted parameters; else only the two fixed costs, which no microbenchmark
+      // gives (model.md §19.1).
+      opt.fit = e.fitted_parameters(*hw);
+      if (opt.fit.empty()) opt.fit = {"step_overhead", "kernel_overhead"};
+    }
+    auto cal = llmecon::calibrate(rows, ctx, chips[i], opt);
+    if (!cal) {
+      if (cal.error().where != "--hw") return cal.error();
+      skipped.push_back({{"hardware", chips[i]}, {"reason", cal.error().what}});
+      continue;
+    }
+    chip_json.push_back({{"hardware", cal->hardware},
+                         {"fitted_rows", cal->rows},
+                         {"predicted_rows", cal->default_rows.size()},
+                         {"sources", cal->sources},
+                         {"fitted", cal->fitted},
+                         {"in_sample_median_ape", cal->in_sample_median_ape},
+                         {"cv_median_ape", cal->cv_median_ape},
+                         {"loso_median_ape", cal->sources > 1 ? Json(cal->loso_median_ape) : Json(nullptr)}});
+    fits.push_back(std::move(*cal));
+  }
+  Json by_scenario = Json::object();
+  for (const auto& [scenario, s] : cross_validated_by_scenario(fits)) {
+    by_scenario[scenario] = {{"default", cell_json(s.defaults)},
+                             {"in_sample", cell_json(s.in_sample)},
+                             {"kfold", cell_json(s.kfold)},
+                             {"loso", cell_json(s.loso)}};
+  }
+  if (progress) progress(1.0);
+  return Json{{"folds", static_cast<int>(a.number("folds"))},
+              {"chips", chip_json},
+              {"skipped", skipped},
+              {"by_scenario", by_scenario}};
+}
+
+}  // namespace
+
+Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   ValidationContext ctx;
@@ -54,6 +121,14 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress&, const Can
            {"rows", out_rows},
            {"summary", summary},
            {"by_scenario", by_scenario}};
+  if (a.has("fit") && !a.flag("cross_validate")) {
+    return Error{"--fit", "", "only with --cross-validate", "calibrate --fit fits one chip"};
+  }
+  if (a.flag("cross_validate")) {
+    if (ideal) return Error{"--cross-validate", "", "the ideal roofline has nothing to fit", "drop --ideal"};
+    TRY(cv, cross_validation(e, a, rows, ctx, progress, cancel));
+    out["cross_validation"] = std::move(cv);
+  }
   if (rep.training_fit) {
     const auto& f = *rep.training_fit;
     out["training_fit"] = {{"rows", f.rows},
@@ -80,7 +155,10 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
   ctx.engines = &e.serving_engines();
   const std::vector<std::string> fit = a.has("fit") ? split_list(a.text("fit")) : e.fitted_parameters(*hw);
-  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, static_cast<int>(a.number("folds")), fit));
+  CalibrateOptions opt;
+  opt.folds = static_cast<int>(a.number("folds"));
+  opt.fit = fit;
+  TRY(cal, llmecon::calibrate(rows, ctx, hw->name, opt));
   return Json{{"hardware", cal.hardware},
               {"rows", cal.rows},
               {"folds", cal.folds},
