@@ -285,12 +285,14 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     predict(eval, std::nullopt, out.default_rows);
     predict(eval, out.eff, out.in_sample_rows);
     for (int f = 0; f < k; ++f) {
+      const auto& eff = fold_eff[static_cast<std::size_t>(f)];
       std::vector<Measurement> test;
-      for (std::size_t i = 0; i < eval.size(); ++i)
-        if (fold_of(i) == f) test.push_back(eval[i]);
-      // A fold with no fitted row to leave out (fewer fitted rows than folds) keeps the full fit.
-      predict(test, fold_eff[static_cast<std::size_t>(f)] ? fold_eff[static_cast<std::size_t>(f)] : out.eff,
-              out.kfold_rows);
+      for (std::size_t i = 0; i < eval.size(); ++i) {
+        // Without a fit for the fold (a single fitted row: nothing left to fit on), its fitted row
+        // cannot be held out and is left out; its unfitted rows take the full fit, which never saw them.
+        if (fold_of(i) == f && (eff || i >= rows.size())) test.push_back(eval[i]);
+      }
+      predict(test, eff ? eff : out.eff, out.kfold_rows);
     }
     std::vector<std::string> eval_sources;
     for (const auto& r : eval)

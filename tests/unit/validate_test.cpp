@@ -247,6 +247,17 @@ TEST(Calibrate, HeldOutRowsCoverEveryRowOfTheChip) {
   ASSERT_TRUE(cal1) << cal1.error().message();
   ASSERT_EQ(cal1->loso_rows.size(), 1u);
   EXPECT_EQ(cal1->loso_rows[0].id, "U1");
+  // A single fitted row has nothing left to fit on in its fold either: k-fold predicts only the
+  // unfitted row, never the fitted one in-sample.
+  const std::size_t second_row = csv.find('\n', csv.find('\n') + 1);
+  auto lone = read_validation_csv(csv.substr(0, second_row + 1) + unstated, "synthetic.csv");
+  ASSERT_TRUE(lone);
+  auto cal2 = calibrate(*lone, context(), "h100-sxm", options(3, {"step_overhead"}, true));
+  ASSERT_TRUE(cal2) << cal2.error().message();
+  EXPECT_EQ(cal2->rows, 1);
+  EXPECT_EQ(cal2->in_sample_rows.size(), 2u);
+  ASSERT_EQ(cal2->kfold_rows.size(), 1u);
+  EXPECT_EQ(cal2->kfold_rows[0].id, "U1");
 }
 
 TEST(Calibrate, NeedsRowsOfThatChip) {
