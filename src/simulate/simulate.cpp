@@ -764,8 +764,17 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
   const int rem = q.prompt - q.done;
   int chunk = static_cast<int>(std::min<double>(rem, budget));
   if (!c_.scheduler.chunked_prefill) {
-    // Without chunking a prompt goes whole; one larger than the budget runs alone.
-    if (rem > budget && !rep.plan.empty()) return false;
+    // Without chunking a prompt goes whole. An engine that does not chunk sizes its token budget
+    // to its longest prompt (vLLM refuses max_num_batched_tokens below max_model_len, TensorRT-LLM
+    // max_num_tokens below max_input_len), so a prompt past the budget still runs beside the
+    // iteration's decodes, as its only prefill (model.md §23.4).
+    if (rem > budget) {
+      const bool prefilling = std::any_of(rep.plan.begin(), rep.plan.end(), [&](const std::pair<int, int>& e) {
+        const Request& o = reqs_[static_cast<std::size_t>(e.first)];
+        return o.done < o.prompt;
+      });
+      if (prefilling) return false;
+    }
     chunk = rem;
   }
   if (chunk <= 0) return false;

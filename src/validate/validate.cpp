@@ -575,6 +575,15 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::ve
   k.prefix_caching = false;  // benchmark prompts are random
   if (auto v = note_number(m, "max_num_seqs")) k.max_seqs = *v;
   if (auto v = note_number(m, "max_num_batched_tokens")) k.max_batched_tokens = *v;
+  // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
+  // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),
+  // unlike trtllm-serve (model.md §19).
+  if (auto v = note_value(m, "chunked_prefill"); v && (*v == "true" || *v == "false")) {
+    k.chunked_prefill = *v == "true";
+  } else if (m.notes.find("trtllm-bench") != std::string::npos && !k.chunked_prefill) {
+    k.chunked_prefill = true;
+    envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
+  }
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));

@@ -235,6 +235,25 @@ TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   EXPECT_GT(stall.itl_s.max, chunked.itl_s.max);
 }
 
+TEST(Simulate, AWholePromptPastTheBudgetRunsBesideTheDecodes) {
+  // Offline prompts three times the token budget, without chunking: an engine that does not chunk
+  // sizes its budget to the longest prompt, so each prompt joins the running decodes as the
+  // iteration's only prefill. Were it to wait for an iteration with no decodes, every prompt would
+  // run alone and the batch would drain between them (about ten times slower).
+  SimConfig c = base();
+  c.workload.requests = 400;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = LengthDist::fixed(6000);
+  c.workload.osl = LengthDist::fixed(400);
+  c.scheduler.max_batched_tokens = 2048;
+  const SimResult chunked = simulate(c).value();
+  c.scheduler.chunked_prefill = false;
+  const SimResult whole = simulate(c).value();
+  EXPECT_EQ(whole.completed, 400);
+  EXPECT_GT(whole.batch.mean, 0.5 * chunked.batch.mean);
+  EXPECT_GT(whole.output_tokens_per_s, 0.7 * chunked.output_tokens_per_s);
+}
+
 TEST(Simulate, StaticBatchingWaitsForTheLongest) {
   SimConfig c = base();
   c.workload.requests = 512;

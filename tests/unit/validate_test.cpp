@@ -464,6 +464,34 @@ TEST(Validate, RowsUnderTrafficAreSimulated) {
   EXPECT_EQ(*fixed.rows[0].predicted, *rep.rows[0].fixed_batch);
 }
 
+// The rows predicted with the built-in serving-engine profiles.
+ValidationReport validate_on_engines(const std::vector<Measurement>& rows) {
+  static const auto engines = builtin_engines().value();
+  ValidationContext c = context();
+  c.engines = &engines;
+  return validate(rows, c);
+}
+
+TEST(Validate, TrtllmBenchRowsChunkTheirPrompts) {
+  // TensorRT-LLM serves whole prompts by default, but its benchmark harness trtllm-bench turns
+  // chunked context on; a chunked_prefill= note overrides either.
+  const std::string tail =
+      "llama-3.1-8b,h100-sxm,1,1,1,,1,1,fp8,fp8,offline_throughput,,4096,256,output_tokens_per_s,"
+      "5000,tokens/s,s,";
+  auto rows = read_validation_csv(kHeader + "A,dev," + tail + "\"engine=trtllm; requests=200\"\n" + "B,dev," + tail +
+                                      "\"engine=trtllm; requests=200; trtllm-bench throughput\"\n" + "C,dev," + tail +
+                                      "\"engine=trtllm; requests=200; trtllm-bench; chunked_prefill=false\"\n",
+                                  "bench.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const ValidationReport rep = validate_on_engines(*rows);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  EXPECT_NE(rep.rows[0].envelope.find("whole-prompt scheduler"), std::string::npos) << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[1].envelope.find("trtllm-bench: chunked context on"), std::string::npos) << rep.rows[1].envelope;
+  EXPECT_NE(rep.rows[1].envelope.find("chunked-prefill scheduler"), std::string::npos) << rep.rows[1].envelope;
+  EXPECT_NE(rep.rows[2].envelope.find("whole-prompt scheduler"), std::string::npos) << rep.rows[2].envelope;
+  EXPECT_EQ(rep.rows[2].envelope.find("trtllm-bench: chunked"), std::string::npos) << rep.rows[2].envelope;
+}
+
 }  // namespace
 }  // namespace llmecon
 
