@@ -68,6 +68,10 @@ if [ "$(grep -c '<polyline' "$tmp/sweep.svg")" -eq 2 ] && grep -q 'context 32768
 ok batch-plot "$bin" batch --plot "$tmp/batch.svg"
 if grep -q 'B\* = R x S' "$tmp/batch.svg"; then passes=$((passes + 1)); else echo "FAIL: batch-plot marker"; fails=$((fails + 1)); fi
 ok plan-plot "$bin" plan --model llama-3.1-8b --hw h100-sxm --plot "$tmp/plan.svg"
+# Long whole prompts on one GPU: a layout is found for the few sequences that fit, and each prompt
+# past the engine's token budget runs beside the decodes (model.md §23.4).
+json_ok simulate-long-prompts "d['completed'] == 20 and d['batch']['mean'] > 2 and any('pass the 8192-token budget' in x for x in d['envelope'])" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine trtllm --offline --requests 20 --isl 20000 --osl 50 --workload none --json
 ok simulate-plot "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --requests 300 --slo ttft_p99=1s --plot "$tmp/sim.svg" --chrome-trace "$tmp/trace.json"
 if [ "$(grep -c '<polyline' "$tmp/sim.svg")" -eq 3 ] && grep -q 'ttft p99 target' "$tmp/sim.svg" && [ "$(grep -c '<polyline' "$tmp/sim-time.svg")" -eq 2 ]; then passes=$((passes + 1)); else echo "FAIL: simulate-plot content"; fails=$((fails + 1)); fi
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['traceEvents']; assert any(x['ph']=='X' for x in e) and sum(x['ph']=='b' for x in e)==sum(x['ph']=='e' for x in e)==300" "$tmp/trace.json"; then passes=$((passes + 1)); else echo "FAIL: simulate chrome trace"; fails=$((fails + 1)); fi

@@ -372,8 +372,13 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
         std::max(1, require.tp), std::max(1, require.dp_attn), std::max(1, require.ep), 1, std::max(1, require.pp), 1};
     if (auto why = validate(in.map, model, chips)) return Error{"--tp", "", *why, "a layout whose degrees fit"};
   } else {
-    // Unstated degrees: the planner's best layout under what is stated (model.md §17.5).
-    auto best = infer_mapping(in, chips, require, std::min(s.max_seqs, 256.0), mean_ctx, w.isl.mean());
+    // Unstated degrees: the planner's best layout under what is stated (model.md §17.5), for the
+    // largest batch up to 256 (or the engine's cap) that some layout holds at the mean context:
+    // long prompts may leave room for only a few sequences.
+    std::optional<Mapping> best;
+    for (double want = std::min(s.max_seqs, 256.0); !best && want >= 1; want = want > 1 ? std::floor(want / 2) : 0) {
+      best = infer_mapping(in, chips, require, want, mean_ctx, w.isl.mean());
+    }
     if (!best) {
       return Error{"--chips", "", fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
                    "more chips per replica, or a narrower --weight-dtype"};
@@ -411,6 +416,12 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
                                  s.block_tokens, s.chunked_prefill ? "chunked prefill" : "whole prompts",
                                  s.prefix_caching ? ", prefix caching" : "",
                                  s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first"));
+  if (!s.chunked_prefill && w.isl.mean() > s.max_batched_tokens) {
+    envelope.push_back(fmt::format(
+        "prompts of {} tokens pass the {}-token budget: each runs whole beside the decodes as its iteration's only "
+        "prefill (an engine that does not chunk needs a budget that holds its longest prompt)",
+        format_number(w.isl.mean()), format_number(s.max_batched_tokens)));
+  }
   c.chrome_trace = a.has("chrome_trace");
   c.progress = progress;
   c.cancelled = cancel;
