@@ -144,21 +144,34 @@ Quantiles speed_ape(const ValidationReport& rep) {
   return v.empty() ? Quantiles{} : quantiles(std::move(v));
 }
 
-// The rows predicted with `eff` on every chip.
+// How rows under traffic are predicted: by the one-step formula, which fits kernel costs and not
+// a scheduler (model.md §19), or as `validate` predicts them (through the simulator, §19.1).
+enum class Traffic { kOneStep, kAsValidate };
+
+// The rows predicted with `eff` on every chip (unset: the context's own efficiency).
 ValidationReport validate_with(const std::vector<Measurement>& rows, const ValidationContext& ctx,
-                               const Efficiency& eff) {
+                               const std::optional<Efficiency>& eff, Traffic traffic = Traffic::kOneStep) {
   ValidationContext c = ctx;
-  c.efficiency = [eff](const Hardware&) { return eff; };
-  c.simulate_traffic = false;
+  if (eff) c.efficiency = [e = *eff](const Hardware&) { return e; };
+  if (traffic == Traffic::kOneStep) c.simulate_traffic = false;
   c.fit_training = false;
   return validate(rows, c);
 }
 
 // Predicts `test` with `eff` and appends its rows to `into`.
-void predict_into(const std::vector<Measurement>& test, const ValidationContext& ctx, const Efficiency& eff,
-                  ValidationReport& into) {
-  const ValidationReport r = validate_with(test, ctx, eff);
-  into.rows.insert(into.rows.end(), r.rows.begin(), r.rows.end());
+void predict_into(const std::vector<Measurement>& test, const ValidationContext& ctx,
+                  const std::optional<Efficiency>& eff, std::vector<RowResult>& into,
+                  Traffic traffic = Traffic::kOneStep) {
+  const ValidationReport r = validate_with(test, ctx, eff, traffic);
+  into.insert(into.end(), r.rows.begin(), r.rows.end());
+}
+
+// The sources of `rows`, in order of first appearance.
+std::vector<std::string> sources_of(const std::vector<Measurement>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (std::find(out.begin(), out.end(), r.source) == out.end()) out.push_back(r.source);
+  return out;
 }
 
 // Sum of squared log errors of the speed metrics, with a weak prior pulling towards x0.
@@ -247,14 +260,12 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     for (std::size_t i = 0; i < rows.size(); ++i) (fold_of(i) == f ? test : train).push_back(rows[i]);
     if (train.empty() || test.empty()) continue;
     fold_eff[static_cast<std::size_t>(f)] = fit_rows(train);
-    predict_into(test, ctx, *fold_eff[static_cast<std::size_t>(f)], held);
+    predict_into(test, ctx, fold_eff[static_cast<std::size_t>(f)], held.rows);
   }
   out.cv_median_ape = speed_ape(held).p50;
   // Leave one source out: rows of one source share an engine and a methodology, so k-fold, which
   // mixes them, flatters the fit. Each source's rows are predicted by a fit to all the others.
-  std::vector<std::string> sources;
-  for (const auto& r : rows)
-    if (std::find(sources.begin(), sources.end(), r.source) == sources.end()) sources.push_back(r.source);
+  const std::vector<std::string> sources = sources_of(rows);
   out.sources = static_cast<int>(sources.size());
   std::map<std::string, Efficiency> source_eff;
   if (sources.size() > 1) {
@@ -263,7 +274,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
       std::vector<Measurement> train, test;
       for (const auto& r : rows) (r.source == src ? test : train).push_back(r);
       source_eff[src] = fit_rows(train);
-      predict_into(test, ctx, source_eff[src], loso);
+      predict_into(test, ctx, source_eff[src], loso.rows);
     }
     const Quantiles q = speed_ape(loso);
     out.loso_median_ape = q.p50;
@@ -274,14 +285,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     std::vector<Measurement> eval = rows;
     eval.insert(eval.end(), unfitted.begin(), unfitted.end());
     auto predict = [&](const std::vector<Measurement>& test, const std::optional<Efficiency>& eff,
-                       std::vector<RowResult>& into) {
-      if (test.empty()) return;
-      ValidationContext c = ctx;
-      if (eff) c.efficiency = [e = *eff](const Hardware&) { return e; };
-      c.fit_training = false;
-      const ValidationReport r = validate(test, c);
-      into.insert(into.end(), r.rows.begin(), r.rows.end());
-    };
+                       std::vector<RowResult>& into) { predict_into(test, ctx, eff, into, Traffic::kAsValidate); };
     predict(eval, std::nullopt, out.default_rows);
     predict(eval, out.eff, out.in_sample_rows);
     for (int f = 0; f < k; ++f) {
@@ -294,11 +298,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
       }
       predict(test, eff ? eff : out.eff, out.kfold_rows);
     }
-    std::vector<std::string> eval_sources;
-    for (const auto& r : eval)
-      if (std::find(eval_sources.begin(), eval_sources.end(), r.source) == eval_sources.end())
-        eval_sources.push_back(r.source);
-    for (const auto& src : eval_sources) {
+    for (const auto& src : sources_of(eval)) {
       std::vector<Measurement> test;
       for (const auto& r : eval)
         if (r.source == src) test.push_back(r);

@@ -84,6 +84,13 @@ Result<Json> cross_validation(const Engine& e, const Args& a, const std::vector<
 }  // namespace
 
 Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  // Flags that cannot go together are refused before any row is predicted.
+  if (a.has("fit") && !a.flag("cross_validate")) {
+    return Error{"--fit", "", "only with --cross-validate", "calibrate --fit fits one chip"};
+  }
+  if (a.flag("cross_validate") && a.flag("ideal")) {
+    return Error{"--cross-validate", "", "the ideal roofline has nothing to fit", "drop --ideal"};
+  }
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   ValidationContext ctx;
@@ -121,11 +128,7 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, 
            {"rows", out_rows},
            {"summary", summary},
            {"by_scenario", by_scenario}};
-  if (a.has("fit") && !a.flag("cross_validate")) {
-    return Error{"--fit", "", "only with --cross-validate", "calibrate --fit fits one chip"};
-  }
   if (a.flag("cross_validate")) {
-    if (ideal) return Error{"--cross-validate", "", "the ideal roofline has nothing to fit", "drop --ideal"};
     TRY(cv, cross_validation(e, a, rows, ctx, progress, cancel));
     out["cross_validation"] = std::move(cv);
   }
