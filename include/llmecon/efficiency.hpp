@@ -73,6 +73,16 @@ struct Efficiency {
     const double b = bytes.si(), h = half.si();
     return h > 0 && b > 0 ? memory * b / (b + h) : memory;
   }
+  /// These rates as a serving engine sustains them through a whole forward pass: every GEMM rate
+  /// (the large-GEMM ceiling and measured row points) times `s`, the engine's `compute_sustained`
+  /// (model.md §18.4). The pure roofline stays pure.
+  [[nodiscard]] Efficiency sustained(double s) const {
+    if (s == 1.0 || ideal()) return *this;
+    Efficiency e = *this;
+    e.compute *= s;
+    for (double& f : e.rows_compute) f *= s;
+    return e;
+  }
   [[nodiscard]] bool ideal() const {
     return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && rows_n == 0 &&
            memory == 1.0 && memory_half.si() == 0.0 && kv_half.si() == 0.0 && comm == 1.0 &&

@@ -107,11 +107,16 @@ struct RooflineInput {
   /// The serving engine's rule (model.md §18.4): usable_hbm of what the weights leave, not of all HBM.
   bool kv_of_free = false;
   Seconds host_overhead{};  ///< the serving engine's exposed host time per step
-  PowerModel power;         ///< what a chip draws (model.md §25.6)
+  /// The serving engine's share of the GEMM rates (ServingEngine::compute_sustained); 1 = none.
+  double compute_sustained = 1.0;
+  PowerModel power;  ///< what a chip draws (model.md §25.6)
 };
 
 struct RooflineResult {
+  /// The input as costed: `in.eff` already holds the engine's sustained GEMM rates, and
+  /// `compute_sustained` below records the factor applied (so `in.compute_sustained` is 1).
   RooflineInput in;
+  double compute_sustained = 1.0;
   StepCost cost;
   FlopsPerSecond flops_per_s_dense{};   ///< pooled rate for dense-weight GEMMs
   FlopsPerSecond flops_per_s_expert{};  ///< pooled rate for expert GEMMs

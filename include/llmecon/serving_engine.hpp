@@ -33,6 +33,10 @@ struct ServingEngine {
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
   bool cuda_graphs = true;
+  /// Fraction of the chip's GEMM rates (its efficiency family, model.md §18) that this engine's
+  /// GEMMs sustain through a whole forward pass; fitted to the validation rows (model.md §18.4).
+  double compute_sustained = 1.0;
+  std::string compute_sustained_source;      ///< how compute_sustained was measured or fitted
   std::map<std::string, std::string> flags;  ///< launch-flag names, from the engine's documentation
 };
 

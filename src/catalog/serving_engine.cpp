@@ -12,7 +12,8 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
   TRY_STATUS(rd.only_keys(
-      root, "", {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead", "flags"}));
+      root, "",
+      {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead", "efficiency", "flags"}));
   ServingEngine e;
   TRY(name, rd.str(root, "", "name", true));
   TRY(display, rd.str(root, "", "display_name", true));
@@ -80,6 +81,16 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(graphs, rd.boolean(*overhead, "overhead", "cuda_graphs"));
   if (!graphs) return Error{origin, "overhead.cuda_graphs", "missing required field", "true or false"};
   e.cuda_graphs = *graphs;
+
+  TRY(efficiency, rd.table(root, "", "efficiency"));
+  if (efficiency != nullptr) {
+    TRY_STATUS(rd.only_keys(*efficiency, "efficiency", {"compute_sustained", "source"}));
+    TRY(sustained, rd.number(*efficiency, "efficiency", "compute_sustained", true, 0.05, 1.0));
+    TRY(why, rd.str(*efficiency, "efficiency", "source", true));
+    if (why.empty()) return Error{origin, "efficiency.source", "must not be empty", "where the value comes from"};
+    e.compute_sustained = *sustained;
+    e.compute_sustained_source = why;
+  }
 
   TRY(flags, rd.table(root, "", "flags"));
   if (flags != nullptr) {

@@ -102,6 +102,8 @@ struct StageEval {
 StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;
+  // The chip's rates as the serving engine sustains them (model.md §18.4).
+  const Efficiency eff = in.eff.sustained(in.compute_sustained);
   const Mapping& mp = in.map;
   const Precision& p = in.precision;
   const int domain = in.domain > 0 ? in.domain : hw.domain_size;
@@ -130,9 +132,9 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   // HBM traffic per chip: dense weights sharded by tp (replicated over dp_attn and cp), experts
   // over the whole stage, KV over sequences (dp_attn), context (cp) and heads.
   const double kv_share = dpa * d(mp.cp) * head_split;
-  const BytesPerSecond bw = hw.hbm_bandwidth.value * in.eff.memory;
+  const BytesPerSecond bw = hw.hbm_bandwidth.value * eff.memory;
   OperatorTimes ops;
-  if (in.eff.ideal()) {
+  if (eff.ideal()) {
     e.time.compute = (sc.flops_dense / hw.peak(wider(p.weights, p.act)) / attn_chips +
                       sc.flops_expert / hw.peak(wider(p.experts, p.act)) / g +
                       sc.flops_attention / hw.peak(wider(p.kv, p.act)) / attn_chips) /
@@ -143,7 +145,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
     e.time.kv = sc.kv_bytes() / (pp * kv_share) / bw;
   } else {
     // model.md §18.2: each kernel on one chip's share; the stage runs 1/pp of the layers.
-    ops = operator_times(sc, hw, p, in.eff,
+    ops = operator_times(sc, hw, p, eff,
                          ChipShare{attn_chips, d(mp.tp), dpa * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp},
                          d(m.n_layers()));
     e.time.compute = ops.compute;
@@ -214,13 +216,13 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
     const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
     comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * bo), link);
   }
-  comm = comm / in.eff.comm;
+  comm = comm / eff.comm;
   e.time.comm = comm;
   const Seconds mem = e.time.weights + e.time.kv;
-  const bool ideal = in.eff.ideal();
+  const bool ideal = eff.ideal();
   const Seconds roof = ideal ? max(e.time.compute, mem) : ops.busy;
   e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches +
-                 (in.eff.step_overhead + in.host_overhead) / pp;
+                 (eff.step_overhead + in.host_overhead) / pp;
   if (ideal) {
     e.time.bound =
         e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
@@ -274,7 +276,7 @@ std::string memory_reason(const ChipMemory& mem, const std::string& what) {
 
 Watts stage_power(const DeploymentInput& in, const StageTime& t) {
   if (!(t.total.si() > 0)) return facility_power(in.power, board_power(*in.hw, in.power, 0, 0));
-  const double uc = t.compute / t.total * in.eff.compute;
+  const double uc = t.compute / t.total * in.eff.sustained(in.compute_sustained).compute;
   const double um = (t.weights + t.kv) / t.total * in.eff.memory;
   return facility_power(in.power, board_power(*in.hw, in.power, uc, um));
 }
@@ -312,6 +314,7 @@ void apply_engine(DeploymentInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
   in.kv_of_free = e.fraction_of_free;
   in.host_overhead = e.host_overhead;
+  in.compute_sustained = e.compute_sustained;
 }
 
 PhaseResult evaluate_decode(const DeploymentInput& in, double batch, double context, double tokens_per_step,

@@ -95,6 +95,7 @@ void apply_engine(RooflineInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
   in.kv_of_free = e.fraction_of_free;
   in.host_overhead = e.host_overhead;
+  in.compute_sustained = e.compute_sustained;
 }
 
 Result<RooflineResult> roofline(const RooflineInput& in) {
@@ -118,8 +119,13 @@ Result<RooflineResult> roofline(const RooflineInput& in) {
   return roofline_unchecked(in);
 }
 
-RooflineResult roofline_unchecked(const RooflineInput& in) {
+RooflineResult roofline_unchecked(const RooflineInput& given) {
   RooflineResult r;
+  // The engine's sustained share of the GEMM rates (model.md §18.4), applied once.
+  RooflineInput in = given;
+  in.eff = given.eff.sustained(given.compute_sustained);
+  in.compute_sustained = 1.0;
+  r.compute_sustained = in.eff.ideal() ? 1.0 : given.compute_sustained;
   r.in = in;
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;
@@ -230,11 +236,16 @@ std::vector<std::string> explain(const RooflineResult& r) {
   }
   if (!in.eff.ideal()) {
     out.push_back(fmt::format(
-        "efficiency (model.md §18): compute {} of peak, in tiles of {} rows x {} columns over {} units, half of it "
-        "at depth {} (16-bit); memory {} of peak, half of it at {} per kernel ({} of KV per attention kernel)",
-        format_number(in.eff.compute), format_number(in.eff.tile_m), format_number(in.eff.tile_n),
-        format_number(in.eff.compute_units), format_number(in.eff.k_half), format_number(in.eff.memory),
-        format(in.eff.memory_half), format(in.eff.kv_half.si() > 0 ? in.eff.kv_half : in.eff.memory_half)));
+        "efficiency (model.md §18): compute {} of peak{}, in tiles of {} rows x {} columns over {} units, half of "
+        "it at depth {} (16-bit); memory {} of peak, half of it at {} per kernel ({} of KV per attention kernel)",
+        format_number(in.eff.compute),
+        r.compute_sustained != 1.0
+            ? fmt::format(" (the chip's {} x {} sustained by the engine, §18.4)",
+                          format_number(in.eff.compute / r.compute_sustained), format_number(r.compute_sustained))
+            : "",
+        format_number(in.eff.tile_m), format_number(in.eff.tile_n), format_number(in.eff.compute_units),
+        format_number(in.eff.k_half), format_number(in.eff.memory), format(in.eff.memory_half),
+        format(in.eff.kv_half.si() > 0 ? in.eff.kv_half : in.eff.memory_half)));
     // Each kernel group on one chip, as the sum below takes it.
     const OperatorTimes ops = operator_times(
         r.cost, *in.hw, in.precision, in.eff,

@@ -397,10 +397,13 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
   if (s.engine != nullptr) {
     apply_engine(s.in, *s.engine);
-    s.envelope.push_back(fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences", s.engine->name,
-                                     inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
-                                     s.engine->fraction_of_free ? "the free" : "all",
-                                     format_number(s.engine->max_seqs)));
+    s.envelope.push_back(
+        fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}", s.engine->name,
+                    inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
+                    s.engine->fraction_of_free ? "the free" : "all", format_number(s.engine->max_seqs),
+                    s.engine->compute_sustained != 1.0
+                        ? fmt::format(", GEMMs at {} of the chip's rate", format_number(s.engine->compute_sustained))
+                        : ""));
   }
   if (infer && m.scenario != "training_step") {
     // Keep what the row states; the planner picks the rest for the row's batch (or 32 sequences a

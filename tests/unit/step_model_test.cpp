@@ -306,6 +306,76 @@ cuda_graphs = true
   EXPECT_TRUE(evaluate_decode(in, 16, 2176).feasible);
 }
 
+// An engine's sustained share of the GEMM rates (model.md §18.4) slows what computes and leaves a
+// weight stream alone: a 2048-token prefill of Llama-3.1-8B on one H100 is compute-bound, so half
+// the rate nearly doubles its compute time; a batch-1 decode step reads its weights in the same time.
+TEST(ServingEngines, SustainedComputeScalesOnlyWhatComputes) {
+  const std::string base = R"(name = "s"
+display_name = "s"
+notes = ""
+[memory]
+rule = "total"
+fraction = 0.9
+[batching]
+max_seqs = 256
+max_batched_tokens = 8192
+chunked_prefill = true
+[kv]
+fp8_checkpoint = "bf16"
+[overhead]
+host = "0 us"
+cuda_graphs = true
+)";
+  const ServingEngine e =
+      parse_engine_toml(base + "[efficiency]\ncompute_sustained = 0.5\nsource = \"test\"\n", "s.toml").value();
+  EXPECT_DOUBLE_EQ(e.compute_sustained, 0.5);
+  EXPECT_DOUBLE_EQ(parse_engine_toml(base, "s.toml").value().compute_sustained, 1.0);  // absent: no loss
+  auto no_source = parse_engine_toml(base + "[efficiency]\ncompute_sustained = 0.5\n", "s.toml");
+  ASSERT_FALSE(no_source);
+  EXPECT_EQ(no_source.error().field, "efficiency.source");
+  auto too_big = parse_engine_toml(base + "[efficiency]\ncompute_sustained = 1.5\nsource = \"x\"\n", "s.toml");
+  ASSERT_FALSE(too_big);
+
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  auto run = [&](Step s, bool engine, bool ideal = false) {
+    RooflineInput in;
+    in.model = &m;
+    in.hw = hw().find("h100-sxm");
+    in.chips = 1;
+    in.step = s;
+    in.precision = Precision::native(m);
+    if (!ideal) in.eff = efficiency_for(*in.hw, families());
+    if (engine) apply_engine(in, e);
+    return roofline(in).value();
+  };
+  const Step prefill{Phase::kPrefill, 1, 2048, 0};
+  const RooflineResult fast = run(prefill, false), slow = run(prefill, true);
+  EXPECT_EQ(fast.bound, Bound::kCompute);
+  EXPECT_NEAR(slow.t_compute / fast.t_compute, 2.0, 1e-9);  // every kernel's compute term halves its rate
+  EXPECT_GT(slow.t_step / fast.t_step, 1.6);
+  EXPECT_DOUBLE_EQ(slow.compute_sustained, 0.5);
+  EXPECT_DOUBLE_EQ(slow.in.compute_sustained, 1.0);  // applied once: the result can be costed again
+  EXPECT_NEAR(roofline(slow.in).value().t_step.si(), slow.t_step.si(), 1e-15);
+  const Step decode{Phase::kDecode, 1, 1, 4096};
+  const RooflineResult d_fast = run(decode, false), d_slow = run(decode, true);
+  EXPECT_EQ(d_slow.bound, Bound::kWeights);
+  EXPECT_NEAR(d_slow.t_step / d_fast.t_step, 1.0, 0.02);  // a weight stream: the GEMM rate barely matters
+  // The pure roofline stays pure.
+  EXPECT_DOUBLE_EQ(run(prefill, true, true).t_step.si(), run(prefill, false, true).t_step.si());
+
+  // The deployment model (what simulate and validate cost) applies the same share.
+  DeploymentInput din;
+  din.model = &m;
+  din.hw = hw().find("h100-sxm");
+  din.precision = Precision::native(m);
+  din.eff = efficiency_for(*din.hw, families());
+  const SeqGroup pass{Phase::kPrefill, 1, 2048, 0};
+  const double before = iteration_time(din, std::span<const SeqGroup>(&pass, 1)).time.si();
+  apply_engine(din, e);
+  const double after = iteration_time(din, std::span<const SeqGroup>(&pass, 1)).time.si();
+  EXPECT_GT(after / before, 1.6);
+}
+
 }  // namespace
 }  // namespace llmecon
 
