@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -498,19 +499,28 @@ TEST(Validate, TrtllmBenchRowsChunkTheirPrompts) {
 namespace llmecon {
 namespace {
 
+// The rows of the shipped data/validation/dev.csv that `keep` selects.
+std::vector<Measurement> shipped_rows(const std::function<bool(const Measurement&)>& keep) {
+  std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/dev.csv");
+  std::stringstream text;
+  text << f.rdbuf();
+  auto all = read_validation_csv(text.str(), "dev.csv");
+  EXPECT_TRUE(all) << all.error().message();
+  std::vector<Measurement> rows;
+  if (all) {
+    for (const auto& m : *all)
+      if (keep(m)) rows.push_back(m);
+  }
+  return rows;
+}
+
 // The training rows of data/validation/dev.csv through the training model (model.md §24.3): the
 // fitted kernel efficiency is the default's, Llama 3, Korthikanti et al. and DeepSeek-V3 stay
 // within 20%, the 5-fold median within 10% and the leave-one-source-out median within 15% (the
 // accuracy docs/validation.md reports).
 TEST(Validate, TrainingRowsAndTheirFit) {
-  std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/dev.csv");
-  std::stringstream text;
-  text << f.rdbuf();
-  auto all = read_validation_csv(text.str(), "dev.csv");
-  ASSERT_TRUE(all) << all.error().message();
-  std::vector<Measurement> rows;
-  for (const auto& m : *all)
-    if (m.scenario == "training_step") rows.push_back(m);
+  const std::vector<Measurement> rows =
+      shipped_rows([](const Measurement& m) { return m.scenario == "training_step"; });
   ASSERT_GE(rows.size(), 25u);
   ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
   c.csv_dir = std::string(LLMECON_TEST_DATA) + "/../../data/validation";
@@ -540,28 +550,15 @@ TEST(Validate, TrainingRowsAndTheirFit) {
   EXPECT_LT(*slow.rows[0].predicted, 0.6 * *rep.rows[0].predicted);
 }
 
-}  // namespace
-}  // namespace llmecon
-
-namespace llmecon {
-namespace {
-
 // The fixed-batch rows of TensorRT-LLM 0.9's performance page (decode and prefill on A100, H100
 // and H200) under the engine's sustained GEMM share (model.md §18.4): the median error the
 // validation doc reports (12%) with room, and well below what the microbenchmark rate alone gives
 // (27%): the fitted share must keep carrying this source.
 TEST(Validate, TensorRtLlmFixedBatchRowsUnderTheEngineShare) {
-  std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/dev.csv");
-  std::stringstream text;
-  text << f.rdbuf();
-  auto all = read_validation_csv(text.str(), "dev.csv");
-  ASSERT_TRUE(all) << all.error().message();
-  std::vector<Measurement> rows;
-  for (const auto& m : *all) {
-    if (m.source.find("TensorRT-LLM/blob/v0.9.0") != std::string::npos &&
-        (m.scenario == "decode_fixed_batch" || m.scenario == "prefill"))
-      rows.push_back(m);
-  }
+  const std::vector<Measurement> rows = shipped_rows([](const Measurement& m) {
+    return m.source.find("TensorRT-LLM/blob/v0.9.0") != std::string::npos &&
+           (m.scenario == "decode_fixed_batch" || m.scenario == "prefill");
+  });
   ASSERT_GE(rows.size(), 40u);
   auto engines = builtin_engines().value();
   ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
