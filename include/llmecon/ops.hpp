@@ -106,6 +106,9 @@ struct Kernel {
   Bytes weights{};       ///< per launch
   Bytes kv{};            ///< KV read and written, per launch
   Bytes act{};           ///< activations read and written, per launch
+  /// Routed experts: the expert's intermediate width, the depth of its down projection, which
+  /// expert tensor parallelism splits (model.md §18.2). 0: not an expert GEMM.
+  double inner = 0;
 };
 
 struct StepCost {

@@ -41,6 +41,7 @@ struct ChipShare {
   double attention = 1;      ///< chips sharing attention FLOPs
   double kv = 1;             ///< chips sharing KV bytes
   double stages = 1;         ///< pipeline stages: each chip runs 1/stages of the layers
+  double expert_cols = 1;    ///< chips one routed expert is split over (expert tensor parallelism)
 };
 
 /// The per-operator step of one chip (model.md §18): each kernel's max(compute, memory) at its

@@ -82,8 +82,8 @@ class Accumulator {
   void set_repeat(double k) { k_ = k; }
 
   void add(OpKind kind, int layer, ComputeClass cls, Flops f, Bytes w, Bytes kv_r, Bytes kv_w, Bytes act,
-           double rows = 0, double cols = 0, double depth = 0, bool split_k = false) {
-    record(Kernel{kind, cls, k_, rows, cols, depth, split_k, f, w, kv_r + kv_w, act});
+           double rows = 0, double cols = 0, double depth = 0, bool split_k = false, double inner = 0) {
+    record(Kernel{kind, cls, k_, rows, cols, depth, split_k, f, w, kv_r + kv_w, act, inner});
     f *= k_;
     w *= k_;
     kv_r *= k_;
@@ -125,7 +125,8 @@ class Accumulator {
   void record(const Kernel& k) {
     for (Kernel& x : c_.kernels) {
       if (x.kind == k.kind && x.cls == k.cls && x.rows == k.rows && x.cols == k.cols && x.depth == k.depth &&
-          x.split_k == k.split_k && x.flops == k.flops && x.weights == k.weights && x.kv == k.kv && x.act == k.act) {
+          x.split_k == k.split_k && x.flops == k.flops && x.weights == k.weights && x.kv == k.kv && x.act == k.act &&
+          x.inner == k.inner) {
         x.count += k.count;
         return;
       }
@@ -310,7 +311,8 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
               matmul_flops(pairs, 2 * fe, dm) + matmul_flops(pairs, dm, fe),
               units::bytes(touched * m.params_expert() * be), Bytes{}, Bytes{},
               units::bytes(pairs * (3 * dm + 3 * fe) * ba), touched > 0 ? pairs / touched : 0.0, 2 * fe,
-              1.0 / (2.0 / (3.0 * dm) + 1.0 / (3.0 * fe)));  // gate and up (2/3 of the FLOPs) at dm, down at fe
+              1.0 / (2.0 / (3.0 * dm) + 1.0 / (3.0 * fe)),  // gate and up (2/3 of the FLOPs) at dm, down at fe
+              false, fe);
       if (m.moe.shared_ffn > 0) {
         const double fs = d(m.moe.shared_ffn);
         acc.gemm(OpKind::kSharedExperts, li, ComputeClass::kDense, T, 2 * fs, dm, bw);

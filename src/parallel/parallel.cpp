@@ -146,7 +146,8 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   } else {
     // model.md §18.2: each kernel on one chip's share; the stage runs 1/pp of the layers.
     ops = operator_times(sc, hw, p, eff,
-                         ChipShare{attn_chips, d(mp.tp), dpa * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp},
+                         ChipShare{attn_chips, d(mp.tp), dpa * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp,
+                                   g / d(std::max(1, mp.ep))},
                          d(m.n_layers()));
     e.time.compute = ops.compute;
     e.time.weights = ops.weights;

@@ -36,7 +36,13 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
     FlopsPerSecond peak = dense;
     if (k.cls == ComputeClass::kExpert) {
       peak = expert;
-      flops_share = weight_share = share.experts;  // whole experts per chip: rows and columns stay
+      flops_share = weight_share = share.experts;  // whole experts per chip: rows and columns stay,
+      if (share.expert_cols > 1) {
+        // unless each expert is split over expert_cols chips (expert tensor parallelism): gate and
+        // up keep 1/expert_cols of their columns, the down projection of its depth (model.md §18.2).
+        cols /= share.expert_cols;
+        if (k.inner > 0 && depth > 0) depth = 1.0 / (1.0 / depth + (share.expert_cols - 1.0) / (3.0 * k.inner));
+      }
     } else if (k.cls == ComputeClass::kAttention) {
       peak = attention;
       flops_share = share.attention;
@@ -155,7 +161,7 @@ RooflineResult roofline_unchecked(const RooflineInput& given) {
     }
   } else {
     // model.md §18: operator by operator, each chip a 1/n share (tensor parallelism over the domain).
-    r.ops = operator_times(r.cost, hw, p, in.eff, ChipShare{n, n, 1, n, n, n, n, 1}, m.n_layers());
+    r.ops = operator_times(r.cost, hw, p, in.eff, ChipShare{n, n, 1, n, n, n, n, 1, 1}, m.n_layers());
     r.t_compute = r.ops.compute;
     r.t_weights = r.ops.weights;
     r.t_kv = r.ops.kv;
@@ -250,7 +256,7 @@ std::vector<std::string> explain(const RooflineResult& r) {
     const OperatorTimes ops = operator_times(
         r.cost, *in.hw, in.precision, in.eff,
         ChipShare{static_cast<double>(in.chips), static_cast<double>(in.chips), 1, static_cast<double>(in.chips),
-                  static_cast<double>(in.chips), static_cast<double>(in.chips), static_cast<double>(in.chips), 1},
+                  static_cast<double>(in.chips), static_cast<double>(in.chips), static_cast<double>(in.chips), 1, 1},
         in.model->n_layers(), true);
     for (const KernelTime& k : ops.detail) {
       out.push_back(fmt::format("  {} x {}{}: compute {} (at {} of peak), memory {} -> {}", format_number(k.launches),

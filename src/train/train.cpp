@@ -331,7 +331,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   const double L = d(m.n_layers());
   const double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
   const OperatorTimes ops = operator_times(
-      sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), share, share, share, d(l.pp)}, L, true);
+      sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), share, share, share, d(l.pp), 1}, L, true);
   Forward f;
   Seconds ops_extra{};
   for (const KernelTime& k : ops.detail) {

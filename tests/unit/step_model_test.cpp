@@ -198,7 +198,7 @@ TEST(StepModel, TensorParallelismSplitsTheDepthOfRowParallelGemms) {
   const RooflineResult r = step(m, "h100-sxm", 8, Step{Phase::kPrefill, 1, 4096, 0});
   const Efficiency e = efficiency_for(*hw().find("h100-sxm"), families());
   const OperatorTimes ops = operator_times(r.cost, *hw().find("h100-sxm"), r.in.precision, e,
-                                           ChipShare{8, 8, 1, 8, 8, 8, 8, 1}, m.n_layers(), true);
+                                           ChipShare{8, 8, 1, 8, 8, 8, 8, 1, 1}, m.n_layers(), true);
   int seen = 0;
   for (const KernelTime& k : ops.detail) {
     if (k.kind == OpKind::kQkvProj) {
@@ -242,6 +242,33 @@ TEST(StepModel, RoutedExpertsCarryTheDepthOfTheirThreeGemms) {
     EXPECT_NEAR((k.depth + h) / k.depth, apart, 1e-12);
   }
   EXPECT_TRUE(found);
+}
+
+TEST(StepModel, ExpertTensorParallelismNarrowsTheExpertGemms) {
+  // Mixtral-8x7B prefill on 8 H100 with each expert split over the 8 chips (expert tensor
+  // parallelism, TensorRT-LLM's default): gate and up keep 2 x 14336 / 8 columns and the down
+  // projection a depth of 14336 / 8, so the merged record's depth is 1 / (2 / (3 d) + 8 / (3 f_e)),
+  // and the narrower GEMMs take longer at the same FLOPs than whole experts per chip.
+  const ModelSpec m = models().load("mixtral-8x7b").value();
+  const RooflineResult r = step(m, "h100-sxm", 8, Step{Phase::kPrefill, 1, 4096, 0});
+  const Hardware& chip = *hw().find("h100-sxm");
+  const Efficiency e = efficiency_for(chip, families());
+  auto experts = [&](double etp) {
+    const OperatorTimes ops =
+        operator_times(r.cost, chip, r.in.precision, e, ChipShare{8, 8, 1, 8, 8, 8, 8, 1, etp}, m.n_layers(), true);
+    for (const KernelTime& k : ops.detail)
+      if (k.kind == OpKind::kExperts) return k;
+    ADD_FAILURE() << "no expert kernel";
+    return KernelTime{};
+  };
+  const KernelTime whole = experts(1), split = experts(8);
+  const double d = 4096, fe = 14336;
+  EXPECT_DOUBLE_EQ(whole.cols, 2 * fe);
+  EXPECT_NEAR(whole.depth, 1 / (2 / (3 * d) + 1 / (3 * fe)), 1e-9);
+  EXPECT_DOUBLE_EQ(split.cols, 2 * fe / 8);
+  EXPECT_NEAR(split.depth, 1 / (2 / (3 * d) + 8 / (3 * fe)), 1e-9);
+  EXPECT_GT(split.compute, whole.compute * 1.05);
+  EXPECT_DOUBLE_EQ(split.fraction, e.compute_at(split.rows, split.cols, split.depth));
 }
 
 TEST(StepModel, FamiliesSayWhatIsFitted) {
