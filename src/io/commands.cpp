@@ -133,7 +133,8 @@ ArgSpec target(ArgSpec a, double hi, std::string u) {
 // The serving engine whose defaults a deployment takes (data/engines, model.md §18.4).
 ArgSpec serving_engine() {
   return choice("engine",
-                "serving engine profile: its KV memory rule, sequence cap and host time per step (data/engines)",
+                "serving engine profile: its KV memory rule, sequence cap, host time per step and sustained GEMM "
+                "share (data/engines)",
                 {"generic", "vllm", "sglang", "trtllm"});
 }
 ArgSpec explain() {
