@@ -72,6 +72,12 @@ ok plan-plot "$bin" plan --model llama-3.1-8b --hw h100-sxm --plot "$tmp/plan.sv
 # past the engine's token budget runs beside the decodes (model.md §23.4).
 json_ok simulate-long-prompts "d['completed'] == 20 and d['batch']['mean'] > 2 and any('pass the 8192-token budget' in x for x in d['envelope'])" \
   "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine trtllm --offline --requests 20 --isl 20000 --osl 50 --workload none --json
+# A named engine's GEMMs run at its sustained share of the chip's rate; the pure roofline ignores it
+# (model.md §18.4), and the envelope says which.
+json_ok simulate-engine-share "any(\"GEMMs at 0.65 of the chip's rate\" in x for x in d['envelope'])" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine vllm --offline --requests 40 --isl 2048 --osl 16 --workload none --json
+json_ok simulate-engine-share-ideal "not any('GEMMs at' in x for x in d['envelope'])" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine vllm --offline --requests 40 --isl 2048 --osl 16 --workload none --ideal --json
 ok simulate-plot "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --requests 300 --slo ttft_p99=1s --plot "$tmp/sim.svg" --chrome-trace "$tmp/trace.json"
 if [ "$(grep -c '<polyline' "$tmp/sim.svg")" -eq 3 ] && grep -q 'ttft p99 target' "$tmp/sim.svg" && [ "$(grep -c '<polyline' "$tmp/sim-time.svg")" -eq 2 ]; then passes=$((passes + 1)); else echo "FAIL: simulate-plot content"; fails=$((fails + 1)); fi
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['traceEvents']; assert any(x['ph']=='X' for x in e) and sum(x['ph']=='b' for x in e)==sum(x['ph']=='e' for x in e)==300" "$tmp/trace.json"; then passes=$((passes + 1)); else echo "FAIL: simulate chrome trace"; fails=$((fails + 1)); fi

@@ -411,11 +411,14 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   } else if (a.has("prefill_hw") || a.has("prefill_chips")) {
     return Error{"--prefill-hw", "", "a prefill pool needs --scheduler disaggregated", ""};
   }
-  envelope.push_back(fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}",
-                                 engine->name, format_number(s.max_batched_tokens), format_number(s.max_seqs),
-                                 s.block_tokens, s.chunked_prefill ? "chunked prefill" : "whole prompts",
-                                 s.prefix_caching ? ", prefix caching" : "",
-                                 s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first"));
+  envelope.push_back(
+      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}", engine->name,
+                  format_number(s.max_batched_tokens), format_number(s.max_seqs), s.block_tokens,
+                  s.chunked_prefill ? "chunked prefill" : "whole prompts", s.prefix_caching ? ", prefix caching" : "",
+                  s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first",
+                  in.compute_sustained != 1.0
+                      ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)", format_number(in.compute_sustained))
+                      : ""));
   if (!s.chunked_prefill && w.isl.mean() > s.max_batched_tokens) {
     envelope.push_back(fmt::format(
         "prompts of {} tokens pass the {}-token budget: each runs whole beside the decodes as its iteration's only "
