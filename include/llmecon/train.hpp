@@ -78,15 +78,19 @@ struct TrainSetup {
   double tokens = 0;          ///< training tokens of the whole run (0: one step only)
   DType gemm = DType::kBf16;  ///< the GEMMs' format: bf16, or fp8 (FP8 training)
   OptimizerState optimizer = OptimizerState::kAdamFp32;
+  /// Gradients' format, accumulated and reduced over data parallelism: bf16 (the ZeRO paper's
+  /// 2 B/param), or fp32 (Megatron-LM's default for bf16 training: 4 B/param held and reduced).
+  DType grad = DType::kBf16;
   double dp_overlap = 0.9;      ///< share of data-parallel communication hidden under compute
   double tp_overlap = 0.0;      ///< share of tensor-parallel communication hidden under compute
+  double ep_overlap = 0.0;      ///< share of the MoE all-to-all hidden under another micro-batch's compute
   double moe_imbalance = 1.0;   ///< busiest expert rank's tokens over the mean (>= 1)
   double usable_hbm = 0.95;     ///< share of HBM a framework can fill
   bool dropout = false;         ///< dropout masks stored (GPT-3-era models)
   bool flash_attention = true;  ///< a fused attention kernel: scores never stored
   /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
   /// step model does not list, framework gaps): the median of measured over predicted at 1 on the
-  /// 25 training rows of data/validation/dev.csv (`llmecon validate` reports the fit as
+  /// training rows of data/validation/dev.csv (0.813 on 45 rows; `llmecon validate` reports the fit as
   /// training_fit; model.md §24.3). `--ideal`: 1.
   double kernel_efficiency = 0.81;
   /// What a GPU draws while training (model.md §25.6): the board at the step's HFU, the host and

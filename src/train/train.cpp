@@ -23,10 +23,10 @@ std::string num(double v) {
   return format_number(v);
 }
 
-// Bytes per parameter (model.md §24.2): bf16 weights and gradients (the ZeRO paper's mixed
-// precision), and Adam's fp32 master weights with fp32 or bf16 moments.
+// Bytes per parameter (model.md §24.2): bf16 weights (the ZeRO paper's mixed precision), the
+// gradients in their accumulation format (TrainSetup::grad), and Adam's fp32 master weights with
+// fp32 or bf16 moments.
 constexpr double kWeightBytes = 2.0;
-constexpr double kGradBytes = 2.0;
 double optimizer_bytes(OptimizerState o) {
   return o == OptimizerState::kAdamFp32 ? 12.0 : 8.0;
 }
@@ -402,14 +402,15 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double dense_replicas = d(l.dp * l.cp);
   const double expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
   const double ob = optimizer_bytes(s.optimizer);
+  const double gb = bytes_per_element(s.grad);
   auto sharded = [&](double params, double per_param, int from_stage, double replicas) {
     return l.zero >= from_stage ? params * per_param / replicas : params * per_param;
   };
   const double copies = l.schedule == PipeSchedule::kDualPipe ? 2.0 : 1.0;  // DualPipe keeps two copies
   r.memory.weights = units::bytes(copies * (sharded(dense_params, kWeightBytes, 3, dense_replicas) +
                                             sharded(expert_params, kWeightBytes, 3, expert_replicas)));
-  r.memory.gradients = units::bytes(sharded(dense_params, kGradBytes, 2, dense_replicas) +
-                                    sharded(expert_params, kGradBytes, 2, expert_replicas));
+  r.memory.gradients =
+      units::bytes(sharded(dense_params, gb, 2, dense_replicas) + sharded(expert_params, gb, 2, expert_replicas));
   r.memory.optimizer =
       units::bytes(sharded(dense_params, ob, 1, dense_replicas) + sharded(expert_params, ob, 1, expert_replicas));
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
@@ -500,25 +501,29 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
                             link) *
             (2.0 * crossings) / s.eff.comm;
   }
-  // What stays exposed: TP by the stated overlap; CP under the attention it feeds; EP fully,
-  // except under DualPipe, which overlaps one micro-batch's all-to-all with another's compute.
+  // What stays exposed: TP by the stated overlap; CP under the attention it feeds; EP but the
+  // stated share overlapped with another micro-batch's compute (Megatron-Core's 1F1B all-to-all
+  // overlap), all of it under DualPipe; never more than that compute.
   const Seconds compute_mb = fwd + bwd + rec;
   const Seconds tp_exp = tp_mb * (1.0 - s.tp_overlap);
   const Seconds cp_exp = max(Seconds{}, cp_mb - fw.attention * 3.5);
-  const Seconds ep_exp = l.schedule == PipeSchedule::kDualPipe ? max(Seconds{}, ep_mb - compute_mb) : ep_mb;
+  const double ep_share = l.schedule == PipeSchedule::kDualPipe ? 1.0 : s.ep_overlap;
+  const Seconds ep_exp = ep_mb - min(ep_mb * ep_share, compute_mb);
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
   const Seconds t_f = fwd + comm_mb / 3.0;
   const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0);
   const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
   const Seconds pipe = (t_f + t_b) * micro + bubble;
 
-  // Data parallelism: gradients reduce-scattered (all-reduced under ZeRO-0) and parameters
-  // gathered, over the dense and the expert replicas; ZeRO-3 gathers per micro-batch.
+  // Data parallelism: gradients all-reduced in their format under ZeRO-0; under ZeRO-1 and up
+  // reduce-scattered in their format and the bf16 parameters gathered (a ring all-reduce's two
+  // halves), over the dense and the expert replicas; ZeRO-3 gathers per micro-batch.
   const int dp_domain = std::max(1, domain / (l.tp * l.cp));
   const int ep_domain = std::max(1, domain / (l.ep * etp));
+  const double sync_bytes = l.zero == 0 ? gb : (gb + kWeightBytes) / 2.0;
   auto grad_sync = [&](double params, double replicas, int dom) {
     const int n = static_cast<int>(std::lround(replicas));
-    return all_reduce(n, units::bytes(params * kGradBytes), hw, dom, s.eff);
+    return all_reduce(n, units::bytes(params * sync_bytes), hw, dom, s.eff);
   };
   Seconds dp_total =
       grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
@@ -530,7 +535,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double local_params =
       dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
   const Seconds opt =
-      units::bytes(local_params * (2.0 * ob + kGradBytes + kWeightBytes)) / (hw.hbm_bandwidth.value * s.eff.memory);
+      units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / (hw.hbm_bandwidth.value * s.eff.memory);
 
   TrainTime& t = r.time;
   t.forward = fwd * micro;

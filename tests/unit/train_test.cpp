@@ -75,6 +75,32 @@ TEST(Train, ZeroThreeMemory) {
   EXPECT_NEAR((r.memory.weights + r.memory.gradients + r.memory.optimizer).si(), 16.0 * p / 64, 1e-6 * p);
 }
 
+// fp32 gradients (Megatron-LM's default for bf16 training) hold 4 bytes per parameter and reduce
+// 4: under ZeRO-0 the all-reduce doubles; under ZeRO-1 the reduce-scatter of fp32 gradients and
+// the gather of bf16 weights move (4 + 2) / 2 = 1.5 times the bf16 bytes.
+TEST(Train, Fp32GradientsHoldAndReduceFourBytes) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.global_batch = 256;
+  s.seq_len = 4096;
+  s.dp_overlap = 0;
+  TrainLayout l;
+  l.tp = 8;
+  l.dp = 32;
+  for (int zero : {0, 1}) {
+    l.zero = zero;
+    TrainSetup wide = s;
+    wide.grad = DType::kFp32;
+    const TrainResult a = evaluate_training(s, l), b = evaluate_training(wide, l);
+    ASSERT_TRUE(a.feasible && b.feasible) << a.reason << b.reason;
+    EXPECT_NEAR(b.memory.gradients.si(), 2.0 * a.memory.gradients.si(), 1e-6 * a.memory.gradients.si());
+    EXPECT_NEAR(b.time.dp_comm_total.si(), (zero == 0 ? 2.0 : 1.5) * a.time.dp_comm_total.si(),
+                0.02 * a.time.dp_comm_total.si())
+        << "zero " << zero;
+    EXPECT_GT(b.time.step.si(), a.time.step.si());
+  }
+}
+
 // Bubbles: 1F1B (p - 1)(F + B); interleaved divides by v; ZB-H1 (p - 1) F; DualPipe (p/2 - 1) F.
 TEST(Train, BubbleFractions) {
   const Seconds f = units::seconds(1), b = units::seconds(2);
@@ -208,6 +234,42 @@ TEST(Train, DeepSeekV3Layout) {
   ASSERT_LT(rank, found.ranked.size());
   EXPECT_LE(static_cast<double>(rank), 0.25 * static_cast<double>(found.ranked.size()))
       << "rank " << rank << " of " << found.ranked.size();
+}
+
+// The expert all-to-all overlapped with another micro-batch's compute (Megatron-Core's 1F1B
+// overlap): the stated share is hidden, never more than that compute; 0 leaves it all exposed,
+// and DualPipe hides it whatever the share.
+TEST(Train, ExpertAllToAllOverlap) {
+  const ModelSpec m = models().load("qwen3-235b-a22b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.seq_len = 4096;
+  s.global_batch = 2048;
+  const TrainLayout l{2, 8, 32, 1, 16, 1, Recompute::kSelective, PipeSchedule::kInterleaved, 4, 1};
+  const TrainResult none = evaluate_training(s, l);
+  ASSERT_TRUE(none.feasible) << none.reason;
+  ASSERT_GT(none.time.ep_comm_total.si(), 0.0);
+  EXPECT_NEAR(none.time.ep_comm.si(), none.time.ep_comm_total.si(), 1e-9);
+  double last = none.time.step.si();
+  for (double share : {0.5, 0.93, 1.0}) {
+    s.ep_overlap = share;
+    const TrainResult r = evaluate_training(s, l);
+    const double hidden =
+        std::min(share * r.time.ep_comm_total.si(), (r.time.forward + r.time.backward + r.time.recompute).si());
+    EXPECT_NEAR(r.time.ep_comm.si(), r.time.ep_comm_total.si() - hidden, 1e-6 * r.time.ep_comm_total.si());
+    if (share == 0.5) {
+      EXPECT_LT(r.time.step.si(), last);
+    }
+    EXPECT_LE(r.time.step.si(), last) << share;
+    last = r.time.step.si();
+  }
+  s.ep_overlap = 0;
+  TrainLayout dual = l;
+  dual.schedule = PipeSchedule::kDualPipe;
+  const TrainResult d = evaluate_training(s, dual);
+  const double compute = (d.time.forward + d.time.backward + d.time.recompute).si();
+  EXPECT_NEAR(d.time.ep_comm.si(), std::max(0.0, d.time.ep_comm_total.si() - compute),
+              1e-6 * d.time.ep_comm_total.si());
+  EXPECT_LT(d.time.ep_comm.si(), d.time.ep_comm_total.si());
 }
 
 // Chinchilla: the compute-optimal N for 5.76e23 FLOP (Chinchilla's own budget) is about 70B under

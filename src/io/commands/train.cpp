@@ -38,8 +38,10 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
                                          : std::max(1.0, std::round(a.number("batch_tokens") / s.seq_len));
   s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.optimizer = a.text("optimizer") == "adam-bf16" ? OptimizerState::kAdamBf16Moments : OptimizerState::kAdamFp32;
+  s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");
+  s.ep_overlap = a.number("ep_overlap");
   s.moe_imbalance = a.number("moe_imbalance");
   TRY(power, power_model(a, *t.hw));
   s.power = power;
