@@ -147,6 +147,11 @@ double attention_core_flops_per_token(const ModelSpec& m, double seq_len) {
   for (const auto& l : m.layers) attn += 2.0 * attended(l, seq_len) * a.heads * (a.qk_head + a.v_head);
   return attn;
 }
+// The scores' share of attention's core FLOPs: QK^T of QK^T and PV (1/2 when d_qk = d_v).
+double scores_share(const ModelSpec& m) {
+  const AttnDims a = attn_dims(m);
+  return a.qk_head + a.v_head > 0 ? a.qk_head / (a.qk_head + a.v_head) : 0.5;
+}
 }  // namespace
 
 Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
@@ -387,6 +392,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   if (l.recompute == Recompute::kSelective) recompute_flops = attention_core_flops_per_token(m, seq);
   if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible)
     recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
+  if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
   r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
   say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
                   num(m.params_active_matmul()), format(model_flops_per_token(m, seq))));
@@ -457,7 +463,12 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // the GEMMs' own inputs and outputs only.
   const Seconds elementwise =
       units::bytes(touched) / (hw.hbm_bandwidth.value * s.eff.memory) * (std::ceil(L / d(l.pp)) / stage_layers);
-  const Seconds fwd = fw.total + elementwise, bwd = fw.total * 2.0 + elementwise * 2.0;
+  // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
+  // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
+  // attention's core takes 2 + its scores' share (2.5 when d_qk = d_v) of its forward (§24.3).
+  const double attention_backward = s.flash_attention ? 2.0 + scores_share(m) : 2.0;
+  const Seconds fwd = fw.total + elementwise;
+  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention * attention_backward + elementwise * 2.0;
   Seconds rec{};
   if (l.recompute == Recompute::kSelective) rec = fw.attention;
   if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;

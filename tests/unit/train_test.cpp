@@ -46,6 +46,31 @@ TEST(Train, SixNDDenseAndMoe) {
   EXPECT_LT(f, 6.0 * moe.params_total() / 10);
 }
 
+// A fused attention kernel's backward recomputes the scores QK^T (FlashAttention-2): hardware
+// FLOPs add half of attention's core forward when d_qk = d_v (Llama: 2 T H Q per layer and token,
+// H Q = 8192), and backward takes more than twice forward, the more so the longer the sequence.
+TEST(Train, FusedAttentionBackwardRecomputesTheScores) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  TrainSetup s = setup_for(m, "h100-sxm");
+  s.global_batch = 64;
+  TrainLayout l{8, 1, 1, 1, 8, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  double last_ratio = 2.0;
+  for (double seq : {4096.0, 16384.0}) {
+    s.seq_len = seq;
+    const TrainResult r = evaluate_training(s, l);
+    const double tokens = s.global_batch * seq;
+    const double scores = 2.0 * seq * 8192 * static_cast<double>(m.n_layers());
+    EXPECT_NEAR((r.hardware_flops - r.model_flops).si(), scores * tokens, 1e-9 * r.model_flops.si()) << seq;
+    const double ratio = r.time.backward.si() / r.time.forward.si();
+    EXPECT_GT(ratio, last_ratio) << seq;
+    EXPECT_LT(ratio, 2.5) << seq;
+    last_ratio = ratio;
+  }
+  s.flash_attention = false;
+  const TrainResult plain = evaluate_training(s, l);
+  EXPECT_DOUBLE_EQ(plain.hardware_flops.si(), plain.model_flops.si());
+}
+
 // Korthikanti et al. 2022 eq. for GPT-3 175B with sequence parallelism and selective recompute:
 // 34 s b h / t bytes per layer (with dropout masks).
 TEST(Train, KorthikantiActivations) {
