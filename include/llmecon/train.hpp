@@ -112,6 +112,7 @@ struct TrainMemory {
 /// step (every micro-batch); communication terms are what stays exposed.
 struct TrainTime {
   Seconds forward{}, backward{}, recompute{};
+  Seconds elementwise{};  ///< of forward and backward: the HBM passes between GEMMs (model.md §24.3)
   Seconds tp_comm{}, cp_comm{}, ep_comm{}, pp_comm{}, dp_comm{};  ///< exposed
   Seconds tp_comm_total{}, cp_comm_total{}, ep_comm_total{}, pp_comm_total{}, dp_comm_total{};
   Seconds bubble{}, optimizer{};

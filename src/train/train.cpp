@@ -422,7 +422,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
-  double per_micro = 0, one_layer = 0, touched = 0;
+  double per_micro = 0, one_layer = 0, touched = 0, routed = 0;
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     per_micro += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention).si();
@@ -430,6 +430,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
         layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention).si();
     one_layer = std::max(one_layer, all);
     touched += all;
+    if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
   }
   double acts = per_micro * flights;
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
@@ -456,19 +457,30 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   prec.kv = DType::kBf16;
   const StepCost sc = step_cost(m, Step{Phase::kPrefill, b, seq, 0}, prec, ExpertTouch::kExpected, false);
   const Forward fw = stage_forward(s, l, sc, prec);
-  // The elementwise kernels between GEMMs (norms, activations, residuals, the MoE permutation and
-  // its inverse, format casts) write each activation of the layer's set once forward, then read it
-  // and write its gradient backward: 3 passes over Korthikanti's bytes at HBM bandwidth, spread
-  // one forward and two backward (model.md §24.3). The step model's per-kernel memory time covers
-  // the GEMMs' own inputs and outputs only.
-  const Seconds elementwise =
-      units::bytes(touched) / (hw.hbm_bandwidth.value * s.eff.memory) * (std::ceil(L / d(l.pp)) / stage_layers);
+  // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
+  // activation of the layer's set once forward, then read it and write its gradient backward: 3
+  // passes over Korthikanti's bytes at HBM bandwidth, one forward and two backward (model.md
+  // §24.3). The step model's per-kernel memory time covers the GEMMs' own inputs and outputs only.
+  // A routed copy instead costs its own kernels' bytes, as Megatron-Core runs them: forward the
+  // permutation (read and write h), the activation (gated: read 2 f_e, write f_e) and the inverse
+  // permutation's read; backward the two permutations' gradients and the activation's (read its
+  // gradient and saved input, write the input's gradient); in FP8 each expert GEMM's input and
+  // output gradient is also cast, row- and column-wise (read 2 bytes, write 1 + 1).
+  const double fe = m.is_moe() ? d(m.moe.expert_ffn) : 0.0;
+  const bool gated = m.mlp == MlpKind::kGated, cast = s.gemm == DType::kFp8;
+  const double copy_stored = 2.0 * h + (gated ? 6.0 : 4.0) * fe;
+  const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + (cast ? 4.0 * h + 4.0 * fe : 0.0);
+  const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + (cast ? 4.0 * h + (gated ? 8.0 : 4.0) * fe : 0.0);
+  const double dense_touched = touched - routed * copy_stored;
+  const BytesPerSecond hbm = hw.hbm_bandwidth.value * s.eff.memory;
+  const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd) / hbm;
+  const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd) / hbm;
   // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
   // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
   // attention's core takes 2 + its scores' share (2.5 when d_qk = d_v) of its forward (§24.3).
   const double attention_backward = s.flash_attention ? 2.0 + scores_share(m) : 2.0;
-  const Seconds fwd = fw.total + elementwise;
-  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention * attention_backward + elementwise * 2.0;
+  const Seconds fwd = fw.total + elementwise_fwd;
+  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention * attention_backward + elementwise_bwd;
   Seconds rec{};
   if (l.recompute == Recompute::kSelective) rec = fw.attention;
   if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;
@@ -551,6 +563,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   TrainTime& t = r.time;
   t.forward = fwd * micro;
   t.backward = bwd * micro;
+  t.elementwise = (elementwise_fwd + elementwise_bwd) * micro;
   t.recompute = rec * micro;
   t.tp_comm_total = tp_mb * micro;
   t.cp_comm_total = cp_mb * micro;
@@ -567,9 +580,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   t.step = pipe + dp_exp + opt + s.eff.step_overhead;
   t.bubble_fraction = bubble / t.step;
   say(
-      fmt::format("per micro-batch on the slowest stage ({} of {} layers): forward {}, backward 2 x forward = {}, "
-                  "recompute {} (§24.3)",
-                  num(stage_layers), num(L), format(fwd), format(bwd), format(rec)));
+      fmt::format("per micro-batch on the slowest stage ({} of {} layers): forward {} (elementwise {}), backward {} "
+                  "(2 x the GEMMs, {} x attention's core, elementwise {}), recompute {} (§24.3)",
+                  num(stage_layers), num(L), format(fwd), format(elementwise_fwd), format(bwd), num(attention_backward),
+                  format(elementwise_bwd), format(rec)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),

@@ -30,6 +30,12 @@ TrainSetup setup_for(const ModelSpec& m, const char* chip) {
   s.price = s.hw->price.value;
   return s;
 }
+TrainSetup setup_for(const ModelSpec& m, const char* chip, double seq_len, double global_batch) {
+  TrainSetup s = setup_for(m, chip);
+  s.seq_len = seq_len;
+  s.global_batch = global_batch;
+  return s;
+}
 
 // 6 N D: a dense model's model FLOPs per token are 6 N plus attention; an MoE model's count only
 // the routed top-k and shared experts (active parameters), never every expert.
@@ -44,6 +50,31 @@ TEST(Train, SixNDDenseAndMoe) {
   const double f = model_flops_per_token(moe, 1).si();
   EXPECT_NEAR(f, 6.0 * active, 0.001 * f);  // attention over one token is negligible
   EXPECT_LT(f, 6.0 * moe.params_total() / 10);
+}
+
+// A routed token copy's elementwise bytes (model.md §24.3): FP8 training adds the row- and
+// column-wise casts of each expert GEMM's input and output gradient, 8h + 12 f_e bytes per copy for
+// gated experts, at the chip's achievable HBM rate; a dense model has no copies to cast.
+TEST(Train, RoutedCopiesPayTheirCasts) {
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 8);
+  const TrainLayout l{1, 1, 1, 1, 8, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  const TrainResult bf16 = evaluate_training(s, l);
+  s.gemm = DType::kFp8;
+  const TrainResult fp8 = evaluate_training(s, l);
+  double moe_layers = 0;
+  for (const auto& layer : m.layers) moe_layers += layer.moe ? 1.0 : 0.0;
+  ASSERT_GT(moe_layers, 0.0);
+  const double copies = 4096.0 * static_cast<double>(m.moe.top_k) * moe_layers;
+  const double h = static_cast<double>(m.d_model), fe = static_cast<double>(m.moe.expert_ffn);
+  const double casts = copies * (8.0 * h + 12.0 * fe) / (s.hw->hbm_bandwidth.value.si() * s.eff.memory);
+  EXPECT_NEAR((fp8.time.elementwise - bf16.time.elementwise).si(), casts, 1e-6 * casts);
+  EXPECT_GT(bf16.time.elementwise.si(), 0.0);
+  const ModelSpec dense = models().load("llama-3.1-8b").value();
+  TrainSetup sd = setup_for(dense, "h100-sxm", 4096, 8);
+  const TrainResult d16 = evaluate_training(sd, l);
+  sd.gemm = DType::kFp8;
+  EXPECT_DOUBLE_EQ(evaluate_training(sd, l).time.elementwise.si(), d16.time.elementwise.si());
 }
 
 // A fused attention kernel's backward recomputes the scores QK^T (FlashAttention-2): hardware
@@ -89,9 +120,7 @@ TEST(Train, KorthikantiActivations) {
 // ZeRO-3 of a 70B model over 64 GPUs: (2 + 2 + 12) bytes per parameter / 64.
 TEST(Train, ZeroThreeMemory) {
   const ModelSpec m = models().load("llama-3.1-70b").value();
-  TrainSetup s = setup_for(m, "h100-sxm");
-  s.global_batch = 64;
-  s.seq_len = 4096;
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 64);
   TrainLayout l;
   l.dp = 64;
   l.zero = 3;
@@ -105,9 +134,7 @@ TEST(Train, ZeroThreeMemory) {
 // the gather of bf16 weights move (4 + 2) / 2 = 1.5 times the bf16 bytes.
 TEST(Train, Fp32GradientsHoldAndReduceFourBytes) {
   const ModelSpec m = models().load("llama-3.1-8b").value();
-  TrainSetup s = setup_for(m, "h100-sxm");
-  s.global_batch = 256;
-  s.seq_len = 4096;
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 256);
   s.dp_overlap = 0;
   TrainLayout l;
   l.tp = 8;
@@ -148,9 +175,7 @@ TEST(Train, YoungDaly) {
 // activation memory and never lowers hardware FLOPs; goodput <= 1 and falls as failures rise.
 TEST(Train, Properties) {
   const ModelSpec m = models().load("llama-3.1-8b").value();
-  TrainSetup s = setup_for(m, "h100-sxm");
-  s.seq_len = 4096;
-  s.global_batch = 1024;
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 1024);
   s.failures.storage_bandwidth = units::tb_per_s(2);
   s.failures.restart = units::minutes(10);
   s.tokens = 1e12;
@@ -232,9 +257,7 @@ TEST(Train, SearchFindsPublishedLayouts) {
 // and ranks among the fastest layouts the search finds at tp 1.
 TEST(Train, DeepSeekV3Layout) {
   const ModelSpec m = models().load("deepseek-v3").value();
-  TrainSetup s = setup_for(m, "h800-sxm");
-  s.seq_len = 4096;
-  s.global_batch = 15360;
+  TrainSetup s = setup_for(m, "h800-sxm", 4096, 15360);
   s.gemm = DType::kFp8;
   s.optimizer = OptimizerState::kAdamBf16Moments;
   TrainLayout l{1, 16, 64, 1, 128, 1, Recompute::kFull, PipeSchedule::kDualPipe, 1, 1};
@@ -266,9 +289,7 @@ TEST(Train, DeepSeekV3Layout) {
 // and DualPipe hides it whatever the share.
 TEST(Train, ExpertAllToAllOverlap) {
   const ModelSpec m = models().load("qwen3-235b-a22b").value();
-  TrainSetup s = setup_for(m, "h100-sxm");
-  s.seq_len = 4096;
-  s.global_batch = 2048;
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 2048);
   const TrainLayout l{2, 8, 32, 1, 16, 1, Recompute::kSelective, PipeSchedule::kInterleaved, 4, 1};
   const TrainResult none = evaluate_training(s, l);
   ASSERT_TRUE(none.feasible) << none.reason;
