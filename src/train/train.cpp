@@ -161,6 +161,15 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
 
 // ---- model.md §24.2: activations ----
 
+namespace {
+// Bytes a routed token copy keeps for backward: the expert's input (2h) and its MLP's activation
+// inputs and output (gated: gate, up and their product, 6 f_e; plain: 4 f_e).
+double routed_copy_bytes(const ModelSpec& m) {
+  const double mats = m.mlp == MlpKind::kGated ? 6.0 : 4.0;
+  return 2.0 * d(m.d_model) + mats * d(m.moe.expert_ffn);
+}
+}  // namespace
+
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
                              Recompute r, bool dropout, bool flash) {
   const double h = d(m.d_model);
@@ -176,7 +185,7 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
   // its mask; gated MLPs keep gate, up and their product).
   const double mats = m.mlp == MlpKind::kGated ? 6.0 : 4.0;
   if (layer.moe) {
-    per_token += 2.0 * h + mask + d(m.moe.top_k) * (2.0 * h + mats * d(m.moe.expert_ffn)) +
+    per_token += 2.0 * h + mask + d(m.moe.top_k) * routed_copy_bytes(m) +
                  (m.moe.shared_ffn > 0 ? 2.0 * h + mats * d(m.moe.shared_ffn) : 0.0);
   } else {
     per_token += 2.0 * h + mask + mats * d(layer.dense_ffn);
@@ -468,10 +477,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // output gradient is also cast, row- and column-wise (read 2 bytes, write 1 + 1).
   const double fe = m.is_moe() ? d(m.moe.expert_ffn) : 0.0;
   const bool gated = m.mlp == MlpKind::kGated, cast = s.gemm == DType::kFp8;
-  const double copy_stored = 2.0 * h + (gated ? 6.0 : 4.0) * fe;
   const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + (cast ? 4.0 * h + 4.0 * fe : 0.0);
   const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + (cast ? 4.0 * h + (gated ? 8.0 : 4.0) * fe : 0.0);
-  const double dense_touched = touched - routed * copy_stored;
+  const double dense_touched = m.is_moe() ? touched - routed * routed_copy_bytes(m) : touched;
   const BytesPerSecond hbm = hw.hbm_bandwidth.value * s.eff.memory;
   const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd) / hbm;
   const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd) / hbm;
@@ -557,8 +565,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // The optimizer reads and writes its states, reads gradients and writes weights.
   const double local_params =
       dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
-  const Seconds opt =
-      units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / (hw.hbm_bandwidth.value * s.eff.memory);
+  const Seconds opt = units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / hbm;
 
   TrainTime& t = r.time;
   t.forward = fwd * micro;
