@@ -58,6 +58,25 @@ AttnDims attn_dims(const ModelSpec& m) {
   return r;
 }
 
+// Summed input and output widths of a layer's dense linear layers, the ones an FP8 run casts per
+// token (model.md §24.3): the attention's QKV and output projections, the dense MLP or the
+// shared experts (the router stays in 16 bits; the routed experts are counted per copy).
+struct DenseWidths {
+  double in = 0, out = 0;
+};
+DenseWidths dense_widths(const ModelSpec& m, const Layer& layer) {
+  const AttnDims a = attn_dims(m);
+  const double h = d(m.d_model);
+  const bool gated = m.mlp == MlpKind::kGated;
+  DenseWidths w{h + a.o, a.q + a.k + a.v + h};
+  const double f = layer.moe ? d(m.moe.shared_ffn) : d(layer.dense_ffn);
+  if (f > 0) {
+    w.in += h + f;
+    w.out += (gated ? 2.0 : 1.0) * f + h;
+  }
+  return w;
+}
+
 // Tokens of context one query attends to in a layer, counted in full (not causal).
 double attended(const Layer& l, double seq) {
   switch (l.mixer) {
@@ -337,6 +356,31 @@ struct Forward {
   Seconds total{}, attention{}, experts{};
 };
 
+// One micro-batch's forward kernels as one chip of the layout meets them (model.md §24.3), from
+// the serving step's kernels of b sequences with two changes:
+// - training computes logits for every token, not each sequence's last;
+// - the routed experts' GEMMs are those of the expert-parallel group: its ep ranks each send
+//   their tokens' k copies (a tensor group's sequence-parallel slice each) to the ep x etp chips
+//   holding the experts, so a chip's local expert sees ep x etp / (tp x cp) sequences' worth of
+//   rows and reads only its own experts' weights (ChipShare::experts = ep x etp).
+StepCost training_pass(const ModelSpec& m, const TrainLayout& l, double b, double seq, const Precision& prec) {
+  StepCost sc = step_cost(m, Step{Phase::kPrefill, b, seq, 0}, prec, ExpertTouch::kExpected, false);
+  for (Kernel& k : sc.kernels) {
+    if (k.kind != OpKind::kLmHead) continue;
+    k.rows *= seq;
+    k.flops = k.flops * seq;
+    k.act = k.act * seq;
+  }
+  if (!m.is_moe()) return sc;
+  const int etp = l.ep == 1 ? l.tp : 1;
+  const double group = b * d(l.ep * etp) / d(l.tp * l.cp);
+  const StepCost routed = step_cost(m, Step{Phase::kPrefill, group, seq, 0}, prec, ExpertTouch::kExpected, false);
+  std::erase_if(sc.kernels, [](const Kernel& k) { return k.kind == OpKind::kExperts; });
+  for (const Kernel& k : routed.kernels)
+    if (k.kind == OpKind::kExperts) sc.kernels.push_back(k);
+  return sc;
+}
+
 // One micro-batch's forward through one stage on one chip, from the per-operator step model
 // (model.md §18): the worst stage runs ceil(L / pp) layers.
 Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost& sc, const Precision& prec) {
@@ -344,8 +388,12 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   const double share = d(l.tp * l.cp);
   const double L = d(m.n_layers());
   const double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
+  // Routed experts are whole on the chips of their expert-parallel group (or split over the tensor
+  // group's columns without one): the chip holds experts / (ep x etp) of them (model.md §24.3).
+  const int etp = l.ep == 1 ? l.tp : 1;
   const OperatorTimes ops = operator_times(
-      sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), share, share, share, d(l.pp), 1}, L, true);
+      sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), d(l.ep * etp), share, share, d(l.pp), d(etp)},
+      L, true);
   Forward f;
   Seconds ops_extra{};
   for (const KernelTime& k : ops.detail) {
@@ -431,7 +479,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
-  double per_micro = 0, one_layer = 0, touched = 0, routed = 0;
+  double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     per_micro += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention).si();
@@ -440,6 +488,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     one_layer = std::max(one_layer, all);
     touched += all;
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
+    const DenseWidths w = dense_widths(m, layer);
+    cast_in += w.in;
+    cast_out += w.out;
   }
   double acts = per_micro * flights;
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
@@ -464,8 +515,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   Precision prec;
   prec.weights = prec.experts = prec.act = s.gemm;
   prec.kv = DType::kBf16;
-  const StepCost sc = step_cost(m, Step{Phase::kPrefill, b, seq, 0}, prec, ExpertTouch::kExpected, false);
-  const Forward fw = stage_forward(s, l, sc, prec);
+  const Forward fw = stage_forward(s, l, training_pass(m, l, b, seq, prec), prec);
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
   // activation of the layer's set once forward, then read it and write its gradient backward: 3
   // passes over Korthikanti's bytes at HBM bandwidth, one forward and two backward (model.md
@@ -480,9 +530,13 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + (cast ? 4.0 * h + 4.0 * fe : 0.0);
   const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + (cast ? 4.0 * h + (gated ? 8.0 : 4.0) * fe : 0.0);
   const double dense_touched = m.is_moe() ? touched - routed * routed_copy_bytes(m) : touched;
+  // The dense FP8 GEMMs cast theirs the same way: each linear's input forward and its output's
+  // gradient backward, on this chip's tokens and tensor-parallel share of the widths.
+  const double cast_fwd = cast ? 4.0 * tokens_chip * cast_in / d(l.tp) : 0.0;
+  const double cast_bwd = cast ? 4.0 * tokens_chip * cast_out / d(l.tp) : 0.0;
   const BytesPerSecond hbm = hw.hbm_bandwidth.value * s.eff.memory;
-  const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd) / hbm;
-  const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd) / hbm;
+  const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd + cast_fwd) / hbm;
+  const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
   // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
   // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
   // attention's core takes 2 + its scores' share (2.5 when d_qk = d_v) of its forward (§24.3).

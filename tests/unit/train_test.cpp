@@ -52,9 +52,48 @@ TEST(Train, SixNDDenseAndMoe) {
   EXPECT_LT(f, 6.0 * moe.params_total() / 10);
 }
 
+// Training computes logits for every token (model.md §24.3): doubling the vocabulary adds at least
+// the output head's 2 V h FLOPs per token to the forward, at the ideal rate.
+TEST(Train, TheHeadRunsOnEveryToken) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  ModelSpec wide = m;
+  wide.vocab *= 2;
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 8);
+  s.eff = Efficiency{};
+  s.kernel_efficiency = 1.0;
+  const TrainLayout l{1, 1, 1, 1, 8, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  const TrainResult narrow = evaluate_training(s, l);
+  s.model = &wide;
+  const TrainResult widened = evaluate_training(s, l);
+  const double added =
+      2.0 * static_cast<double>(m.vocab) * static_cast<double>(m.d_model) * 4096.0 / s.hw->peak(DType::kBf16).si();
+  EXPECT_GE((widened.time.forward - narrow.time.forward).si(), added * 0.999);
+  EXPECT_LT((widened.time.forward - narrow.time.forward).si(), added * 1.5);
+}
+
+// Expert parallelism (model.md §24.3): a chip holds experts / ep of the routed experts and runs
+// every copy the group routes to them, so its expert GEMMs read fewer weights over more rows and
+// the forward falls as ep grows, at the same FLOPs per chip.
+TEST(Train, ExpertParallelChipsRunTheirOwnExperts) {
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 64);
+  s.gemm = DType::kFp8;
+  Seconds last{};
+  for (int ep : {1, 8, 64}) {
+    const TrainLayout l{1, 1, ep, 1, 64, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+    const TrainResult r = evaluate_training(s, l);
+    ASSERT_GT(r.time.forward.si(), 0.0) << ep;
+    if (ep > 1) {
+      EXPECT_LT(r.time.forward.si(), last.si()) << ep;
+    }
+    last = r.time.forward;
+  }
+}
+
 // A routed token copy's elementwise bytes (model.md §24.3): FP8 training adds the row- and
 // column-wise casts of each expert GEMM's input and output gradient, 8h + 12 f_e bytes per copy for
-// gated experts, at the chip's achievable HBM rate; a dense model has no copies to cast.
+// gated experts, at the chip's achievable HBM rate; the dense linears cast their inputs and output
+// gradients the same way, in a dense model and an MoE model alike.
 TEST(Train, RoutedCopiesPayTheirCasts) {
   const ModelSpec m = models().load("qwen3-30b-a3b").value();
   TrainSetup s = setup_for(m, "h100-sxm", 4096, 8);
@@ -67,14 +106,28 @@ TEST(Train, RoutedCopiesPayTheirCasts) {
   ASSERT_GT(moe_layers, 0.0);
   const double copies = 4096.0 * static_cast<double>(m.moe.top_k) * moe_layers;
   const double h = static_cast<double>(m.d_model), fe = static_cast<double>(m.moe.expert_ffn);
-  const double casts = copies * (8.0 * h + 12.0 * fe) / (s.hw->hbm_bandwidth.value.si() * s.eff.memory);
+  // The attention's dense linears cast too: QKV's input h and output q + 2 kv forward and
+  // backward, the output projection's input q and output h; 4 bytes per element each.
+  auto attention = [](const ModelSpec& x) {
+    const double hx = static_cast<double>(x.d_model);
+    const double q = static_cast<double>(x.attn.heads * x.attn.head_dim);
+    const double kv = static_cast<double>(x.attn.kv_heads * x.attn.head_dim);
+    return 4.0 * (hx + q + (q + 2.0 * kv) + hx);
+  };
+  const double layers = static_cast<double>(m.n_layers());
+  const double bw = s.hw->hbm_bandwidth.value.si() * s.eff.memory;
+  const double casts = (copies * (8.0 * h + 12.0 * fe) + 4096.0 * layers * attention(m)) / bw;
   EXPECT_NEAR((fp8.time.elementwise - bf16.time.elementwise).si(), casts, 1e-6 * casts);
   EXPECT_GT(bf16.time.elementwise.si(), 0.0);
+  // A dense model's MLP casts its up (gate and up: 2f wide) and down projections.
   const ModelSpec dense = models().load("llama-3.1-8b").value();
   TrainSetup sd = setup_for(dense, "h100-sxm", 4096, 8);
   const TrainResult d16 = evaluate_training(sd, l);
   sd.gemm = DType::kFp8;
-  EXPECT_DOUBLE_EQ(evaluate_training(sd, l).time.elementwise.si(), d16.time.elementwise.si());
+  const double hd = static_cast<double>(dense.d_model), f = static_cast<double>(dense.layers[0].dense_ffn);
+  const double dense_casts =
+      4096.0 * static_cast<double>(dense.n_layers()) * (attention(dense) + 4.0 * (hd + f + 2.0 * f + hd)) / bw;
+  EXPECT_NEAR((evaluate_training(sd, l).time.elementwise - d16.time.elementwise).si(), dense_casts, 1e-6 * dense_casts);
 }
 
 // A fused attention kernel's backward recomputes the scores QK^T (FlashAttention-2): hardware
@@ -263,8 +316,12 @@ TEST(Train, DeepSeekV3Layout) {
   TrainLayout l{1, 16, 64, 1, 128, 1, Recompute::kFull, PipeSchedule::kDualPipe, 1, 1};
   const TrainResult r = evaluate_training(s, l);
   EXPECT_TRUE(r.feasible) << r.reason;
-  EXPECT_GT(r.mfu, 0.1);
-  EXPECT_LT(r.mfu, 0.6);
+  // MFU counts against the bf16 peak while the GEMMs run in FP8 at twice it, and DualPipe hides
+  // the expert all-to-all, so it may pass one half. A sanity ceiling: no published MoE run in the
+  // validation set passes 0.65 of the bf16 peak (DeepSeek-V3 on GB300), and above 0.8 the
+  // expert kernels or the attention would have gone uncharged.
+  EXPECT_GT(r.mfu, 0.5);
+  EXPECT_LT(r.mfu, 0.8);
   TrainSearchSpace space;
   space.max_tp = 1;
   space.zero = {1};

@@ -516,8 +516,8 @@ std::vector<Measurement> shipped_rows(const std::function<bool(const Measurement
 
 // The training rows of data/validation/dev.csv through the training model (model.md §24.3): the
 // fitted kernel efficiency is the default's, Llama 3, Korthikanti et al. and DeepSeek-V3 (on
-// H100 and GB200) stay within 20%, and the 5-fold and leave-one-source-out medians hold the level
-// docs/validation.md reports.
+// H100, and on GB200 in Megatron-Bridge's 26.08 container) stay within 20%, and the 5-fold and
+// leave-one-source-out medians hold the level docs/validation.md reports.
 TEST(Validate, TrainingRowsAndTheirFit) {
   const std::vector<Measurement> rows =
       shipped_rows([](const Measurement& m) { return m.scenario == "training_step"; });
@@ -528,15 +528,15 @@ TEST(Validate, TrainingRowsAndTheirFit) {
   ASSERT_TRUE(rep.training_fit.has_value());
   const auto& fit = *rep.training_fit;
   EXPECT_NEAR(fit.fitted, TrainSetup{}.kernel_efficiency, 0.01);
-  // The set holds the small-expert MoE runs the model does not yet cover (docs/validation.md), so
-  // the medians guard against regressions at the level they stand at, 14% and 14%.
-  EXPECT_LE(fit.loso_median_ape, 16.0);
-  EXPECT_LE(fit.kfold_median_ape, 16.0);
+  // The set holds MoE runs the model over-predicts (docs/validation.md), so the medians guard
+  // against regressions at the level they stand at, 17% and 17%.
+  EXPECT_LE(fit.loso_median_ape, 19.0);
+  EXPECT_LE(fit.kfold_median_ape, 19.0);
   EXPECT_EQ(fit.sources, 5);
   for (const auto& r : rep.rows) {
     ASSERT_TRUE(r.error_pct.has_value()) << r.id << ": " << r.skip_reason;
     const bool covered = r.id.rfind("L3-", 0) == 0 || r.id.rfind("KOR-", 0) == 0 || r.id == "MB-DSV3" ||
-                         r.id == "MB-L405-FP8" || r.id == "MB-L70-FP8" || r.id == "MC-DSV3-GB200";
+                         r.id == "MB-L405-FP8" || r.id == "MB-L70-FP8" || r.id == "MB-GB-DSV3";
     if (covered) {
       EXPECT_LE(std::fabs(*r.error_pct), 20.0) << r.id;
     }
