@@ -613,8 +613,18 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   Seconds dp_total =
       grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
   if (l.zero == 3) dp_total = dp_total * (1.0 + micro);  // the forward's and backward's gathers, every micro-batch
-  const Seconds step_compute = compute_mb * micro;
-  const Seconds hidden = min(dp_total * s.dp_overlap, step_compute);
+  // What can hide it (model.md §24.3): ZeRO-3's gathers run beside every micro-batch's compute.
+  // Otherwise the gradients are final only in the last micro-batch's backward, so their reduction
+  // hides under that backward and the pipeline's cool-down; ZeRO-1/2's gather of the updated
+  // weights hides under the next step's first forward and the warm-up.
+  Seconds hidden{};
+  if (l.zero == 3) {
+    hidden = min(dp_total * s.dp_overlap, compute_mb * micro);
+  } else {
+    const double reduce_share = l.zero == 0 ? 1.0 : gb / (gb + kWeightBytes);
+    const Seconds reduce = dp_total * reduce_share, gather = dp_total - reduce;
+    hidden = min(reduce * s.dp_overlap, t_b + bubble / 2.0) + min(gather * s.dp_overlap, t_f + bubble / 2.0);
+  }
   const Seconds dp_exp = dp_total - hidden;
   // The optimizer reads and writes its states, reads gradients and writes weights.
   const double local_params =

@@ -206,6 +206,35 @@ TEST(Train, Fp32GradientsHoldAndReduceFourBytes) {
   }
 }
 
+// The gradients are final only in the last micro-batch's backward and the updated weights are
+// needed from the next step's first forward (model.md §24.3): accumulating over 8 micro-batches
+// instead of 1 leaves the same data-parallel time exposed, and with all of it hideable
+// (--dp-overlap 1) what stays exposed is at least the total less one micro-batch's forward and
+// backward.
+TEST(Train, GradientAccumulationDoesNotWidenTheDataParallelWindow) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  TrainLayout l;
+  l.tp = 8;
+  l.dp = 32;
+  l.zero = 1;
+  l.recompute = Recompute::kNone;
+  TrainSetup one = setup_for(m, "h100-sxm", 4096, 32), eight = setup_for(m, "h100-sxm", 4096, 8 * 32);
+  one.dp_overlap = eight.dp_overlap = 1.0;
+  const TrainResult a = evaluate_training(one, l), b = evaluate_training(eight, l);
+  ASSERT_TRUE(a.feasible && b.feasible) << a.reason << b.reason;
+  EXPECT_DOUBLE_EQ(b.time.micro_batches, 8 * a.time.micro_batches);
+  EXPECT_GT(a.time.dp_comm.si(), 0.0);
+  EXPECT_NEAR(b.time.dp_comm.si(), a.time.dp_comm.si(), 1e-9 * a.time.dp_comm.si());
+  const TrainTime& t = a.time;  // one micro-batch: its forward and backward, their exposed communication
+  const Seconds window = t.forward + t.backward + t.recompute + t.tp_comm + t.cp_comm + t.ep_comm + t.pp_comm;
+  EXPECT_GE(t.dp_comm.si(), (t.dp_comm_total - window).si() - 1e-12);
+  // ZeRO-3 gathers beside every micro-batch: there accumulation does widen the window.
+  l.zero = 3;
+  const TrainResult c = evaluate_training(one, l), e = evaluate_training(eight, l);
+  ASSERT_TRUE(c.feasible && e.feasible) << c.reason << e.reason;
+  EXPECT_LT(e.time.dp_comm.si() / e.time.dp_comm_total.si(), c.time.dp_comm.si() / c.time.dp_comm_total.si());
+}
+
 // Bubbles: 1F1B (p - 1)(F + B); interleaved divides by v; ZB-H1 (p - 1) F; DualPipe (p/2 - 1) F.
 TEST(Train, BubbleFractions) {
   const Seconds f = units::seconds(1), b = units::seconds(2);
