@@ -271,6 +271,27 @@ void print_tables(const Json& a) {
     table(header, rows);
   }
 }
+// --range of an analysis (train, tco): each quantity's p10/p50/p90, in the unit its key names.
+void print_range(const Json& g) {
+  auto unit_of = [](const std::string& key) -> std::string {
+    if (key == "usd") return "$";
+    if (key == "days") return "day";
+    if (key.rfind("usd_per_gpu_hour", 0) == 0) return "$/h";
+    if (key.size() > 2 && key.compare(key.size() - 2, 2, "_s") == 0) return "s";
+    return "";
+  };
+  out(fmt::format("\nrange ({} samples over spec ranges and priors):\n", g.value("samples", 0)));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [key, q] : g.items()) {
+    if (!q.is_object() || !q.contains("p10")) continue;
+    const std::string unit = unit_of(key);
+    std::string name = unit == "s" ? key.substr(0, key.size() - 2) : key;  // step_s reads "step"
+    std::replace(name.begin(), name.end(), '_', ' ');
+    rows.push_back({name, format_unit(q["p10"].get<double>(), unit), format_unit(q["p50"].get<double>(), unit),
+                    format_unit(q["p90"].get<double>(), unit)});
+  }
+  table({"", "p10", "p50", "p90"}, rows);
+}
 }  // namespace
 
 int print_analysis(const Json& a, bool explain) {
@@ -294,6 +315,7 @@ int print_analysis(const Json& a, bool explain) {
   for (const auto& r : rows) w = std::max(w, r[0].size());
   for (const auto& r : rows) out(fmt::format("  {:<{}}  {}\n", r[0], w, r[1]));
   print_tables(a);
+  if (a.contains("range") && a["range"].is_object()) print_range(a["range"]);
   for (const auto& n : a["notes"]) out("\nnote: " + n.get<std::string>() + "\n");
   for (const char* sub : {"fast_mode", "inverse"}) {
     if (a.contains(sub)) {

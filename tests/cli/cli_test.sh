@@ -133,6 +133,14 @@ ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --front
 ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
 # train and scale (model.md §24): the whole run's keys, and bad input naming its flag.
 json_ok train-run "all(k in d for k in ('days', 'gpu_hours', 'usd', 'mwh', 'mfu', 'hfu', 'goodput')) and 0 < d['goodput'] <= 1 and 0 < d['mfu'] < 1" "$bin" train --model llama-3.1-8b --chips 64 --tp 2 --pp 2 --json
+# --range in text: each quantity's p10 <= p50 <= p90, read back from the printed table.
+"$bin" train --model llama-3.1-8b --chips 64 --tp 2 --pp 2 --range >"$tmp/train-range" 2>&1
+if grep -q '^range (200 samples' "$tmp/train-range" &&
+   awk '$1 == "mfu" { exit !($2 <= $3 && $3 <= $4) } ' "$tmp/train-range" && grep -q '^step ' "$tmp/train-range"; then
+  passes=$((passes + 1)); else echo "FAIL: train-range-text: $(head -c 300 "$tmp/train-range")"; fails=$((fails + 1)); fi
+"$bin" tco --range >"$tmp/tco-range" 2>&1
+if grep -q '^range (' "$tmp/tco-range" && grep -q '^owned over rented' "$tmp/tco-range"; then
+  passes=$((passes + 1)); else echo "FAIL: tco-range-text"; fails=$((fails + 1)); fi
 json_ok train-search "len(d['ranked']) == 3 and d['layout_searched'] and d['ranked'][0]['step_s'] <= d['ranked'][2]['step_s']" "$bin" train --model llama-3.1-8b --chips 64 --search --top 3 --json
 json_ok scale-run "d['params'] > 0 and d['total_usd'] <= d['chinchilla_total_usd'] * 1.0001 and len(d['cost_vs_n']) > 5" "$bin" scale --model llama-3.1-8b --chips 64 --json
 ok scale-text-and-plot "$bin" scale --model llama-3.1-8b --chips 64 --plot "$tmp/scale.svg"
