@@ -88,6 +88,9 @@ struct TrainSetup {
   double usable_hbm = 0.95;     ///< share of HBM a framework can fill
   bool dropout = false;         ///< dropout masks stored (GPT-3-era models)
   bool flash_attention = true;  ///< a fused attention kernel: scores never stored
+  /// SMs the all-to-all kernels hold while they run beside compute (model.md §24.3): DeepSeek-V3
+  /// dedicates 20 of H800's 132 to them; the compute they hide under runs on the rest.
+  double ep_comm_sms = 20;
   /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
   /// step model does not list, framework gaps): the median of measured over predicted at 1 on the
   /// training rows of data/validation/dev.csv (0.765 on 54 rows; `llmecon validate` reports the fit as

@@ -560,6 +560,10 @@ std::vector<CommandSpec> build() {
         number("ep_overlap",
                "MoE: share of the expert all-to-all hidden under another micro-batch's compute (DualPipe: all)", "", 0,
                0, 1),
+        number("ep_comm_sms",
+               "MoE: SMs the all-to-all holds while it runs beside compute (DeepSeek-V3: 20 of 132); the hidden "
+               "share slows that compute by SMs / the chip's SMs",
+               "", 20, 0, 1024),
         number("moe_imbalance", "MoE: the busiest expert rank's tokens over the mean", "x", 1.0, 1, 100),
         number("failures_per_gpu_hour", "interruptions per GPU-hour (Llama 3: 419 in 54 days on 16,384 GPUs)", "1/h",
                419.0 / (54.0 * 24.0 * 16384.0), 0, 1),

@@ -593,7 +593,11 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const Seconds tp_exp = tp_mb * (1.0 - s.tp_overlap);
   const Seconds cp_exp = max(Seconds{}, cp_mb - fw.attention * 3.5);
   const double ep_share = l.schedule == PipeSchedule::kDualPipe ? 1.0 : s.ep_overlap;
-  const Seconds ep_exp = ep_mb - min(ep_mb * ep_share, compute_mb);
+  const Seconds ep_hidden = min(ep_mb * ep_share, compute_mb);
+  // The hidden all-to-all still holds its SMs: the compute beside it runs on the rest, so it
+  // finishes ep_comm_sms / SMs of the hidden time later (model.md §24.3).
+  const double sm_share = s.eff.compute_units > 0 ? std::min(1.0, s.ep_comm_sms / s.eff.compute_units) : 0.0;
+  const Seconds ep_exp = ep_mb - ep_hidden + ep_hidden * sm_share;
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
   const Seconds t_f = fwd + comm_mb / 3.0;
   const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0);

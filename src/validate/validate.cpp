@@ -475,8 +475,8 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 
 // A training step through the training model (model.md §24): the row's layout, and in its notes
 // zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, optimizer=, grad_dtype=, dp_overlap=,
-// tp_overlap=, ep_overlap= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest that
-// fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
+// tp_overlap=, ep_overlap=, ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest
+// that fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override) {
   if (!m.batch || !m.isl) return std::nullopt;
   TrainSetup ts;
@@ -495,6 +495,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.dp_overlap = note_number(m, "dp_overlap").value_or(ts.dp_overlap);
   ts.tp_overlap = note_number(m, "tp_overlap").value_or(ts.tp_overlap);
   ts.ep_overlap = note_number(m, "ep_overlap").value_or(ts.ep_overlap);
+  ts.ep_comm_sms = note_number(m, "ep_comm_sms").value_or(ts.ep_comm_sms);
   ts.moe_imbalance = note_number(m, "moe_imbalance").value_or(ts.moe_imbalance);
   ts.dropout = note_number(m, "dropout").value_or(0) != 0;
   ts.flash_attention = note_number(m, "flash").value_or(1) != 0;

@@ -372,10 +372,13 @@ TEST(Train, DeepSeekV3Layout) {
 
 // The expert all-to-all overlapped with another micro-batch's compute (Megatron-Core's 1F1B
 // overlap): the stated share is hidden, never more than that compute; 0 leaves it all exposed,
-// and DualPipe hides it whatever the share.
+// and DualPipe hides it whatever the share. Hidden, it still holds its SMs: the compute beside it
+// finishes ep_comm_sms / SMs (20 of H100's 132) of the hidden time later.
 TEST(Train, ExpertAllToAllOverlap) {
   const ModelSpec m = models().load("qwen3-235b-a22b").value();
   TrainSetup s = setup_for(m, "h100-sxm", 4096, 2048);
+  ASSERT_DOUBLE_EQ(s.eff.compute_units, 132.0);
+  const double f = s.ep_comm_sms / 132.0;
   const TrainLayout l{2, 8, 32, 1, 16, 1, Recompute::kSelective, PipeSchedule::kInterleaved, 4, 1};
   const TrainResult none = evaluate_training(s, l);
   ASSERT_TRUE(none.feasible) << none.reason;
@@ -387,7 +390,7 @@ TEST(Train, ExpertAllToAllOverlap) {
     const TrainResult r = evaluate_training(s, l);
     const double hidden =
         std::min(share * r.time.ep_comm_total.si(), (r.time.forward + r.time.backward + r.time.recompute).si());
-    EXPECT_NEAR(r.time.ep_comm.si(), r.time.ep_comm_total.si() - hidden, 1e-6 * r.time.ep_comm_total.si());
+    EXPECT_NEAR(r.time.ep_comm.si(), r.time.ep_comm_total.si() - hidden * (1.0 - f), 1e-6 * r.time.ep_comm_total.si());
     if (share == 0.5) {
       EXPECT_LT(r.time.step.si(), last);
     }
@@ -399,9 +402,16 @@ TEST(Train, ExpertAllToAllOverlap) {
   dual.schedule = PipeSchedule::kDualPipe;
   const TrainResult d = evaluate_training(s, dual);
   const double compute = (d.time.forward + d.time.backward + d.time.recompute).si();
-  EXPECT_NEAR(d.time.ep_comm.si(), std::max(0.0, d.time.ep_comm_total.si() - compute),
+  const double dual_hidden = std::min(d.time.ep_comm_total.si(), compute);
+  EXPECT_NEAR(d.time.ep_comm.si(), d.time.ep_comm_total.si() - dual_hidden * (1.0 - f),
               1e-6 * d.time.ep_comm_total.si());
   EXPECT_LT(d.time.ep_comm.si(), d.time.ep_comm_total.si());
+  // Kernels that hold no SMs (copy engines) hide it for free; more SMs hide less.
+  s.ep_comm_sms = 0;
+  const TrainResult free = evaluate_training(s, dual);
+  EXPECT_NEAR(free.time.ep_comm.si(), free.time.ep_comm_total.si() - dual_hidden, 1e-6 * d.time.ep_comm_total.si());
+  s.ep_comm_sms = 40;
+  EXPECT_GT(evaluate_training(s, dual).time.step.si(), d.time.step.si());
 }
 
 // Chinchilla: the compute-optimal N for 5.76e23 FLOP (Chinchilla's own budget) is about 70B under

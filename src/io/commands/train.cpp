@@ -42,6 +42,7 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");
   s.ep_overlap = a.number("ep_overlap");
+  s.ep_comm_sms = a.number("ep_comm_sms");
   s.moe_imbalance = a.number("moe_imbalance");
   TRY(power, power_model(a, *t.hw));
   s.power = power;
