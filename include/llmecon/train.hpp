@@ -88,6 +88,9 @@ struct TrainSetup {
   double usable_hbm = 0.95;     ///< share of HBM a framework can fill
   bool dropout = false;         ///< dropout masks stored (GPT-3-era models)
   bool flash_attention = true;  ///< a fused attention kernel: scores never stored
+  /// Attention's core format: bf16, or fp8 (FP8 dot-product attention, Transformer Engine's
+  /// fp8_dpa): QK^T and PV at the FP8 rate when the GEMMs are FP8 too (model.md §24.3).
+  DType attention = DType::kBf16;
   /// SMs the all-to-all kernels hold while they run beside compute (model.md §24.3): DeepSeek-V3
   /// dedicates 20 of H800's 132 to them; the compute they hide under runs on the rest.
   double ep_comm_sms = 20;

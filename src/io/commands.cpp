@@ -549,6 +549,10 @@ std::vector<CommandSpec> build() {
         integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
         opt_int("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
         choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),
+        choice("attention_dtype",
+               "attention's core format: bf16, or fp8 (FP8 dot-product attention; at the FP8 rate with "
+               "--train-dtype fp8)",
+               {"bf16", "fp8"}),
         choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
                {"adam-fp32", "adam-bf16"}),
         choice("grad_dtype",

@@ -514,7 +514,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // §24.3 time per micro-batch on the slowest stage.
   Precision prec;
   prec.weights = prec.experts = prec.act = s.gemm;
-  prec.kv = DType::kBf16;
+  prec.kv = s.attention;  // attention's core runs at the wider of this and the GEMMs' format
   const Forward fw = stage_forward(s, l, training_pass(m, l, b, seq, prec), prec);
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
   // activation of the layer's set once forward, then read it and write its gradient backward: 3

@@ -474,9 +474,9 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 }
 
 // A training step through the training model (model.md §24): the row's layout, and in its notes
-// zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, optimizer=, grad_dtype=, dp_overlap=,
-// tp_overlap=, ep_overlap=, ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest
-// that fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
+// zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=,
+// dp_overlap=, tp_overlap=, ep_overlap=, ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is
+// the fastest that fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override) {
   if (!m.batch || !m.isl) return std::nullopt;
   TrainSetup ts;
@@ -488,6 +488,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.seq_len = *m.isl;
   ts.global_batch = *m.batch;
   ts.price = s.hw->price.value;
+  if (auto a = note_value(m, "attention_dtype"); a && *a == "fp8") ts.attention = DType::kFp8;
   const auto dtype = note_value(m, "train_dtype");
   ts.gemm = (dtype && *dtype == "fp8") || m.weight_dtype == "fp8" ? DType::kFp8 : DType::kBf16;
   if (auto o = note_value(m, "optimizer"); o && *o == "adam-bf16") ts.optimizer = OptimizerState::kAdamBf16Moments;

@@ -235,6 +235,31 @@ TEST(Train, GradientAccumulationDoesNotWidenTheDataParallelWindow) {
   EXPECT_LT(e.time.dp_comm.si() / e.time.dp_comm_total.si(), c.time.dp_comm.si() / c.time.dp_comm_total.si());
 }
 
+// FP8 dot-product attention (model.md §24.3): with FP8 GEMMs the attention core runs at the FP8
+// rate, so a long-sequence step gets shorter while its model FLOPs stay; with bf16 GEMMs the
+// activations stay bf16 and attention runs at the bf16 rate as before.
+TEST(Train, Fp8AttentionRunsAtTheFp8RateWithFp8Gemms) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  TrainLayout l;
+  l.tp = 8;
+  l.dp = 8;
+  l.recompute = Recompute::kNone;
+  for (DType gemm : {DType::kFp8, DType::kBf16}) {
+    TrainSetup s = setup_for(m, "h100-sxm", 32768, 64);
+    s.gemm = gemm;
+    const TrainResult base = evaluate_training(s, l);
+    s.attention = DType::kFp8;
+    const TrainResult fast = evaluate_training(s, l);
+    ASSERT_TRUE(base.feasible && fast.feasible) << base.reason << fast.reason;
+    EXPECT_DOUBLE_EQ(fast.model_flops.si(), base.model_flops.si());
+    if (gemm == DType::kFp8) {
+      EXPECT_LT(fast.time.step.si(), 0.95 * base.time.step.si());  // attention is over a quarter of it at 32K
+    } else {
+      EXPECT_NEAR(fast.time.step.si(), base.time.step.si(), 1e-9 * base.time.step.si());
+    }
+  }
+}
+
 // Bubbles: 1F1B (p - 1)(F + B); interleaved divides by v; ZB-H1 (p - 1) F; DualPipe (p/2 - 1) F.
 TEST(Train, BubbleFractions) {
   const Seconds f = units::seconds(1), b = units::seconds(2);

@@ -37,6 +37,7 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.global_batch = a.has("global_batch") ? a.number("global_batch")
                                          : std::max(1.0, std::round(a.number("batch_tokens") / s.seq_len));
   s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
+  s.attention = a.text("attention_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.optimizer = a.text("optimizer") == "adam-bf16" ? OptimizerState::kAdamBf16Moments : OptimizerState::kAdamFp32;
   s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
