@@ -77,6 +77,12 @@ DenseWidths dense_widths(const ModelSpec& m, const Layer& layer) {
   return w;
 }
 
+// The experts' tensor-parallel degree: they split over the tensor group's columns only without
+// expert parallelism; with it each expert is whole on its chip (model.md §24.3).
+int expert_tp(const TrainLayout& l) {
+  return l.ep == 1 ? l.tp : 1;
+}
+
 // Tokens of context one query attends to in a layer, counted in full (not causal).
 double attended(const Layer& l, double seq) {
   switch (l.mixer) {
@@ -372,7 +378,7 @@ StepCost training_pass(const ModelSpec& m, const TrainLayout& l, double b, doubl
     k.act = k.act * seq;
   }
   if (!m.is_moe()) return sc;
-  const int etp = l.ep == 1 ? l.tp : 1;
+  const int etp = expert_tp(l);
   const double group = b * d(l.ep * etp) / d(l.tp * l.cp);
   const StepCost routed = step_cost(m, Step{Phase::kPrefill, group, seq, 0}, prec, ExpertTouch::kExpected, false);
   std::erase_if(sc.kernels, [](const Kernel& k) { return k.kind == OpKind::kExperts; });
@@ -390,7 +396,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   const double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
   // Routed experts are whole on the chips of their expert-parallel group (or split over the tensor
   // group's columns without one): the chip holds experts / (ep x etp) of them (model.md §24.3).
-  const int etp = l.ep == 1 ? l.tp : 1;
+  const int etp = expert_tp(l);
   const OperatorTimes ops = operator_times(
       sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), d(l.ep * etp), share, share, d(l.pp), d(etp)},
       L, true);
@@ -456,7 +462,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
 
   // §24.2 memory per GPU, on the worst stage.
   const Split ps = param_split(m);
-  const int etp = l.ep == 1 ? l.tp : 1;  // experts tensor-parallel only without expert parallelism
+  const int etp = expert_tp(l);
   const double stage_layers = std::ceil(L / d(l.pp));
   const double body_share = stage_layers / L;
   const double tables = l.pp == 1 ? ps.embed + ps.head : std::max(ps.embed, ps.head);
