@@ -23,6 +23,7 @@ Json efficiency_json(const Efficiency& e) {
               {"tile_n", e.tile_n},
               {"compute_units", e.compute_units},
               {"k_half", e.k_half},
+              {"narrow_speedup", e.narrow_speedup},
               {"rows_compute", rows},
               {"memory", e.memory},
               {"memory_half_bytes", e.memory_half.si()},

@@ -243,15 +243,16 @@ std::vector<std::string> explain(const RooflineResult& r) {
   if (!in.eff.ideal()) {
     out.push_back(fmt::format(
         "efficiency (model.md §18): compute {} of peak{}, in tiles of {} rows x {} columns over {} units, half of "
-        "it at depth {} (16-bit); memory {} of peak, half of it at {} per kernel ({} of KV per attention kernel)",
+        "it at depth {} (16-bit), {} of a narrower format's speed-up kept; memory {} of peak, half of it at {} per "
+        "kernel ({} of KV per attention kernel)",
         format_number(in.eff.compute),
         r.compute_sustained != 1.0
             ? fmt::format(" (the chip's {} x {} sustained by the engine, §18.4)",
                           format_number(in.eff.compute / r.compute_sustained), format_number(r.compute_sustained))
             : "",
         format_number(in.eff.tile_m), format_number(in.eff.tile_n), format_number(in.eff.compute_units),
-        format_number(in.eff.k_half), format_number(in.eff.memory), format(in.eff.memory_half),
-        format(in.eff.kv_half.si() > 0 ? in.eff.kv_half : in.eff.memory_half)));
+        format_number(in.eff.k_half), format_number(in.eff.narrow_speedup), format_number(in.eff.memory),
+        format(in.eff.memory_half), format(in.eff.kv_half.si() > 0 ? in.eff.kv_half : in.eff.memory_half)));
     // Each kernel group on one chip, as the sum below takes it.
     const OperatorTimes ops = operator_times(
         r.cost, *in.hw, in.precision, in.eff,
