@@ -44,4 +44,14 @@ Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, con
 /// what a tensor-parallel all-reduce costs, before the comm efficiency.
 Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain);
 
+/// An expert-parallel dispatch or combine (model.md §16.4), before the comm efficiency: each of a
+/// chip's `tokens` tokens sends `token_bytes` once to every distinct rank of the `ep` group that
+/// holds one of its `top_k` routed experts (uniform routing reaches ep (1 - (1 - 1/ep)^k) ranks;
+/// the receiver copies the token to its own experts), on scale-up inside a domain of
+/// `ranks_per_domain` ranks. Across domains a token crosses scale-out once per remote domain
+/// holding one of its experts (at most `group_limit` domains under node-limited routing; 0: no
+/// limit), then fans out on scale-up to the ranks that hold them.
+Seconds expert_all_to_all(int ep, int ranks_per_domain, int top_k, int group_limit, double tokens, double token_bytes,
+                          const Hardware& hw);
+
 }  // namespace llmecon

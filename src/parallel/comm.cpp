@@ -128,4 +128,22 @@ Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
   return best;
 }
 
+Seconds expert_all_to_all(int ep, int ranks_per_domain, int top_k, int group_limit, double tokens, double token_bytes,
+                          const Hardware& hw) {
+  if (ep <= 1 || tokens <= 0) return Seconds{};
+  const double n = ep, k = std::max(1, top_k);
+  const double ranks = n * (1.0 - std::pow(1.0 - 1.0 / n, k));  // distinct ranks a token reaches
+  const double domains = std::ceil(n / std::max(1, ranks_per_domain));
+  if (domains <= 1) {
+    return group_collective_time(Collective::kAllToAll, Algorithm::kDirect, ep,
+                                 units::bytes(tokens * token_bytes * ranks), hw, ranks_per_domain);
+  }
+  double remote = (domains - 1.0) * (1.0 - std::pow(1.0 - 1.0 / domains, k));
+  if (group_limit > 0)
+    remote = std::min(remote, std::min(static_cast<double>(group_limit), domains) * (1.0 - 1.0 / domains));
+  const Seconds out = hw.scale_out.latency + units::bytes(tokens * token_bytes * remote) / hw.scale_out.bandwidth;
+  const Seconds up = hw.scale_up.latency + units::bytes(tokens * token_bytes * ranks) / hw.scale_up.bandwidth;
+  return max(out, up);  // both link classes run at once
+}
+
 }  // namespace llmecon

@@ -175,32 +175,15 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   }
   if (moe_layers > 0) {
     if (mp.ep > 1) {
-      // Dispatch (k copies per token, at the activation format) and combine, over the EP group.
-      const Bytes per_chip = units::bytes(T / g * d(m.moe.top_k) * dm * ba);
+      // Dispatch (at the activation format) and combine over the EP group, a token once to each
+      // distinct rank holding one of its experts (model.md §16.4).
       const Bytes per_chip_out = units::bytes(T / g * d(m.moe.top_k) * dm * bo);
       // With expert tensor parallelism (etp chips per EP rank) the ranks sit etp chips apart, so
       // only domain / etp of them share a scale-up domain.
       const int etp = mp.stage_chips() / mp.ep;
       const int ranks_per_domain = std::max(1, domain / etp);
-      const double domains = std::ceil(d(mp.ep) / ranks_per_domain);
-      auto a2a_time = [&](Bytes chip_bytes, double width) {
-        if (domains <= 1) {
-          return group_collective_time(Collective::kAllToAll, Algorithm::kDirect, mp.ep, chip_bytes, hw,
-                                       ranks_per_domain);
-        }
-        // Across domains a token crosses scale-out once per remote domain that holds one of its
-        // experts, then fans out on scale-up (DeepEP-style forwarding); node-limited routing caps
-        // the domains at the model's group limit (model.md §16.4).
-        const double k = d(m.moe.top_k);
-        double remote = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
-        if (m.moe.group_limit > 0)
-          remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
-        const double token_bytes = T / g * dm * width;
-        const Seconds out = hw.scale_out.latency + units::bytes(token_bytes * remote) / hw.scale_out.bandwidth;
-        const Seconds up = hw.scale_up.latency + units::bytes(token_bytes * k) / hw.scale_up.bandwidth;
-        return max(out, up);
-      };
-      comm += a2a_time(per_chip, ba) * (2.0 * moe_layers);
+      comm += expert_all_to_all(mp.ep, ranks_per_domain, m.moe.top_k, m.moe.group_limit, T / g, dm * ba, hw) *
+              (2.0 * moe_layers);
       if (etp > 1) comm += best_all_reduce(etp, per_chip_out, hw, domain) * moe_layers;
     } else if (g > 1) {
       // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.

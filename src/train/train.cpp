@@ -32,6 +32,11 @@ double optimizer_bytes(OptimizerState o) {
 }
 // Two gradient buckets of PyTorch DDP's default 25 MB in flight.
 constexpr double kBucketBytes = 25e6;
+// A fused attention kernel's backward runs at this share of its forward's FLOP rate: cuDNN's
+// fused attention at sequence 4,096 and 16,384 reaches 422/553 and 523/638 TFLOP/s backward
+// against forward on Hopper, 1083/1324 and 1298/1698 on Blackwell (the Megatron-Core MoE report,
+// arXiv 2603.07685, Table 9): 0.76-0.82, mean 0.79 (model.md §24.3).
+constexpr double kFusedAttentionBackwardRate = 0.79;
 
 // Query, key, value and attention-output widths of a layer (model.md §24.2).
 struct AttnDims {
@@ -339,25 +344,6 @@ Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Eff
   return group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, std::max(1, domain)) / eff.comm;
 }
 
-// Dispatch or combine of `token_bytes` per token for `tokens` tokens on this chip over an EP group
-// (model.md §16.4): a token crosses scale-out once per remote domain holding one of its experts.
-Seconds all_to_all(const ModelSpec& m, int ep, int ranks_per_domain, double tokens, double token_bytes,
-                   const Hardware& hw, const Efficiency& eff) {
-  if (ep <= 1) return Seconds{};
-  const double k = d(m.moe.top_k);
-  const double domains = std::ceil(d(ep) / d(ranks_per_domain));
-  if (domains <= 1) {
-    return group_collective_time(Collective::kAllToAll, Algorithm::kDirect, ep, units::bytes(tokens * k * token_bytes),
-                                 hw, ranks_per_domain) /
-           eff.comm;
-  }
-  double remote = (domains - 1) * (1 - std::pow(1 - 1 / domains, k));
-  if (m.moe.group_limit > 0) remote = std::min(remote, std::min(d(m.moe.group_limit), domains) * (1 - 1 / domains));
-  const Seconds out = hw.scale_out.latency + units::bytes(tokens * token_bytes * remote) / hw.scale_out.bandwidth;
-  const Seconds up = hw.scale_up.latency + units::bytes(tokens * token_bytes * k) / hw.scale_up.bandwidth;
-  return max(out, up) / eff.comm;
-}
-
 struct Forward {
   Seconds total{}, attention{}, experts{};
 };
@@ -545,8 +531,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
   // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
   // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
-  // attention's core takes 2 + its scores' share (2.5 when d_qk = d_v) of its forward (§24.3).
-  const double attention_backward = s.flash_attention ? 2.0 + scores_share(m) : 2.0;
+  // attention's core does 2 + its scores' share (2.5 when d_qk = d_v) of its forward's FLOPs, at
+  // kFusedAttentionBackwardRate of the forward's rate (§24.3).
+  const double attention_backward = s.flash_attention ? (2.0 + scores_share(m)) / kFusedAttentionBackwardRate : 2.0;
   const Seconds fwd = fw.total + elementwise_fwd;
   const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention * attention_backward + elementwise_bwd;
   Seconds rec{};
@@ -567,9 +554,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   if (m.is_moe() && l.ep > 1) {
     const int ranks = std::max(1, domain / (l.tp * l.cp));
     const double tok = tokens_chip / d(l.tp);
-    ep_mb = (all_to_all(m, l.ep, ranks, tok, h * bytes_per_element(s.gemm), hw, s.eff) +
-             all_to_all(m, l.ep, ranks, tok, h * 2.0, hw, s.eff)) *
-            (2.0 * stage_moe);
+    auto a2a = [&](double token_bytes) {
+      return expert_all_to_all(l.ep, ranks, m.moe.top_k, m.moe.group_limit, tok, token_bytes, hw) / s.eff.comm;
+    };
+    ep_mb = (a2a(h * bytes_per_element(s.gemm)) + a2a(h * 2.0)) * (2.0 * stage_moe);
   }
   // Context parallelism: each layer's K and V chunks pass around the ring, forward; keys, values and
   // their gradients backward.

@@ -66,6 +66,34 @@ TEST(Collectives, HierarchicalAcrossDomains) {
   EXPECT_GT(out, in);
 }
 
+TEST(Collectives, ExpertAllToAllAgainstMeasuredHybridEp) {
+  // DeepSeek-V3's dispatch and combine (4,096 tokens per rank, hidden 7168 in bf16, top-8 of 256
+  // experts) measured with HybridEP: NVIDIA, Scalable Training of Mixture-of-Experts Models with
+  // Megatron Core (arXiv 2603.07685), Table 7, in us. A token goes once to each distinct rank that
+  // holds one of its experts (model.md §16.4): 5.25 of 8 ranks, not 8 copies, inside a domain,
+  // which the measured EP8 times need (8 copies would be 54-69% slow); across H100 nodes the
+  // node-limited routing caps a token at 4 nodes.
+  struct Case {
+    const char* chip;
+    int ep, per_domain;
+    double dispatch_us, combine_us;
+  };
+  for (const Case& c : {Case{"gb200", 8, 8, 391, 353}, Case{"gb200", 64, 64, 675, 744},
+                        Case{"h100-sxm", 8, 8, 661, 624}, Case{"h100-sxm", 64, 8, 4626, 4398}}) {
+    const Hardware& chip = *hw().find(c.chip);
+    const double comm = efficiency_for(chip, testing_catalogs::families()).comm;
+    const double t = expert_all_to_all(c.ep, c.per_domain, 8, 4, 4096, 7168 * 2.0, chip).si() / comm * 1e6;
+    EXPECT_NEAR(t, c.dispatch_us, 0.2 * c.dispatch_us) << c.chip << " ep" << c.ep;
+    EXPECT_NEAR(t, c.combine_us, 0.2 * c.combine_us) << c.chip << " ep" << c.ep;
+  }
+  // One expert per token, or one rank: nothing to deduplicate, or nothing to send.
+  const Hardware& h100 = *hw().find("h100-sxm");
+  EXPECT_DOUBLE_EQ(
+      expert_all_to_all(8, 8, 1, 0, 4096, 2048, h100).si(),
+      group_collective_time(Collective::kAllToAll, Algorithm::kDirect, 8, bytes(4096 * 2048.0), h100, 8).si());
+  EXPECT_DOUBLE_EQ(expert_all_to_all(1, 8, 8, 0, 4096, 2048, h100).si(), 0.0);
+}
+
 TEST(Collectives, TopologyShapesTheScaleUpLink) {
   const Hardware& h100 = *hw().find("h100-sxm");  // switch
   const Hardware& mi = *hw().find("mi300x");      // full mesh of 8

@@ -132,7 +132,8 @@ TEST(Train, RoutedCopiesPayTheirCasts) {
 
 // A fused attention kernel's backward recomputes the scores QK^T (FlashAttention-2): hardware
 // FLOPs add half of attention's core forward when d_qk = d_v (Llama: 2 T H Q per layer and token,
-// H Q = 8192), and backward takes more than twice forward, the more so the longer the sequence.
+// H Q = 8192), and backward takes more than twice forward, the more so the longer the sequence,
+// but less than attention's own 2.5x at 0.79 of the forward's rate.
 TEST(Train, FusedAttentionBackwardRecomputesTheScores) {
   const ModelSpec m = models().load("llama-3.1-70b").value();
   TrainSetup s = setup_for(m, "h100-sxm");
@@ -147,7 +148,7 @@ TEST(Train, FusedAttentionBackwardRecomputesTheScores) {
     EXPECT_NEAR((r.hardware_flops - r.model_flops).si(), scores * tokens, 1e-9 * r.model_flops.si()) << seq;
     const double ratio = r.time.backward.si() / r.time.forward.si();
     EXPECT_GT(ratio, last_ratio) << seq;
-    EXPECT_LT(ratio, 2.5) << seq;
+    EXPECT_LT(ratio, 2.5 / 0.79) << seq;
     last_ratio = ratio;
   }
   s.flash_attention = false;
