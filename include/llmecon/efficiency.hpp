@@ -34,6 +34,11 @@ struct Efficiency {
   /// Share of a narrower format's nominal speed-up (its peak over the 16-bit peak) that a large
   /// GEMM in it keeps: MXFP8 on Blackwell runs 1.83x BF16 where the peaks say 2x (0.915). 1: all.
   double narrow_speedup = 1.0;
+  /// Fraction of peak a fused attention kernel reaches on long sequences (0: e_c, as a GEMM).
+  double attn_compute = 0;
+  /// Sequence length at which a fused attention kernel reaches half of attn_compute: its query
+  /// tiles' fixed cost against their sweep over the keys (0: no length effect).
+  double attn_half = 0;
   /// KV bytes one decode-attention kernel reads at which it reaches half of `memory` (0: as any
   /// kernel, memory_half): attention kernels ramp up over a longer time than a plain weight stream
   /// (split-K reductions, page-table walks, tails), so they need more bytes in flight.
@@ -62,6 +67,11 @@ struct Efficiency {
     }
     return f;
   }
+  /// The compute fraction of a fused attention kernel over sequences of `seq` tokens.
+  [[nodiscard]] double attention_at(double seq) const {
+    if (attn_compute <= 0) return compute;
+    return attn_half > 0 && seq > 0 ? attn_compute * seq / (seq + attn_half) : attn_compute;
+  }
   /// The measured fraction of peak at m rows (rows_n > 0, m at most the last point).
   [[nodiscard]] double rows_at(double m) const {
     if (m <= rows_m[0]) return rows_compute[0];
@@ -89,8 +99,9 @@ struct Efficiency {
   }
   [[nodiscard]] bool ideal() const {
     return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && narrow_speedup == 1.0 &&
-           rows_n == 0 && memory == 1.0 && memory_half.si() == 0.0 && kv_half.si() == 0.0 && comm == 1.0 &&
-           step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 && layer_kernels == 0;
+           attn_compute == 0 && attn_half == 0 && rows_n == 0 && memory == 1.0 && memory_half.si() == 0.0 &&
+           kv_half.si() == 0.0 && comm == 1.0 && step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 &&
+           layer_kernels == 0;
   }
 };
 

@@ -11,10 +11,10 @@
 namespace llmecon {
 
 const std::vector<std::string>& efficiency_keys() {
-  static const std::vector<std::string> keys{"compute",       "tile_m",          "tile_n",        "compute_units",
-                                             "k_half",        "memory",          "memory_half",   "comm",
-                                             "step_overhead", "kernel_overhead", "layer_kernels", "rows",
-                                             "rows_compute",  "kv_half",         "narrow_speedup"};
+  static const std::vector<std::string> keys{
+      "compute",      "tile_m",  "tile_n",         "compute_units",   "k_half",        "memory",
+      "memory_half",  "comm",    "step_overhead",  "kernel_overhead", "layer_kernels", "rows",
+      "rows_compute", "kv_half", "narrow_speedup", "attn_compute",    "attn_half"};
   return keys;
 }
 
@@ -30,7 +30,8 @@ Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const 
        {Number{"compute", &e.compute, 1e-3, 1.0}, Number{"memory", &e.memory, 1e-3, 1.0},
         Number{"comm", &e.comm, 1e-3, 1.0}, Number{"tile_m", &e.tile_m, 0, 4096}, Number{"tile_n", &e.tile_n, 0, 4096},
         Number{"compute_units", &e.compute_units, 0, 1e6}, Number{"k_half", &e.k_half, 0, 65536},
-        Number{"layer_kernels", &e.layer_kernels, 0, 1000}, Number{"narrow_speedup", &e.narrow_speedup, 0.25, 1.0}}) {
+        Number{"layer_kernels", &e.layer_kernels, 0, 1000}, Number{"narrow_speedup", &e.narrow_speedup, 0.25, 1.0},
+        Number{"attn_compute", &e.attn_compute, 1e-3, 1.0}, Number{"attn_half", &e.attn_half, 0, 1e7}}) {
     TRY(v, rd.number(t, path, f.key, false, f.lo, f.hi));
     if (!v) continue;
     *f.field = *v;
@@ -130,6 +131,8 @@ void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) 
   if (key == "compute_units") to.compute_units = from.compute_units;
   if (key == "k_half") to.k_half = from.k_half;
   if (key == "narrow_speedup") to.narrow_speedup = from.narrow_speedup;
+  if (key == "attn_compute") to.attn_compute = from.attn_compute;
+  if (key == "attn_half") to.attn_half = from.attn_half;
   if (key == "rows" || key == "rows_compute") {
     to.rows_m = from.rows_m;
     to.rows_compute = from.rows_compute;

@@ -24,6 +24,8 @@ Json efficiency_json(const Efficiency& e) {
               {"compute_units", e.compute_units},
               {"k_half", e.k_half},
               {"narrow_speedup", e.narrow_speedup},
+              {"attn_compute", e.attn_compute},
+              {"attn_half", e.attn_half},
               {"rows_compute", rows},
               {"memory", e.memory},
               {"memory_half_bytes", e.memory_half.si()},

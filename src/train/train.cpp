@@ -390,7 +390,15 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   Seconds ops_extra{};
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
-    if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) f.attention += t;
+    if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) {
+      // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
+      // not a GEMM's: its compute-bound time scales by e_c over that rate.
+      Seconds at = t;
+      if (s.flash_attention && k.compute > k.memory && s.eff.attn_compute > 0)
+        at = t * (s.eff.compute / s.eff.attention_at(s.seq_len));
+      f.attention += at;
+      ops_extra += at - t;
+    }
     if (k.kind == OpKind::kExperts) f.experts += t;
   }
   // Without a fused attention kernel the scores are written and read in HBM (model.md §24.3):
@@ -403,7 +411,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
     const Seconds t =
         units::bytes(13.0 * scores * l.micro_batch / d(l.pp)) / (s.hw->hbm_bandwidth.value * s.eff.memory);
     f.attention += t;
-    ops_extra = t;
+    ops_extra += t;
   }
   const double scale = worst / s.kernel_efficiency;
   f.total = (ops.busy + ops.launches + ops_extra + f.experts * (s.moe_imbalance - 1.0)) * scale;

@@ -156,6 +156,30 @@ TEST(Train, FusedAttentionBackwardRecomputesTheScores) {
   EXPECT_DOUBLE_EQ(plain.hardware_flops.si(), plain.model_flops.si());
 }
 
+// A fused attention kernel runs at its own rate over the sequence, attn_compute s / (s + attn_half)
+// of peak: on the Hopper family's constants 553 and 638 TFLOP/s at 4,096 and 16,384 tokens, the
+// cuDNN figures they come from (Megatron-Core MoE report, Table 9). The attention's forward time
+// scales as one over that rate: at a quarter of the rate it adds three times what half adds.
+TEST(Train, FusedAttentionRunsAtItsOwnRate) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 64);
+  const double peak = s.hw->peak(DType::kBf16).si();
+  EXPECT_NEAR(s.eff.attention_at(4096) * peak, 553e12, 0.01 * 553e12);
+  EXPECT_NEAR(s.eff.attention_at(16384) * peak, 638e12, 0.01 * 638e12);
+  const TrainLayout l{8, 1, 1, 1, 8, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  auto forward_at = [&](double attn_compute) {
+    s.eff.attn_compute = attn_compute;
+    s.eff.attn_half = 0;
+    return evaluate_training(s, l).time.forward.si();
+  };
+  const double c = s.eff.compute;
+  const double base = forward_at(0);
+  EXPECT_DOUBLE_EQ(forward_at(c), base);  // at e_c, as a GEMM: no change
+  const double half = forward_at(c / 2) - base, quarter = forward_at(c / 4) - base;
+  EXPECT_GT(half, 0.0);
+  EXPECT_NEAR(quarter / half, 3.0, 1e-9);
+}
+
 // Korthikanti et al. 2022 eq. for GPT-3 175B with sequence parallelism and selective recompute:
 // 34 s b h / t bytes per layer (with dropout masks).
 TEST(Train, KorthikantiActivations) {
