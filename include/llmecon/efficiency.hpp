@@ -54,12 +54,13 @@ struct Efficiency {
   /// The compute fraction of a GEMM of m rows, n columns and depth k on one chip, in a format
   /// `rate` times the 16-bit rate: padding to whole tiles of rows, wave quantization once the tiles
   /// outnumber the compute units (fewer tiles are spread over the units by splitting k), the
-  /// tiles' fixed cost against their depth, and a narrower format's kept speed-up. Attention and other non-GEMM work: n
-  /// = 0, k = 0.
+  /// tiles' fixed cost against their depth, and a narrower format's kept speed-up. Attention and
+  /// other non-GEMM work: n = 0, k = 0.
   [[nodiscard]] double compute_at(double m, double n, double k = 0, double rate = 1) const {
-    const double depth = (k_half > 0 && k > 0 ? k / (k + k_half * rate) : 1.0) * (rate > 1 ? narrow_speedup : 1.0);
-    if (rows_n > 0 && m > 0 && m <= rows_m[static_cast<std::size_t>(rows_n - 1)]) return rows_at(m) * depth;
-    double f = compute * depth;
+    const double depth = k_half > 0 && k > 0 ? k / (k + k_half * rate) : 1.0;
+    const double narrow = rate > 1 ? narrow_speedup : 1.0;
+    if (rows_n > 0 && m > 0 && m <= rows_m[static_cast<std::size_t>(rows_n - 1)]) return rows_at(m) * depth * narrow;
+    double f = compute * depth * narrow;
     if (tile_m > 0 && m > 0) f *= m / (std::ceil(m / tile_m) * tile_m);
     if (tile_n > 0 && compute_units > 0 && n > 0 && m > 0) {
       const double tiles = std::ceil(m / std::max(tile_m, 1.0)) * std::ceil(n / tile_n);
