@@ -63,6 +63,10 @@ struct Hardware {
 
   /// Dense peak rate per dtype; nullopt where the chip has no rate for that format.
   std::array<std::optional<Ranged<FlopsPerSecond>>, kDTypeCount> compute;
+  /// Exponentials per second of the special-function units (MUFU.EX2), one counted as one
+  /// operation: the ceiling a fused attention forward meets at one exponential per score
+  /// (model.md §24.3). Unset: no such ceiling.
+  std::optional<FlopsPerSecond> exp_rate;
   Ranged<Bytes> hbm_capacity;
   Ranged<BytesPerSecond> hbm_bandwidth;
   std::optional<Bytes> sram;

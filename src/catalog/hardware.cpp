@@ -96,6 +96,7 @@ Status check_sane(const Hardware& h, const std::string& origin) {
     TRY_STATUS(within(h.compute[i]->value.si(), 1e9, 1e19, "compute." + std::string(kDTypeNames[i]),
                       "1 GFLOP/s .. 10 EFLOP/s"));
   }
+  if (h.exp_rate) TRY_STATUS(within(h.exp_rate->si(), 1e9, 1e16, "compute.exp", "1 GFLOP/s .. 10 PFLOP/s"));
   TRY_STATUS(within(h.hbm_bandwidth.value.si(), 1e6, 1e16, "memory.hbm_bandwidth", "1 MB/s .. 10 PB/s"));
   TRY_STATUS(within(h.hbm_capacity.value.si(), 1e6, 1e15, "memory.hbm_capacity", "1 MB .. 1 PB"));
   TRY_STATUS(within(h.scale_up.bandwidth.si(), 1e6, 1e16, "scale_up.bandwidth", "1 MB/s .. 10 PB/s"));
@@ -146,7 +147,7 @@ Result<Hardware> build(const TomlReader& rd) {
   {
     TRY_STATUS(rd.only_keys(*compute, "compute",
                             {"fp32", "bf16", "fp8", "int8", "fp4", "int4", "fp32_range", "bf16_range", "fp8_range",
-                             "int8_range", "fp4_range", "int4_range"}));
+                             "int8_range", "fp4_range", "int4_range", "exp"}));
     for (std::size_t i = 0; i < kDTypeCount; ++i) {
       TRY(r, rd.ranged<FlopsPerSecond>(*compute, "compute", kDTypeNames[i], false));
       h.compute[i] = r;
@@ -154,6 +155,8 @@ Result<Hardware> build(const TomlReader& rd) {
     if (!h.compute[static_cast<std::size_t>(DType::kBf16)]) {
       return Error{rd.origin(), "compute.bf16", "missing required field", "every chip needs a bf16 rate"};
     }
+    TRY(exp, rd.quantity<FlopsPerSecond>(*compute, "compute", "exp", false));
+    h.exp_rate = exp;
   }
 
   // [memory]

@@ -346,7 +346,17 @@ Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Eff
 
 struct Forward {
   Seconds total{}, attention{}, experts{};
+  Seconds attention_backward{};  ///< attention's core backward, scores recomputed (fused) or not
 };
+
+// How much slower than its tensor cores a fused attention pass runs because each score takes one
+// exponential on the special-function units (model.md §24.3): the pass does `flops_per_score`
+// FLOPs a score, so those units cap it at exp_rate x flops_per_score; 1 where they do not bind or
+// the chip states no rate.
+double exp_ceiling(const Hardware& hw, FlopsPerSecond peak, double flops_per_score) {
+  if (!hw.exp_rate || flops_per_score <= 0) return 1.0;
+  return std::max(1.0, peak / (*hw.exp_rate * flops_per_score));
+}
 
 // One micro-batch's forward kernels as one chip of the layout meets them (model.md §24.3), from
 // the serving step's kernels of b sequences with two changes:
@@ -388,16 +398,28 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
       L, true);
   Forward f;
   Seconds ops_extra{};
+  // A fused attention forward takes one exponential per score over 2 (d_qk + d_v) FLOPs; its
+  // backward one (the recomputed softmax) over 2 + the scores' share times as many (model.md §24.3).
+  const AttnDims dims = attn_dims(m);
+  const double score_flops = 2.0 * (dims.qk_head + dims.v_head);
+  const double backward_flops = 2.0 + scores_share(m);
+  const FlopsPerSecond attn_peak = s.hw->peak(wider(prec.kv, prec.act));
+  const double exp_fwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops) : 1.0;
+  const double exp_bwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops * backward_flops) : 1.0;
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
     if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) {
       // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
-      // not a GEMM's: its compute-bound time scales by e_c over that rate.
+      // not a GEMM's: its compute-bound time scales by e_c over that rate, and the softmax's
+      // exponentials cap the core's (an indexer's scores take none).
       Seconds at = t;
       if (s.flash_attention && k.compute > k.memory && s.eff.attn_compute > 0)
         at = t * (s.eff.compute / s.eff.attention_at(s.seq_len));
-      f.attention += at;
-      ops_extra += at - t;
+      const bool exps = k.kind == OpKind::kAttnCore && k.compute > k.memory;
+      const Seconds capped = exps ? at * exp_fwd : at;
+      f.attention += capped;
+      f.attention_backward += exps ? at * exp_bwd : at;
+      ops_extra += capped - t;
     }
     if (k.kind == OpKind::kExperts) f.experts += t;
   }
@@ -411,11 +433,18 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
     const Seconds t =
         units::bytes(13.0 * scores * l.micro_batch / d(l.pp)) / (s.hw->hbm_bandwidth.value * s.eff.memory);
     f.attention += t;
+    f.attention_backward += t;
     ops_extra += t;
   }
   const double scale = worst / s.kernel_efficiency;
   f.total = (ops.busy + ops.launches + ops_extra + f.experts * (s.moe_imbalance - 1.0)) * scale;
   f.attention = f.attention * scale;
+  // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
+  // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
+  // attention's core does 2 + its scores' share (2.5 when d_qk = d_v) of its forward's FLOPs, at
+  // kFusedAttentionBackwardRate of the forward's rate (§24.3).
+  f.attention_backward =
+      f.attention_backward * (s.flash_attention ? backward_flops / kFusedAttentionBackwardRate : 2.0) * scale;
   f.experts = f.experts * s.moe_imbalance * scale;
   return f;
 }
@@ -537,13 +566,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const BytesPerSecond hbm = hw.hbm_bandwidth.value * s.eff.memory;
   const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd + cast_fwd) / hbm;
   const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
-  // Backward is twice forward, but a fused attention kernel recomputes the scores QK^T from the
-  // saved softmax statistics (FlashAttention-2's backward: five matmuls to the forward's two), so
-  // attention's core does 2 + its scores' share (2.5 when d_qk = d_v) of its forward's FLOPs, at
-  // kFusedAttentionBackwardRate of the forward's rate (§24.3).
-  const double attention_backward = s.flash_attention ? (2.0 + scores_share(m)) / kFusedAttentionBackwardRate : 2.0;
+  // Backward: twice the forward's GEMMs, and attention's core as stage_forward prices it (§24.3).
+  const double attention_backward = fw.attention.si() > 0 ? fw.attention_backward / fw.attention : 0.0;
   const Seconds fwd = fw.total + elementwise_fwd;
-  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention * attention_backward + elementwise_bwd;
+  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention_backward + elementwise_bwd;
   Seconds rec{};
   if (l.recompute == Recompute::kSelective) rec = fw.attention;
   if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;

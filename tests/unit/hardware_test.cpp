@@ -105,6 +105,32 @@ TEST(Hardware, MissingFieldIsAnError) {
   EXPECT_EQ(r.error().what, "missing required field");
 }
 
+// The special-function units' exponential rate (model.md §24.3): optional, with its unit and range
+// checked like any rate.
+TEST(Hardware, ExponentialRate) {
+  auto cat = HardwareCatalog::builtin();
+  EXPECT_NEAR(cat->find("h100-sxm")->exp_rate->si(), 3.9e12, 1e9);
+  EXPECT_NEAR(cat->find("b200")->exp_rate->si(), 5e12, 1e9);
+  EXPECT_NEAR(cat->find("b300")->exp_rate->si(), 10.7e12, 1e9);
+  EXPECT_FALSE(cat->find("mi300x")->exp_rate.has_value());
+  const std::string text = read(kData + "/../../data/hardware/h100-sxm.toml");
+  const std::string line = "exp = \"3.9 TFLOP/s\"";
+  const std::size_t at = text.find(line);
+  ASSERT_NE(at, std::string::npos);
+  auto with = [&](const std::string& value) {
+    std::string t = text;
+    t.replace(at, line.size(), "exp = \"" + value + "\"");
+    return parse_hardware_toml(t, "x.toml");
+  };
+  auto typo = with("3.9 EFLOP/s");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().field, "compute.exp");
+  auto unit = with("3.9 TB/s");
+  ASSERT_FALSE(unit);
+  EXPECT_EQ(unit.error().field, "compute.exp");
+  EXPECT_NEAR(with("4 TFLOP/s")->exp_rate->si(), 4e12, 1e6);
+}
+
 TEST(Hardware, UserFilesExtendAndOverride) {
   auto cat = HardwareCatalog::builtin();
   const std::size_t before = cat->all().size();

@@ -180,6 +180,38 @@ TEST(Train, FusedAttentionRunsAtItsOwnRate) {
   EXPECT_NEAR(quarter / half, 3.0, 1e-9);
 }
 
+// The softmax takes one exponential per score on the special-function units, which cap a fused
+// attention forward at exp_rate x 2 (d_qk + d_v) FLOP/s (model.md §24.3). Qwen3-30B-A3B's heads of
+// 128 do 512 FLOPs a score: GB200's 5 T exponentials/s cap it at 2.56 PFLOP/s, below its FP8 peak
+// (5), above its BF16 peak (2.5); GB300's 10.7 cap it above both. The backward does 2.5x the FLOPs
+// per exponential, so the cap never binds it here.
+TEST(Train, SoftmaxExponentialsCapFp8Attention) {
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  const TrainLayout l{1, 1, 8, 1, 8, 1, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  auto run = [&](const char* chip, DType attention, bool exp_unit) {
+    TrainSetup s = setup_for(m, chip, 4096, 64);
+    Hardware h = *s.hw;
+    if (!exp_unit) h.exp_rate.reset();
+    s.hw = &h;
+    s.gemm = DType::kFp8;
+    s.attention = attention;
+    return evaluate_training(s, l).time;
+  };
+  ASSERT_TRUE(hw().find("gb200")->exp_rate.has_value());
+  EXPECT_NEAR(hw().find("gb200")->exp_rate->si(), 5e12, 1e9);
+  EXPECT_NEAR(hw().find("gb300")->exp_rate->si(), 10.7e12, 1e9);
+  // Uncapped, FP8 attention is half of BF16's: a = bf16 - fp8 is the FP8 core's forward.
+  const TrainTime free8 = run("gb200", DType::kFp8, false), bf16 = run("gb200", DType::kBf16, true);
+  const TrainTime capped = run("gb200", DType::kFp8, true);
+  const double a = (bf16.forward - free8.forward).si();
+  ASSERT_GT(a, 0.0);
+  EXPECT_NEAR((capped.forward - free8.forward).si() / a, 5000.0 / (5.0 * 512.0) - 1.0, 1e-6);
+  EXPECT_DOUBLE_EQ(capped.backward.si(), free8.backward.si());
+  EXPECT_DOUBLE_EQ(bf16.forward.si(), run("gb200", DType::kBf16, false).forward.si());
+  // GB300's doubled units leave FP8 attention at its tensor cores' rate.
+  EXPECT_DOUBLE_EQ(run("gb300", DType::kFp8, true).forward.si(), run("gb300", DType::kFp8, false).forward.si());
+}
+
 // Korthikanti et al. 2022 eq. for GPT-3 175B with sequence parallelism and selective recompute:
 // 34 s b h / t bytes per layer (with dropout masks).
 TEST(Train, KorthikantiActivations) {

@@ -56,6 +56,7 @@ Result<Json> hardware(const Engine& e, const Args&, const Progress&, const Cance
                    {"usd_per_hour_range", {h.price.low().si() * 3600.0, h.price.high().si() * 3600.0}},
                    {"sources", h.sources},
                    {"origin", h.origin}});
+    if (h.exp_rate) out.back()["exp_per_s"] = h.exp_rate->si();
   }
   return out;
 }
