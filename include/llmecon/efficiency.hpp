@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "llmecon/units.hpp"
 
@@ -98,12 +100,31 @@ struct Efficiency {
     for (double& f : e.rows_compute) f *= s;
     return e;
   }
-  [[nodiscard]] bool ideal() const {
-    return compute == 1.0 && tile_m == 0 && tile_n == 0 && compute_units == 0 && k_half == 0 && narrow_speedup == 1.0 &&
-           attn_compute == 0 && attn_half == 0 && rows_n == 0 && memory == 1.0 && memory_half.si() == 0.0 &&
-           kv_half.si() == 0.0 && comm == 1.0 && step_overhead.si() == 0.0 && kernel_overhead.si() == 0.0 &&
-           layer_kernels == 0;
-  }
+  /// Every field as the default-constructed value holds it: the pure roofline.
+  [[nodiscard]] bool ideal() const;
 };
+
+/// One scalar field of Efficiency as data/efficiency.toml, a chip's [efficiency] table, the JSON
+/// and `calibrate`'s TOML name it: a plain number, or a quantity in bytes or seconds. The table
+/// efficiency_fields() lists them all, so a new field is declared in the struct and there alone;
+/// the measured row curve (rows, rows_compute) is apart.
+struct EfficiencyField {
+  enum class Kind { kNumber, kBytes, kSeconds };
+  const char* key = "";
+  Kind kind = Kind::kNumber;
+  double Efficiency::*number = nullptr;
+  Bytes Efficiency::*bytes = nullptr;
+  Seconds Efficiency::*seconds = nullptr;
+  double lo = 0, hi = 0;   ///< the accepted range: of the number, or of the quantity in SI units
+  const char* limit = "";  ///< quantities: the range's upper end in words ("at most 1 TB")
+  const char* hint = "";   ///< quantities: a value with its unit ("e.g. \"2 MB\"")
+
+  /// The field's value in SI units (numbers as they are).
+  [[nodiscard]] double si(const Efficiency& e) const;
+  void copy(Efficiency& to, const Efficiency& from) const;
+  /// Its JSON key: the TOML key, with _bytes or _s for a quantity.
+  [[nodiscard]] std::string json_key() const;
+};
+const std::vector<EfficiencyField>& efficiency_fields();
 
 }  // namespace llmecon

@@ -1,7 +1,6 @@
 // Efficiency defaults per hardware family (data/efficiency.toml; docs/model.md §18), loaded
 // beside the chip catalog.
 #include <algorithm>
-#include <type_traits>
 
 #include "efficiency_fields.hpp"
 #include "llmecon/embedded.hpp"
@@ -10,31 +9,114 @@
 
 namespace llmecon {
 
+const std::vector<EfficiencyField>& efficiency_fields() {
+  using K = EfficiencyField::Kind;
+  // Fractions of peak lie in (0, 1]; counts and sizes within what a chip can be (model.md §18.3).
+  auto number = [](const char* key, double Efficiency::*field, double lo, double hi) {
+    return EfficiencyField{key, K::kNumber, field, nullptr, nullptr, lo, hi, "", ""};
+  };
+  auto bytes = [](const char* key, Bytes Efficiency::*field, const char* hint) {
+    return EfficiencyField{key, K::kBytes, nullptr, field, nullptr, 0, 1e12, "at most 1 TB", hint};
+  };
+  auto seconds = [](const char* key, Seconds Efficiency::*field, const char* hint) {
+    return EfficiencyField{key, K::kSeconds, nullptr, nullptr, field, 0, 10, "at most 10 s", hint};
+  };
+  static const std::vector<EfficiencyField> fields{
+      number("compute", &Efficiency::compute, 1e-3, 1.0),
+      number("tile_m", &Efficiency::tile_m, 0, 4096),
+      number("tile_n", &Efficiency::tile_n, 0, 4096),
+      number("compute_units", &Efficiency::compute_units, 0, 1e6),
+      number("k_half", &Efficiency::k_half, 0, 65536),
+      number("memory", &Efficiency::memory, 1e-3, 1.0),
+      bytes("memory_half", &Efficiency::memory_half, "e.g. \"2 MB\""),
+      number("comm", &Efficiency::comm, 1e-3, 1.0),
+      seconds("step_overhead", &Efficiency::step_overhead, "e.g. \"50 us\""),
+      seconds("kernel_overhead", &Efficiency::kernel_overhead, "e.g. \"50 us\""),
+      number("layer_kernels", &Efficiency::layer_kernels, 0, 1000),
+      bytes("kv_half", &Efficiency::kv_half, "e.g. \"50 MB\""),
+      number("narrow_speedup", &Efficiency::narrow_speedup, 0.25, 1.0),
+      number("attn_compute", &Efficiency::attn_compute, 1e-3, 1.0),
+      number("attn_half", &Efficiency::attn_half, 0, 1e7)};
+  return fields;
+}
+
+double EfficiencyField::si(const Efficiency& e) const {
+  switch (kind) {
+    case Kind::kBytes:
+      return (e.*bytes).si();
+    case Kind::kSeconds:
+      return (e.*seconds).si();
+    case Kind::kNumber:
+      break;
+  }
+  return e.*number;
+}
+
+void EfficiencyField::copy(Efficiency& to, const Efficiency& from) const {
+  switch (kind) {
+    case Kind::kBytes:
+      to.*bytes = from.*bytes;
+      return;
+    case Kind::kSeconds:
+      to.*seconds = from.*seconds;
+      return;
+    case Kind::kNumber:
+      to.*number = from.*number;
+      return;
+  }
+}
+
+std::string EfficiencyField::json_key() const {
+  switch (kind) {
+    case Kind::kBytes:
+      return std::string(key) + "_bytes";
+    case Kind::kSeconds:
+      return std::string(key) + "_s";
+    case Kind::kNumber:
+      break;
+  }
+  return key;
+}
+
+bool Efficiency::ideal() const {
+  static const Efficiency pure{};
+  if (rows_n != 0) return false;
+  return std::all_of(efficiency_fields().begin(), efficiency_fields().end(),
+                     [this](const EfficiencyField& f) { return f.si(*this) == f.si(pure); });
+}
+
 const std::vector<std::string>& efficiency_keys() {
-  static const std::vector<std::string> keys{
-      "compute",      "tile_m",  "tile_n",         "compute_units",   "k_half",        "memory",
-      "memory_half",  "comm",    "step_overhead",  "kernel_overhead", "layer_kernels", "rows",
-      "rows_compute", "kv_half", "narrow_speedup", "attn_compute",    "attn_half"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const EfficiencyField& f : efficiency_fields()) k.emplace_back(f.key);
+    k.emplace_back("rows");
+    k.emplace_back("rows_compute");
+    return k;
+  }();
   return keys;
 }
 
 Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const std::string& path, Efficiency& e,
                               std::vector<std::string>& present) {
-  // Fractions of peak lie in (0, 1]; counts and sizes within what a chip can be (model.md §18.3).
-  struct Number {
-    const char* key;
-    double* field;
-    double lo, hi;
-  };
-  for (const Number& f :
-       {Number{"compute", &e.compute, 1e-3, 1.0}, Number{"memory", &e.memory, 1e-3, 1.0},
-        Number{"comm", &e.comm, 1e-3, 1.0}, Number{"tile_m", &e.tile_m, 0, 4096}, Number{"tile_n", &e.tile_n, 0, 4096},
-        Number{"compute_units", &e.compute_units, 0, 1e6}, Number{"k_half", &e.k_half, 0, 65536},
-        Number{"layer_kernels", &e.layer_kernels, 0, 1000}, Number{"narrow_speedup", &e.narrow_speedup, 0.25, 1.0},
-        Number{"attn_compute", &e.attn_compute, 1e-3, 1.0}, Number{"attn_half", &e.attn_half, 0, 1e7}}) {
-    TRY(v, rd.number(t, path, f.key, false, f.lo, f.hi));
-    if (!v) continue;
-    *f.field = *v;
+  for (const EfficiencyField& f : efficiency_fields()) {
+    if (f.kind == EfficiencyField::Kind::kNumber) {
+      TRY(v, rd.number(t, path, f.key, false, f.lo, f.hi));
+      if (!v) continue;
+      e.*f.number = *v;
+    } else {
+      Efficiency read;
+      if (f.kind == EfficiencyField::Kind::kBytes) {
+        TRY(v, rd.quantity<Bytes>(t, path, f.key, false));
+        if (!v) continue;
+        read.*f.bytes = *v;
+      } else {
+        TRY(v, rd.quantity<Seconds>(t, path, f.key, false));
+        if (!v) continue;
+        read.*f.seconds = *v;
+      }
+      if (f.si(read) > f.hi) return Error{rd.origin(), path + "." + f.key, f.limit, f.hint};
+      f.copy(e, read);
+    }
     present.emplace_back(f.key);
   }
   // A measured small-row GEMM curve: row counts ascending, each with its fraction of peak.
@@ -57,20 +139,6 @@ Status read_efficiency_fields(const TomlReader& rd, const toml::table& t, const 
     present.emplace_back("rows");
     present.emplace_back("rows_compute");
   }
-  // Sizes and fixed costs: a quantity with its unit, at most `most` (written as `hint`).
-  auto bounded = [&](const char* key, auto* field, double most, const char* limit, const char* hint) -> Status {
-    using Q = std::remove_pointer_t<decltype(field)>;
-    TRY(v, rd.quantity<Q>(t, path, key, false));
-    if (!v) return {};
-    if (v->si() > most) return Error{rd.origin(), path + "." + key, limit, hint};
-    *field = *v;
-    present.emplace_back(key);
-    return {};
-  };
-  TRY_STATUS(bounded("memory_half", &e.memory_half, 1e12, "at most 1 TB", "e.g. \"2 MB\""));
-  TRY_STATUS(bounded("kv_half", &e.kv_half, 1e12, "at most 1 TB", "e.g. \"50 MB\""));
-  TRY_STATUS(bounded("step_overhead", &e.step_overhead, 10, "at most 10 s", "e.g. \"50 us\""));
-  TRY_STATUS(bounded("kernel_overhead", &e.kernel_overhead, 10, "at most 10 s", "e.g. \"50 us\""));
   return {};
 }
 
@@ -125,26 +193,13 @@ Result<std::vector<FamilyEfficiency>> builtin_efficiency() {
 namespace {
 // Copies the field named `key` from `from` into `to`.
 void copy_field(Efficiency& to, const Efficiency& from, const std::string& key) {
-  if (key == "compute") to.compute = from.compute;
-  if (key == "tile_m") to.tile_m = from.tile_m;
-  if (key == "tile_n") to.tile_n = from.tile_n;
-  if (key == "compute_units") to.compute_units = from.compute_units;
-  if (key == "k_half") to.k_half = from.k_half;
-  if (key == "narrow_speedup") to.narrow_speedup = from.narrow_speedup;
-  if (key == "attn_compute") to.attn_compute = from.attn_compute;
-  if (key == "attn_half") to.attn_half = from.attn_half;
   if (key == "rows" || key == "rows_compute") {
     to.rows_m = from.rows_m;
     to.rows_compute = from.rows_compute;
     to.rows_n = from.rows_n;
   }
-  if (key == "memory") to.memory = from.memory;
-  if (key == "memory_half") to.memory_half = from.memory_half;
-  if (key == "kv_half") to.kv_half = from.kv_half;
-  if (key == "comm") to.comm = from.comm;
-  if (key == "step_overhead") to.step_overhead = from.step_overhead;
-  if (key == "kernel_overhead") to.kernel_overhead = from.kernel_overhead;
-  if (key == "layer_kernels") to.layer_kernels = from.layer_kernels;
+  for (const EfficiencyField& f : efficiency_fields())
+    if (key == f.key) f.copy(to, from);
 }
 }  // namespace
 

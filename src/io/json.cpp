@@ -18,22 +18,10 @@ Json efficiency_json(const Efficiency& e) {
   Json rows = Json::array();
   for (std::size_t i = 0; i < static_cast<std::size_t>(e.rows_n); ++i)
     rows.push_back(Json{{"rows", e.rows_m[i]}, {"compute", e.rows_compute[i]}});
-  return Json{{"compute", e.compute},
-              {"tile_m", e.tile_m},
-              {"tile_n", e.tile_n},
-              {"compute_units", e.compute_units},
-              {"k_half", e.k_half},
-              {"narrow_speedup", e.narrow_speedup},
-              {"attn_compute", e.attn_compute},
-              {"attn_half", e.attn_half},
-              {"rows_compute", rows},
-              {"memory", e.memory},
-              {"memory_half_bytes", e.memory_half.si()},
-              {"kv_half_bytes", e.kv_half.si()},
-              {"comm", e.comm},
-              {"step_overhead_s", e.step_overhead.si()},
-              {"kernel_overhead_s", e.kernel_overhead.si()},
-              {"layer_kernels", e.layer_kernels}};
+  Json out = Json::object();
+  for (const EfficiencyField& f : efficiency_fields()) out[f.json_key()] = f.si(e);
+  out["rows_compute"] = std::move(rows);
+  return out;
 }
 
 Json to_json(const RooflineResult& r) {

@@ -315,21 +315,29 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
   out.toml = fmt::format(
       "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
       "{}-fold cross-validated {:.1f}%, leave-one-source-out {}.\n# Fitted: {}; the rest as the family sets "
-      "them.\nname = \"{}\"\n\n"
-      "[efficiency]\ncompute = {:.4f}\ntile_m = {}\ntile_n = {}\ncompute_units = {}\nk_half = {}\nnarrow_speedup = "
-      "{}\n{}memory = {:.4f}\n"
-      "memory_half = \"{:.4g} MB\"\nkv_half = \"{:.4g} MB\"\ncomm = {:.4f}\nstep_overhead = \"{:.3f} "
-      "us\"\nkernel_overhead = \"{:.3f} us\"\n"
-      "layer_kernels = {}\nsource = \"llmecon calibrate, {} rows\"\n",
+      "them.\nname = \"{}\"\n\n[efficiency]\n",
       out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape,
       out.sources > 1 ? fmt::format("{:.1f}%", out.loso_median_ape) : std::string("not measurable (one source)"),
-      fitted, hardware, out.eff.compute, out.eff.tile_m, out.eff.tile_n, out.eff.compute_units, out.eff.k_half,
-      out.eff.narrow_speedup,
-      out.eff.attn_compute > 0
-          ? fmt::format("attn_compute = {}\nattn_half = {}\n", out.eff.attn_compute, out.eff.attn_half)
-          : std::string(),
-      out.eff.memory, out.eff.memory_half.si() / 1e6, out.eff.kv_half.si() / 1e6, out.eff.comm,
-      out.eff.step_overhead.si() * 1e6, out.eff.kernel_overhead.si() * 1e6, out.eff.layer_kernels, out.rows);
+      fitted, hardware);
+  // Every field the overlay can hold, in the form its reader takes; a number outside its range is
+  // one the family leaves unset (attn_compute 0), which the overlay leaves out too.
+  for (const EfficiencyField& f : efficiency_fields()) {
+    const double v = f.si(out.eff);
+    switch (f.kind) {
+      case EfficiencyField::Kind::kBytes:
+        out.toml += fmt::format("{} = \"{:.4g} MB\"\n", f.key, v / 1e6);
+        break;
+      case EfficiencyField::Kind::kSeconds:
+        out.toml += fmt::format("{} = \"{:.3f} us\"\n", f.key, v * 1e6);
+        break;
+      case EfficiencyField::Kind::kNumber:
+        if (v < f.lo || v > f.hi) break;
+        out.toml +=
+            f.lo > 0 && f.hi == 1.0 ? fmt::format("{} = {:.4f}\n", f.key, v) : fmt::format("{} = {}\n", f.key, v);
+        break;
+    }
+  }
+  out.toml += fmt::format("source = \"llmecon calibrate, {} rows\"\n", out.rows);
   return out;
 }
 

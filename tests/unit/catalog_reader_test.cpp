@@ -2,6 +2,7 @@
 // and hardware overlays reject unknown keys, values without units and nonsense with file:line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -83,6 +84,55 @@ TEST(EfficiencyDefaults, LoadWithTheCatalogAndAreStrict) {
       "[[family]]\nname = \"f\"\nchips = [\"x\"]\ncompute = 0.5\nmemory = 0.9\ncomm = 0.5\n", "e.toml");
   ASSERT_FALSE(nosrc);
   EXPECT_EQ(nosrc.error().field, "family[f].source");
+}
+
+// One table names every efficiency field (efficiency_fields): each one written into a family
+// reads back, makes the value non-ideal, copies alone, and is a key the reader accepts.
+TEST(EfficiencyDefaults, OneTableNamesEveryField) {
+  std::string text = "[[family]]\nname = \"f\"\nchips = [\"x\"]\nsource = \"s\"\n";
+  std::vector<double> want;
+  for (const EfficiencyField& f : efficiency_fields()) {
+    const double pure = f.si(Efficiency{});
+    switch (f.kind) {
+      case EfficiencyField::Kind::kBytes:
+        text += std::string(f.key) + " = \"3 MB\"\n";
+        want.push_back(3e6);
+        break;
+      case EfficiencyField::Kind::kSeconds:
+        text += std::string(f.key) + " = \"5 us\"\n";
+        want.push_back(5e-6);
+        break;
+      case EfficiencyField::Kind::kNumber: {
+        const double v = f.hi == 1.0 ? 0.5 : 7.0;
+        text += std::string(f.key) + " = " + std::to_string(v) + "\n";
+        want.push_back(v);
+        break;
+      }
+    }
+    EXPECT_NE(want.back(), pure) << f.key;
+    EXPECT_EQ(std::count(efficiency_keys().begin(), efficiency_keys().end(), f.key), 1) << f.key;
+  }
+  auto fams = parse_efficiency_toml(text, "e.toml");
+  ASSERT_TRUE(fams) << fams.error().message();
+  const Efficiency& all = fams->front().eff;
+  EXPECT_FALSE(all.ideal());
+  EXPECT_TRUE(Efficiency{}.ideal());
+  std::size_t i = 0;
+  for (const EfficiencyField& f : efficiency_fields()) {
+    EXPECT_NEAR(f.si(all), want[i], 1e-9 * want[i]) << f.key;
+    Efficiency one;
+    f.copy(one, all);
+    EXPECT_FALSE(one.ideal()) << f.key;
+    EXPECT_DOUBLE_EQ(f.si(one), f.si(all)) << f.key;
+    ++i;
+  }
+  // A quantity past its range names the field and its limit.
+  std::string big = text;
+  big.replace(big.find("memory_half = \"3 MB\""), 20, "memory_half = \"3 PB\"");
+  auto over = parse_efficiency_toml(big, "e.toml");
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().field, "family[f].memory_half");
+  EXPECT_EQ(over.error().what, "at most 1 TB");
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {

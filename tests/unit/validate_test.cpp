@@ -193,6 +193,9 @@ TEST(Calibrate, RecoversKnownParameters) {
   EXPECT_NEAR(back->kv_half.si(), some->eff.kv_half.si(), 1e-3 * some->eff.kv_half.si());
   EXPECT_DOUBLE_EQ(back->k_half, some->eff.k_half);
   EXPECT_NEAR(back->step_overhead.si(), some->eff.step_overhead.si(), 1e-3 * some->eff.step_overhead.si());
+  // Every field of the table reads back, to the overlay's printed precision.
+  for (const EfficiencyField& f : efficiency_fields())
+    EXPECT_NEAR(f.si(*back), f.si(some->eff), 1e-3 * std::abs(f.si(some->eff)) + 1e-12) << f.key;
 }
 
 TEST(Calibrate, HeldOutRowsCoverEveryRowOfTheChip) {
