@@ -53,6 +53,7 @@ ok hw-file "$bin" roofline --hw-file "$data/hw_custom.toml" --hw h100-custom --m
 
 json_ok models-json "len(d) >= 27 and all('params_total' in m for m in d)" "$bin" models --json
 json_ok hardware-json "any(h['name'] == 'blackboard' for h in d)" "$bin" hardware --json
+json_ok hardware-exp-rate "(lambda h: abs(h['gb300']['exp_per_s'] - 10.7e12) < 1e3 and h['gb200']['exp_per_s'] == 5e12 and 'exp_per_s' not in h['mi300x'])({x['name']: x for x in d})" "$bin" hardware --json
 json_ok show-json "d['kv_bytes_per_token'] == 327680 and d['layers'] == 80" "$bin" model show llama-3.1-70b --json
 json_ok show-json-kv "d['kv_bytes_per_token'] == 61*576*2" "$bin" model show deepseek-v3 --json --kv-dtype bf16
 json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok','mem_weights_bytes','mem_kv_bytes','fits']) <= set(d)" \
