@@ -346,7 +346,9 @@ Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Eff
 
 struct Forward {
   Seconds total{}, attention{}, experts{};
-  Seconds attention_backward{};  ///< attention's core backward, scores recomputed (fused) or not
+  Seconds attention_backward{};              ///< attention's core backward, scores recomputed (fused) or not
+  double exp_forward = 1, exp_backward = 1;  ///< the exponential units' slow-down of each pass
+  FlopsPerSecond exp_cap{};                  ///< their ceiling on the forward (0: the chip states none)
 };
 
 // How much slower than its tensor cores a fused attention pass runs because each score takes one
@@ -406,6 +408,9 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   const FlopsPerSecond attn_peak = s.hw->peak(wider(prec.kv, prec.act));
   const double exp_fwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops) : 1.0;
   const double exp_bwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops * backward_flops) : 1.0;
+  f.exp_forward = exp_fwd;
+  f.exp_backward = exp_bwd;
+  if (s.hw->exp_rate) f.exp_cap = *s.hw->exp_rate * score_flops;
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
     if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) {
@@ -687,6 +692,12 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
                   "(2 x the GEMMs, {} x attention's core, elementwise {}), recompute {} (§24.3)",
                   num(stage_layers), num(L), format(fwd), format(elementwise_fwd), format(bwd), num(attention_backward),
                   format(elementwise_bwd), format(rec)));
+  if (fw.exp_forward > 1.0 || fw.exp_backward > 1.0)
+    say(
+        fmt::format("softmax exponentials: {} T a second x {} FLOPs per score cap attention's forward at {} "
+                    "against its format's peak {}: forward x {:.3f}, backward x {:.3f} (§24.3)",
+                    num(hw.exp_rate->si() / 1e12), num(fw.exp_cap / *hw.exp_rate), format(fw.exp_cap),
+                    format(hw.peak(wider(prec.kv, prec.act))), fw.exp_forward, fw.exp_backward));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "llmecon/train.hpp"
@@ -210,6 +211,18 @@ TEST(Train, SoftmaxExponentialsCapFp8Attention) {
   EXPECT_DOUBLE_EQ(bf16.forward.si(), run("gb200", DType::kBf16, false).forward.si());
   // GB300's doubled units leave FP8 attention at its tensor cores' rate.
   EXPECT_DOUBLE_EQ(run("gb300", DType::kFp8, true).forward.si(), run("gb300", DType::kFp8, false).forward.si());
+  // --explain names the ceiling where it binds, and only there.
+  auto explains = [&](const char* chip) {
+    TrainSetup s = setup_for(m, chip, 4096, 64);
+    s.gemm = s.attention = DType::kFp8;
+    const TrainResult r = evaluate_training(s, l, true);
+    return std::any_of(r.derivation.begin(), r.derivation.end(), [](const std::string& line) {
+      return line.find("softmax exponentials: 5 T a second x 512 FLOPs per score") != std::string::npos &&
+             line.find("forward x 1.953") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(explains("gb200"));
+  EXPECT_FALSE(explains("gb300"));
 }
 
 // Korthikanti et al. 2022 eq. for GPT-3 175B with sequence parallelism and selective recompute:
