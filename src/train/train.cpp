@@ -348,7 +348,8 @@ struct Forward {
   Seconds total{}, attention{}, experts{};
   Seconds attention_backward{};              ///< attention's core backward, scores recomputed (fused) or not
   double exp_forward = 1, exp_backward = 1;  ///< the exponential units' slow-down of each pass
-  FlopsPerSecond exp_cap{};                  ///< their ceiling on the forward (0: the chip states none)
+  double score_flops = 0;                    ///< attention's forward FLOPs per score
+  FlopsPerSecond attn_peak{};                ///< the peak of attention's format
 };
 
 // How much slower than its tensor cores a fused attention pass runs because each score takes one
@@ -403,14 +404,13 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   // A fused attention forward takes one exponential per score over 2 (d_qk + d_v) FLOPs; its
   // backward one (the recomputed softmax) over 2 + the scores' share times as many (model.md §24.3).
   const AttnDims dims = attn_dims(m);
-  const double score_flops = 2.0 * (dims.qk_head + dims.v_head);
+  f.score_flops = 2.0 * (dims.qk_head + dims.v_head);
+  f.attn_peak = s.hw->peak(wider(prec.kv, prec.act));
   const double backward_flops = 2.0 + scores_share(m);
-  const FlopsPerSecond attn_peak = s.hw->peak(wider(prec.kv, prec.act));
-  const double exp_fwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops) : 1.0;
-  const double exp_bwd = s.flash_attention ? exp_ceiling(*s.hw, attn_peak, score_flops * backward_flops) : 1.0;
-  f.exp_forward = exp_fwd;
-  f.exp_backward = exp_bwd;
-  if (s.hw->exp_rate) f.exp_cap = *s.hw->exp_rate * score_flops;
+  if (s.flash_attention) {
+    f.exp_forward = exp_ceiling(*s.hw, f.attn_peak, f.score_flops);
+    f.exp_backward = exp_ceiling(*s.hw, f.attn_peak, f.score_flops * backward_flops);
+  }
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
     if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) {
@@ -421,9 +421,9 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
       if (s.flash_attention && k.compute > k.memory && s.eff.attn_compute > 0)
         at = t * (s.eff.compute / s.eff.attention_at(s.seq_len));
       const bool exps = k.kind == OpKind::kAttnCore && k.compute > k.memory;
-      const Seconds capped = exps ? at * exp_fwd : at;
+      const Seconds capped = exps ? at * f.exp_forward : at;
       f.attention += capped;
-      f.attention_backward += exps ? at * exp_bwd : at;
+      f.attention_backward += exps ? at * f.exp_backward : at;
       ops_extra += capped - t;
     }
     if (k.kind == OpKind::kExperts) f.experts += t;
@@ -696,8 +696,8 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     say(
         fmt::format("softmax exponentials: {} T a second x {} FLOPs per score cap attention's forward at {} "
                     "against its format's peak {}: forward x {:.3f}, backward x {:.3f} (§24.3)",
-                    num(hw.exp_rate->si() / 1e12), num(fw.exp_cap / *hw.exp_rate), format(fw.exp_cap),
-                    format(hw.peak(wider(prec.kv, prec.act))), fw.exp_forward, fw.exp_backward));
+                    num(hw.exp_rate->si() / 1e12), num(fw.score_flops), format(*hw.exp_rate * fw.score_flops),
+                    format(fw.attn_peak), fw.exp_forward, fw.exp_backward));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
