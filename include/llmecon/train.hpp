@@ -177,9 +177,10 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len);
 
 /// Korthikanti et al.'s activation bytes of one transformer layer per micro-batch per chip, with
 /// sequence parallelism over tp and each recompute choice (model.md §24.2): 34 s b h / t for GPT-3
-/// with dropout and selective recomputation. Exposed for tests.
+/// with dropout and selective recomputation in bf16. FP8 training (gemm = fp8) saves each GEMM's
+/// input at 1 byte, as Transformer Engine does. Exposed for tests.
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash);
+                             Recompute r, bool dropout, bool flash, DType gemm);
 
 /// Pipeline bubble time over p stages (v = chunks when interleaved) with per-micro-batch forward and
 /// backward times (model.md §24.3). Exposed for tests.

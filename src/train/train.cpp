@@ -192,33 +192,42 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
 // ---- model.md §24.2: activations ----
 
 namespace {
-// Bytes a routed token copy keeps for backward: the expert's input (2h) and its MLP's activation
-// inputs and output (gated: gate, up and their product, 6 f_e; plain: 4 f_e).
-double routed_copy_bytes(const ModelSpec& m) {
-  const double mats = m.mlp == MlpKind::kGated ? 6.0 : 4.0;
-  return 2.0 * d(m.d_model) + mats * d(m.moe.expert_ffn);
+// Bytes per element of an MLP's width f that it keeps for backward: its activation's inputs in
+// bf16 (gated: gate and up, 4; plain: 2) and the down projection's input in the GEMMs' format g
+// (Transformer Engine saves an FP8 GEMM's input quantized: 1 byte).
+double mlp_width_bytes(const ModelSpec& m, double g) {
+  return (m.mlp == MlpKind::kGated ? 4.0 : 2.0) + g;
+}
+
+// Bytes a routed token copy keeps for backward: the expert's input (g h) and its MLP's (above).
+double routed_copy_bytes(const ModelSpec& m, double g) {
+  return g * d(m.d_model) + mlp_width_bytes(m, g) * d(m.moe.expert_ffn);
 }
 }  // namespace
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash) {
+                             Recompute r, bool dropout, bool flash, DType gemm) {
   const double h = d(m.d_model);
-  const double sb = seq / d(cp) * batch;  // tokens this chip's slice of the micro-batch holds
+  const double g = bytes_per_element(gemm);  // a GEMM input saved in the GEMMs' format
+  const double sb = seq / d(cp) * batch;     // tokens this chip's slice of the micro-batch holds
   const double t = d(tp);
   if (r == Recompute::kFull || r == Recompute::kReversible) return units::bytes(2.0 * sb * h / t);
   const AttnDims a = attn_dims(m);
   const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
-  // Attention block: its input (2h), Q, K and V (2 bytes each), the output projection's input
-  // (Korthikanti et al. 2022: 11 s b h for GPT-3, with its dropout mask).
-  double per_token = 2.0 * h + 2.0 * (a.q + a.k + a.v) + 2.0 * a.o + mask;
+  // Attention block: the QKV projection's input (g h), Q, K and V (2 bytes each), the output
+  // projection's input (g o) (Korthikanti et al. 2022: 11 s b h for GPT-3 in bf16, with its
+  // dropout mask). A fused attention kernel also keeps its output for its backward; in bf16 that
+  // is the same tensor as the projection's input, in FP8 a second, bf16 copy.
+  const double o_kept = flash && g < 2.0 ? 2.0 * a.o : 0.0;
+  double per_token = g * h + 2.0 * (a.q + a.k + a.v) + g * a.o + o_kept + mask;
   // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
-  // its mask; gated MLPs keep gate, up and their product).
-  const double mats = m.mlp == MlpKind::kGated ? 6.0 : 4.0;
+  // its mask in bf16; gated MLPs keep gate, up and their product). An MoE block keeps its router's
+  // input in bf16 and each routed copy's and the shared expert's own input in the GEMMs' format.
   if (layer.moe) {
-    per_token += 2.0 * h + mask + d(m.moe.top_k) * routed_copy_bytes(m) +
-                 (m.moe.shared_ffn > 0 ? 2.0 * h + mats * d(m.moe.shared_ffn) : 0.0);
+    per_token += 2.0 * h + mask + d(m.moe.top_k) * routed_copy_bytes(m, g) +
+                 (m.moe.shared_ffn > 0 ? g * h + mlp_width_bytes(m, g) * d(m.moe.shared_ffn) : 0.0);
   } else {
-    per_token += 2.0 * h + mask + mats * d(layer.dense_ffn);
+    per_token += g * h + mask + mlp_width_bytes(m, g) * d(layer.dense_ffn);
   }
   per_token += 2.0 * h * d(m.norms_per_layer);  // the norms' inputs
   double bytes = sb * per_token / t;
@@ -516,11 +525,15 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
-    per_micro += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention).si();
-    const double all =
-        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention).si();
-    one_layer = std::max(one_layer, all);
-    touched += all;
+    per_micro +=
+        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention, s.gemm).si();
+    one_layer = std::max(one_layer, layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective,
+                                                           s.dropout, s.flash_attention, s.gemm)
+                                        .si());
+    // The elementwise kernels' traffic (below) is priced on the bf16 set; FP8 casts come apart.
+    touched += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention,
+                                      DType::kBf16)
+                   .si();
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
     const DenseWidths w = dense_widths(m, layer);
     cast_in += w.in;
@@ -563,7 +576,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const bool gated = m.mlp == MlpKind::kGated, cast = s.gemm == DType::kFp8;
   const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + (cast ? 4.0 * h + 4.0 * fe : 0.0);
   const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + (cast ? 4.0 * h + (gated ? 8.0 : 4.0) * fe : 0.0);
-  const double dense_touched = m.is_moe() ? touched - routed * routed_copy_bytes(m) : touched;
+  const double dense_touched = m.is_moe() ? touched - routed * routed_copy_bytes(m, 2.0) : touched;
   // The dense FP8 GEMMs cast theirs the same way: each linear's input forward and its output's
   // gradient backward, on this chip's tokens and tensor-parallel share of the widths.
   const double cast_fwd = cast ? 4.0 * tokens_chip * cast_in / d(l.tp) : 0.0;

@@ -230,14 +230,48 @@ TEST(Train, SoftmaxExponentialsCapFp8Attention) {
 TEST(Train, KorthikantiActivations) {
   const ModelSpec m = megatron("megatron-gpt-175b");
   const double s = 2048, b = 1, h = m.d_model, t = 8;
-  const Bytes sel = layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kSelective, true, false);
+  const Bytes sel =
+      layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kSelective, true, false, DType::kBf16);
   EXPECT_NEAR(sel.si(), 34.0 * s * b * h / t, 1.0);
   // Without recomputation the paper adds 5 a s^2 b / t (a = 96 heads).
-  const Bytes none = layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kNone, true, false);
+  const Bytes none = layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kNone, true, false, DType::kBf16);
   EXPECT_NEAR(none.si(), s * b * h / t * (34.0 + 5.0 * 96 * s / h), 1.0);
   // Full recomputation keeps the layer input only: 2 s b h / t.
-  EXPECT_NEAR(layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kFull, true, false).si(),
+  EXPECT_NEAR(layer_activation_bytes(m, m.layers[0], s, b, 8, 1, Recompute::kFull, true, false, DType::kBf16).si(),
               2.0 * s * b * h / t, 1.0);
+}
+
+// FP8 training saves each GEMM's input at 1 byte (Transformer Engine's quantized saved input),
+// and a fused attention kernel keeps its bf16 output beside the projection's FP8 copy. Per token
+// of a dense gated layer (o = h): the QKV input (h), the output projection's input (2o -> o + 2o:
+// -o), the MLP's input (h) and the down projection's input (f) shrink: h + f. Each routed copy of
+// an MoE layer shrinks by h + f_e, the shared expert by h + f_s, the router's bf16 input by 0.
+TEST(Train, Fp8SavesGemmInputsAtOneByte) {
+  const double s = 4096, b = 1, t = 1;
+  const ModelSpec dense = models().load("llama-3.1-70b").value();
+  auto saved = [&](const ModelSpec& m, DType g, Recompute r = Recompute::kSelective) {
+    return layer_activation_bytes(m, m.layers[0], s, b, 1, 1, r, false, true, g).si();
+  };
+  const double h = dense.d_model, f = dense.layers[0].dense_ffn;
+  ASSERT_EQ(dense.attn.heads * dense.attn.head_dim, dense.d_model);
+  EXPECT_NEAR(saved(dense, DType::kBf16) - saved(dense, DType::kFp8), s * b / t * (h + f), 1.0);
+  // Full recomputation keeps the bf16 layer input either way.
+  EXPECT_DOUBLE_EQ(saved(dense, DType::kBf16, Recompute::kFull), saved(dense, DType::kFp8, Recompute::kFull));
+
+  const ModelSpec moe = models().load("qwen3-30b-a3b").value();
+  ASSERT_TRUE(moe.layers[0].moe);
+  const double hm = moe.d_model, fe = moe.moe.expert_ffn, k = moe.moe.top_k;
+  const double o = moe.attn.heads * moe.attn.head_dim;
+  const double shared = moe.moe.shared_ffn > 0 ? hm + moe.moe.shared_ffn : 0.0;
+  EXPECT_NEAR(saved(moe, DType::kBf16) - saved(moe, DType::kFp8), s * b * (hm - o + k * (hm + fe) + shared), 1.0);
+
+  // The run's memory follows: the same FP8 layout needs less than when the bytes were bf16's.
+  TrainSetup st = setup_for(dense, "h100-sxm", s, 64);
+  st.gemm = DType::kFp8;
+  const TrainLayout l{.tp = 8, .pp = 1, .dp = 1, .recompute = Recompute::kNone};
+  const double fp8 = evaluate_training(st, l).memory.activations.si();
+  st.gemm = DType::kBf16;
+  EXPECT_LT(fp8, evaluate_training(st, l).memory.activations.si());
 }
 
 // ZeRO-3 of a 70B model over 64 GPUs: (2 + 2 + 12) bytes per parameter / 64.
