@@ -58,6 +58,8 @@ struct ValidationContext {
   bool simulate_traffic = true;
   /// The training kernel efficiency (model.md §24.3) when set; else the model's default.
   std::optional<double> train_kernel_efficiency;
+  /// The training model's MoE host time per local expert, seconds (model.md §24.3) when set.
+  std::optional<double> train_expert_host;
   /// Fit the training kernel efficiency and report its in-sample, k-fold and leave-one-source-out
   /// error over the training rows (off inside that fit).
   bool fit_training = true;
@@ -97,7 +99,9 @@ struct ValidationReport {
   struct TrainingFit {
     int rows = 0;
     int sources = 0;
-    double fitted = 0;
+    double fitted = 0;       ///< the kernel efficiency k_t
+    double expert_host = 0;  ///< seconds of host time per local expert per MoE layer per micro-batch
+    int moe_rows = 0;        ///< rows the host time was fitted to
     double in_sample_median_ape = 0, in_sample_max_ape = 0;
     double kfold_median_ape = 0;
     double loso_median_ape = 0, loso_p90_ape = 0, loso_max_ape = 0;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "llmecon/args.hpp"
+#include "llmecon/train.hpp"
 #include "llmecon/units.hpp"
 
 namespace llmecon {
@@ -569,6 +570,11 @@ std::vector<CommandSpec> build() {
                "share slows that compute by SMs / the chip's SMs",
                "", 20, 0, 1024),
         number("moe_imbalance", "MoE: the busiest expert rank's tokens over the mean", "x", 1.0, 1, 100),
+        number("expert_host_us",
+               "MoE: host time per local expert per layer and micro-batch, forward and backward: each expert's "
+               "GEMMs launched one by one after the dispatch's sync (fitted to dev.csv; 0: none, e.g. sync-free "
+               "and graphed)",
+               "us", kExpertHostSeconds * 1e6, 0, 1e5),
         number("failures_per_gpu_hour", "interruptions per GPU-hour (Llama 3: 419 in 54 days on 16,384 GPUs)", "1/h",
                419.0 / (54.0 * 24.0 * 16384.0), 0, 1),
         with_text(

@@ -645,8 +645,13 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double sm_share = s.eff.compute_units > 0 ? std::min(1.0, s.ep_comm_sms / s.eff.compute_units) : 0.0;
   const Seconds ep_exp = ep_mb - ep_hidden + ep_hidden * sm_share;
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
-  const Seconds t_f = fwd + comm_mb / 3.0;
-  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0);
+  // MoE host time (model.md §24.3): after each dispatch's device-to-host synchronization (the
+  // tokens per expert), the host launches every local expert's GEMMs and casts one at a time, and
+  // the device waits on it; a third forward, two thirds backward, as the GEMMs split.
+  const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep * etp) : 0.0;
+  const Seconds host_mb = s.expert_host * (stage_moe * local_experts);
+  const Seconds t_f = fwd + (comm_mb + host_mb) / 3.0;
+  const Seconds t_b = compute_mb - fwd + (comm_mb + host_mb) * (2.0 / 3.0);
   const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
   const Seconds pipe = (t_f + t_b) * micro + bubble;
 
@@ -698,6 +703,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   t.dp_comm = dp_exp;
   t.bubble = bubble;
   t.optimizer = opt;
+  t.host = host_mb * micro;
   t.step = pipe + dp_exp + opt + s.eff.step_overhead;
   t.bubble_fraction = bubble / t.step;
   say(
@@ -711,6 +717,11 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
                     "against its format's peak {}: forward x {:.3f}, backward x {:.3f} (§24.3)",
                     num(hw.exp_rate->si() / 1e12), num(fw.score_flops), format(*hw.exp_rate * fw.score_flops),
                     format(fw.attn_peak), fw.exp_forward, fw.exp_backward));
+  if (host_mb.si() > 0)
+    say(
+        fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers = {} "
+                    "(§24.3)",
+                    format(s.expert_host), num(local_experts), num(stage_moe), format(host_mb)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),

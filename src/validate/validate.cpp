@@ -477,7 +477,8 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 // zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=,
 // dp_overlap=, tp_overlap=, ep_overlap=, ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is
 // the fastest that fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
-std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override) {
+std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
+                                       std::optional<double> host_override) {
   if (!m.batch || !m.isl) return std::nullopt;
   TrainSetup ts;
   ts.model = &s.model;
@@ -485,6 +486,8 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.eff = s.in.eff;
   if (s.in.eff.ideal()) ts.kernel_efficiency = 1.0;
   if (k_override) ts.kernel_efficiency = *k_override;
+  if (s.in.eff.ideal()) ts.expert_host = Seconds{};
+  if (host_override) ts.expert_host = units::seconds(*host_override);
   ts.seq_len = *m.isl;
   ts.global_batch = *m.batch;
   ts.price = s.hw->price.value;
@@ -645,8 +648,14 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::ve
 
 namespace {
 
-// model.md §24.3: the training kernel efficiency as the median of measured over predicted at 1
-// (predictions scale close to linearly with it); the errors it leaves are then predicted exactly.
+// model.md §24.3: the training kernel efficiency k_t and the MoE host time per local expert c_e,
+// fitted together. A row's step is its kernels' time over k_t plus its host time, units x c_e
+// (units: local experts x MoE layers x micro-batches on the critical path, read off two
+// predictions a step of c_e apart). k_t is the median over the rows of their kernels' time at
+// k_t = 1 over the measured step less the host time; c_e is the median over the MoE rows of the
+// host time that would make each exact. The two alternate until they settle (each round starts at
+// the last one's fit, so the search picks its layouts there); the
+// k-fold and leave-one-source-out errors refit both on the rows they keep.
 std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Measurement>& rows,
                                                           const ValidationContext& ctx) {
   std::vector<Measurement> tr;
@@ -655,36 +664,70 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   if (tr.empty()) return std::nullopt;
   ValidationContext c = ctx;
   c.fit_training = false;
-  c.train_kernel_efficiency = 1.0;
-  const ValidationReport at_one = validate(tr, c);
-  std::vector<double> ratio(tr.size(), std::nan(""));
-  for (std::size_t i = 0; i < tr.size(); ++i) {
-    const auto& p = at_one.rows[i].predicted;
-    if (!p || *p <= 0) continue;
-    ratio[i] = tr[i].metric == "training_gpu_hours" ? *p / tr[i].value : tr[i].value / *p;
-  }
-  auto median_of = [&](const std::function<bool(std::size_t)>& take) {
-    std::vector<double> v;
-    for (std::size_t i = 0; i < tr.size(); ++i)
-      if (take(i) && std::isfinite(ratio[i])) v.push_back(ratio[i]);
-    return v.empty() ? std::nan("") : quantiles(v).p50;
-  };
-  // The absolute errors of rows `take` at kernel efficiency k.
-  auto errors_at = [&](double k, const std::function<bool(std::size_t)>& take) {
-    std::vector<Measurement> part;
-    for (std::size_t i = 0; i < tr.size(); ++i)
-      if (take(i)) part.push_back(tr[i]);
+  // Each row's prediction at (k, host); NaN where none.
+  auto predictions = [&](double k, double host) {
     ValidationContext ck = c;
     ck.train_kernel_efficiency = k;
+    ck.train_expert_host = host;
+    std::vector<double> p(tr.size(), std::nan(""));
+    const ValidationReport r = validate(tr, ck);
+    for (std::size_t i = 0; i < tr.size(); ++i)
+      if (r.rows[i].predicted && *r.rows[i].predicted > 0) p[i] = *r.rows[i].predicted;
+    return p;
+  };
+  // A metric proportional to the step time (GPU-hours) or to its inverse (throughput, MFU).
+  auto step_of = [&](std::size_t i, double v) { return tr[i].metric == "training_gpu_hours" ? v : 1.0 / v; };
+  auto median = [](const std::vector<double>& v) { return v.empty() ? std::nan("") : quantiles(v).p50; };
+  constexpr int kMaxRounds = 40;
+  struct Fit {
+    double k = 1, host = 0;
+    int moe = 0;
+  };
+  auto fit = [&](const std::function<bool(std::size_t)>& take) {
+    Fit f;
+    constexpr double kDelta = 10e-6;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      const Fit before = f;
+      // At the current fit: each row's step, and its units of host time (its step's rise per
+      // second of c_e), read off two predictions a step of c_e apart.
+      const std::vector<double> p = predictions(f.k, f.host), pd = predictions(f.k, f.host + kDelta);
+      std::vector<double> units(tr.size(), 0.0), ratio;
+      for (std::size_t i = 0; i < tr.size(); ++i) {
+        if (!take(i) || !std::isfinite(p[i]) || !std::isfinite(pd[i])) continue;
+        units[i] = std::max(0.0, (step_of(i, pd[i]) - step_of(i, p[i])) / kDelta);
+        // The kernels' share scales as 1/k, the host's does not.
+        const double host = f.host * units[i], measured = step_of(i, tr[i].value) - host;
+        if (measured > 0) ratio.push_back((step_of(i, p[i]) - host) / measured);
+      }
+      f.k *= median(ratio);
+      if (!std::isfinite(f.k)) return f;
+      const std::vector<double> p0 = predictions(f.k, f.host);
+      std::vector<double> implied;
+      for (std::size_t i = 0; i < tr.size(); ++i) {
+        if (!take(i) || !(units[i] > 0) || !std::isfinite(p0[i])) continue;  // no routed experts
+        implied.push_back(f.host + (step_of(i, tr[i].value) - step_of(i, p0[i])) / units[i]);
+      }
+      f.moe = static_cast<int>(implied.size());
+      f.host = implied.empty() ? 0.0 : std::max(0.0, median(implied));
+      if (std::fabs(f.k - before.k) < 1e-5 && std::fabs(f.host - before.host) < 1e-8) break;  // settled
+    }
+    return f;
+  };
+  // The absolute errors of rows `take` at a fit.
+  auto errors_at = [&](const Fit& f, const std::function<bool(std::size_t)>& take) {
     std::vector<double> out;
-    if (!std::isfinite(k) || part.empty()) return out;
-    for (const auto& r : validate(part, ck).rows)
-      if (r.error_pct) out.push_back(std::fabs(*r.error_pct));
+    if (!std::isfinite(f.k)) return out;
+    const std::vector<double> p = predictions(f.k, f.host);
+    for (std::size_t i = 0; i < tr.size(); ++i)
+      if (take(i) && std::isfinite(p[i])) out.push_back(std::fabs(100.0 * (p[i] - tr[i].value) / tr[i].value));
     return out;
   };
   ValidationReport::TrainingFit f;
-  f.fitted = median_of([](std::size_t) { return true; });
-  std::vector<double> in = errors_at(f.fitted, [](std::size_t) { return true; });
+  const Fit all = fit([](std::size_t) { return true; });
+  f.fitted = all.k;
+  f.expert_host = all.host;
+  f.moe_rows = all.moe;
+  std::vector<double> in = errors_at(all, [](std::size_t) { return true; });
   if (in.empty()) return std::nullopt;
   f.rows = static_cast<int>(in.size());
   f.in_sample_median_ape = quantiles(in).p50;
@@ -694,8 +737,8 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   f.sources = static_cast<int>(sources.size());
   std::vector<double> loso;
   for (const auto& src : sources) {
-    const double k = median_of([&](std::size_t i) { return tr[i].source != src; });
-    for (double e : errors_at(k, [&](std::size_t i) { return tr[i].source == src; })) loso.push_back(e);
+    const Fit kept = fit([&](std::size_t i) { return tr[i].source != src; });
+    for (double e : errors_at(kept, [&](std::size_t i) { return tr[i].source == src; })) loso.push_back(e);
   }
   if (!loso.empty()) {
     const Quantiles q = quantiles(loso);
@@ -705,8 +748,8 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   }
   std::vector<double> kfold;
   for (std::size_t fold = 0; fold < 5; ++fold) {
-    const double k = median_of([&](std::size_t i) { return i % 5 != fold; });
-    for (double e : errors_at(k, [&](std::size_t i) { return i % 5 == fold; })) kfold.push_back(e);
+    const Fit kept = fit([&](std::size_t i) { return i % 5 != fold; });
+    for (double e : errors_at(kept, [&](std::size_t i) { return i % 5 == fold; })) kfold.push_back(e);
   }
   if (!kfold.empty()) f.kfold_median_ape = quantiles(kfold).p50;
   return f;
@@ -743,7 +786,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     std::optional<double> pred;
     const std::size_t setup_notes = s.envelope.size();  // before the one-step prediction adds its own
     if (m.scenario == "training_step") {
-      pred = predict_training(m, s, ctx.train_kernel_efficiency);
+      pred = predict_training(m, s, ctx.train_kernel_efficiency, ctx.train_expert_host);
     } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" ||
                m.scenario == "online_load") {
       const double ctxlen = isl + osl / 2;

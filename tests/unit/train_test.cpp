@@ -274,6 +274,33 @@ TEST(Train, Fp8SavesGemmInputsAtOneByte) {
   EXPECT_LT(fp8, evaluate_training(st, l).memory.activations.si());
 }
 
+// The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to
+// the step. Qwen3-30B-A3B (48 MoE layers, 128 experts) on 8 H100 at pp 1 under ZeRO-3: ep 8 holds 16 experts a
+// chip, ep 4 holds 32, a dense model none.
+TEST(Train, MoeHostTimeGrowsWithLocalExperts) {
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  TrainSetup s = setup_for(m, "h100-sxm", 4096, 32);
+  s.dp_overlap = 0;  // no overlap to rebalance: the step moves by the host time alone
+  const double c = 300e-6;
+  for (int ep : {4, 8}) {
+    const TrainLayout l{.tp = 1, .pp = 1, .ep = ep, .dp = 8, .zero = 3, .recompute = Recompute::kFull};
+    s.expert_host = Seconds{};
+    const TrainResult none = evaluate_training(s, l);
+    s.expert_host = units::seconds(c);
+    const TrainResult with = evaluate_training(s, l, true);
+    ASSERT_TRUE(with.feasible) << with.reason;
+    const double micro = 32.0 / 8.0, expected = c * 48.0 * (128.0 / ep) * micro;
+    EXPECT_NEAR(with.time.host.si(), expected, 1e-9);
+    EXPECT_NEAR(with.time.step.si() - none.time.step.si(), expected, 1e-9);
+    EXPECT_TRUE(std::any_of(with.derivation.begin(), with.derivation.end(),
+                            [](const std::string& line) { return line.find("MoE host time") != std::string::npos; }));
+  }
+  const ModelSpec dense = models().load("llama-3.1-8b").value();
+  TrainSetup sd = setup_for(dense, "h100-sxm", 4096, 32);
+  sd.expert_host = units::seconds(c);
+  EXPECT_EQ(evaluate_training(sd, TrainLayout{.tp = 1, .pp = 1, .dp = 8}).time.host.si(), 0.0);
+}
+
 // ZeRO-3 of a 70B model over 64 GPUs: (2 + 2 + 12) bytes per parameter / 64.
 TEST(Train, ZeroThreeMemory) {
   const ModelSpec m = models().load("llama-3.1-70b").value();

@@ -45,6 +45,7 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.ep_overlap = a.number("ep_overlap");
   s.ep_comm_sms = a.number("ep_comm_sms");
   s.moe_imbalance = a.number("moe_imbalance");
+  s.expert_host = a.flag("ideal") ? Seconds{} : units::seconds(a.number("expert_host_us") * 1e-6);
   TRY(power, power_model(a, *t.hw));
   s.power = power;
   if (a.has("pue")) s.power.pue = a.number("pue");
@@ -166,6 +167,7 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
             {"ep comm", t.ep_comm.si(), t.ep_comm_total.si()},
             {"pp comm", t.pp_comm.si(), t.pp_comm_total.si()},
             {"dp comm", t.dp_comm.si(), t.dp_comm_total.si()},
+            {"host", t.host.si(), t.host.si()},
             {"bubble", t.bubble.si(), t.bubble.si()},
             {"optimizer", t.optimizer.si(), t.optimizer.si()},
             {"step", t.step.si(), t.step.si()}},
