@@ -525,15 +525,16 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
-    per_micro +=
-        layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, l.recompute, s.dropout, s.flash_attention, s.gemm).si();
-    one_layer = std::max(one_layer, layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective,
-                                                           s.dropout, s.flash_attention, s.gemm)
-                                        .si());
-    // The elementwise kernels' traffic (below) is priced on the bf16 set; FP8 casts come apart.
-    touched += layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, Recompute::kSelective, s.dropout, s.flash_attention,
-                                      DType::kBf16)
-                   .si();
+    auto saved = [&](Recompute rc, DType g) {
+      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g).si();
+    };
+    // The selective set, in the run's format and (for the elementwise kernels' traffic below,
+    // priced on the bf16 set; FP8 casts come apart) in bf16, each computed once.
+    const double selective = saved(Recompute::kSelective, s.gemm);
+    const double selective_bf16 = s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16);
+    per_micro += l.recompute == Recompute::kSelective ? selective : saved(l.recompute, s.gemm);
+    one_layer = std::max(one_layer, selective);
+    touched += selective_bf16;
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
     const DenseWidths w = dense_widths(m, layer);
     cast_in += w.in;
