@@ -577,10 +577,11 @@ int print_validation(const Json& v) {
     const Json& f = v["training_fit"];
     out(fmt::format(
         "\ntraining kernel efficiency fitted to {} rows from {} sources: {:.3f}, with MoE host time "
-        "{:.0f} us per local expert (from {} MoE rows); median error in-sample "
+        "{:.0f} us per local expert (from {} MoE rows{}); median error in-sample "
         "{:.1f}%, 5-fold {:.1f}%, leave-one-source-out {:.1f}% (p90 {:.1f}%)\n",
         f["rows"].get<int>(), f["sources"].get<int>(), f["kernel_efficiency"].get<double>(),
-        f["expert_host_us"].get<double>(), f["moe_rows"].get<int>(), f["in_sample_median_ape"].get<double>(),
+        f["expert_host_us"].get<double>(), f["moe_rows"].get<int>(),
+        f["settled"].get<bool>() ? "" : "; the fit did not settle", f["in_sample_median_ape"].get<double>(),
         f["kfold_median_ape"].get<double>(), f["loso_median_ape"].get<double>(), f["loso_p90_ape"].get<double>()));
   }
   if (v.contains("cross_validation")) {

@@ -102,6 +102,7 @@ struct ValidationReport {
     double fitted = 0;       ///< the kernel efficiency k_t
     double expert_host = 0;  ///< seconds of host time per local expert per MoE layer per micro-batch
     int moe_rows = 0;        ///< rows the host time was fitted to
+    bool settled = false;    ///< the alternating fit converged (relative change under 1e-5)
     double in_sample_median_ape = 0, in_sample_max_ape = 0;
     double kfold_median_ape = 0;
     double loso_median_ape = 0, loso_p90_ape = 0, loso_max_ape = 0;

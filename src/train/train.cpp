@@ -648,11 +648,15 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
   // MoE host time (model.md §24.3): after each dispatch's device-to-host synchronization (the
   // tokens per expert), the host launches every local expert's GEMMs and casts one at a time, and
-  // the device waits on it; a third forward, two thirds backward, as the GEMMs split.
-  const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep * etp) : 0.0;
-  const Seconds host_mb = s.expert_host * (stage_moe * local_experts);
-  const Seconds t_f = fwd + (comm_mb + host_mb) / 3.0;
-  const Seconds t_b = compute_mb - fwd + (comm_mb + host_mb) * (2.0 / 3.0);
+  // the device waits on it; a third forward, two thirds backward, as the GEMMs split, and a full
+  // recomputation's forward again. A chip holds E / ep experts (a tensor-parallel slice of each
+  // when ep = 1) and launches each one's.
+  const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
+  const Seconds host_pass = s.expert_host * (stage_moe * local_experts) / 3.0;  // one forward's share
+  const bool refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
+  const Seconds host_mb = host_pass * (refwd ? 4.0 : 3.0);
+  const Seconds t_f = fwd + comm_mb / 3.0 + host_pass;
+  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass);
   const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
   const Seconds pipe = (t_f + t_b) * micro + bubble;
 
@@ -720,9 +724,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
                     format(fw.attn_peak), fw.exp_forward, fw.exp_backward));
   if (host_mb.si() > 0)
     say(
-        fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers = {} "
+        fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers{} = {} "
                     "(§24.3)",
-                    format(s.expert_host), num(local_experts), num(stage_moe), format(host_mb)));
+                    format(s.expert_host), num(local_experts), num(stage_moe),
+                    refwd ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
@@ -1024,6 +1029,8 @@ TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertai
     TrainSetup x = s;
     x.hw = &hw;
     x.eff = sample_efficiency(s.eff, u, rng);
+    // The MoE host time is launch overhead too: it moves with the kernel overhead's draw.
+    if (s.eff.kernel_overhead.si() > 0) x.expert_host = s.expert_host * (x.eff.kernel_overhead / s.eff.kernel_overhead);
     x.price = hw.price.value;
     if (s.price.si() != s.hw->price.value.si()) x.price = s.price;  // the user's own price stays
     const TrainResult r = evaluate_training(x, l, false);

@@ -682,9 +682,9 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   struct Fit {
     double k = 1, host = 0;
     int moe = 0;
+    bool settled = false;
   };
-  auto fit = [&](const std::function<bool(std::size_t)>& take) {
-    Fit f;
+  auto fit = [&](const std::function<bool(std::size_t)>& take, Fit f) {
     constexpr double kDelta = 10e-6;
     for (int round = 0; round < kMaxRounds; ++round) {
       const Fit before = f;
@@ -697,7 +697,8 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
         units[i] = std::max(0.0, (step_of(i, pd[i]) - step_of(i, p[i])) / kDelta);
         // The kernels' share scales as 1/k, the host's does not.
         const double host = f.host * units[i], measured = step_of(i, tr[i].value) - host;
-        if (measured > 0) ratio.push_back((step_of(i, p[i]) - host) / measured);
+        const double r = (step_of(i, p[i]) - host) / measured;
+        if (measured > 0 && std::isfinite(r) && r > 0) ratio.push_back(r);
       }
       f.k *= median(ratio);
       if (!std::isfinite(f.k)) return f;
@@ -709,7 +710,8 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
       }
       f.moe = static_cast<int>(implied.size());
       f.host = implied.empty() ? 0.0 : std::max(0.0, median(implied));
-      if (std::fabs(f.k - before.k) < 1e-5 && std::fabs(f.host - before.host) < 1e-8) break;  // settled
+      f.settled = std::fabs(f.k - before.k) <= 1e-5 * f.k && std::fabs(f.host - before.host) <= 1e-5 * f.host + 1e-9;
+      if (f.settled) break;
     }
     return f;
   };
@@ -723,10 +725,11 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
     return out;
   };
   ValidationReport::TrainingFit f;
-  const Fit all = fit([](std::size_t) { return true; });
+  const Fit all = fit([](std::size_t) { return true; }, Fit{});
   f.fitted = all.k;
   f.expert_host = all.host;
   f.moe_rows = all.moe;
+  f.settled = all.settled;
   std::vector<double> in = errors_at(all, [](std::size_t) { return true; });
   if (in.empty()) return std::nullopt;
   f.rows = static_cast<int>(in.size());
@@ -737,7 +740,7 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   f.sources = static_cast<int>(sources.size());
   std::vector<double> loso;
   for (const auto& src : sources) {
-    const Fit kept = fit([&](std::size_t i) { return tr[i].source != src; });
+    const Fit kept = fit([&](std::size_t i) { return tr[i].source != src; }, all);  // from the full fit
     for (double e : errors_at(kept, [&](std::size_t i) { return tr[i].source == src; })) loso.push_back(e);
   }
   if (!loso.empty()) {
@@ -748,7 +751,7 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   }
   std::vector<double> kfold;
   for (std::size_t fold = 0; fold < 5; ++fold) {
-    const Fit kept = fit([&](std::size_t i) { return i % 5 != fold; });
+    const Fit kept = fit([&](std::size_t i) { return i % 5 != fold; }, all);
     for (double e : errors_at(kept, [&](std::size_t i) { return i % 5 == fold; })) kfold.push_back(e);
   }
   if (!kfold.empty()) f.kfold_median_ape = quantiles(kfold).p50;
