@@ -486,12 +486,13 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   r.time.micro_batches = micro;
 
   // §24.1 FLOPs.
+  // Full recomputation and reversible layers both rerun the whole forward in the backward.
+  const bool refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
   const double tokens_step = s.global_batch * seq;
   r.model_flops = model_flops_per_token(m, seq) * tokens_step;
   double recompute_flops = 0;
   if (l.recompute == Recompute::kSelective) recompute_flops = attention_core_flops_per_token(m, seq);
-  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible)
-    recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
+  if (refwd) recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
   if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
   r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
   say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
@@ -542,7 +543,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   }
   double acts = per_micro * flights;
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
-  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) acts += one_layer;
+  if (refwd) acts += one_layer;
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
   r.memory.activations = units::bytes(acts);
@@ -591,7 +592,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention_backward + elementwise_bwd;
   Seconds rec{};
   if (l.recompute == Recompute::kSelective) rec = fw.attention;
-  if (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible) rec = fw.total;
+  if (refwd) rec = fw.total;
 
   // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
   // and backward, and again in a full recompute.
@@ -600,7 +601,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double stage_moe = moe_layers * stage_layers / L;
   const double blocks = stage_layers + (stage_layers - stage_moe);
   const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
-  const double passes = 2.0 + (l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible ? 1.0 : 0.0);
+  const double passes = refwd ? 3.0 : 2.0;
   const Seconds tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes);
   // Expert parallelism: dispatch (the GEMM format) and combine (bf16), forward and backward.
   Seconds ep_mb{};
@@ -653,7 +654,6 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // when ep = 1) and launches each one's.
   const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
   const Seconds host_pass = s.expert_host * (stage_moe * local_experts) / 3.0;  // one forward's share
-  const bool refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
   const Seconds host_mb = host_pass * (refwd ? 4.0 : 3.0);
   const Seconds t_f = fwd + comm_mb / 3.0 + host_pass;
   const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass);

@@ -484,9 +484,11 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.model = &s.model;
   ts.hw = s.hw;
   ts.eff = s.in.eff;
-  if (s.in.eff.ideal()) ts.kernel_efficiency = 1.0;
+  if (s.in.eff.ideal()) {
+    ts.kernel_efficiency = 1.0;
+    ts.expert_host = Seconds{};
+  }
   if (k_override) ts.kernel_efficiency = *k_override;
-  if (s.in.eff.ideal()) ts.expert_host = Seconds{};
   if (host_override) ts.expert_host = units::seconds(*host_override);
   ts.seq_len = *m.isl;
   ts.global_batch = *m.batch;
@@ -664,15 +666,23 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   if (tr.empty()) return std::nullopt;
   ValidationContext c = ctx;
   c.fit_training = false;
-  // Each row's prediction at (k, host); NaN where none.
-  auto predictions = [&](double k, double host) {
+  using Take = std::function<bool(std::size_t)>;
+  // The prediction of each row `take` selects at (k, host); NaN for the rest and where none.
+  auto predictions = [&](double k, double host, const Take& take) {
     ValidationContext ck = c;
     ck.train_kernel_efficiency = k;
     ck.train_expert_host = host;
+    std::vector<Measurement> part;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      if (!take(i)) continue;
+      part.push_back(tr[i]);
+      at.push_back(i);
+    }
     std::vector<double> p(tr.size(), std::nan(""));
-    const ValidationReport r = validate(tr, ck);
-    for (std::size_t i = 0; i < tr.size(); ++i)
-      if (r.rows[i].predicted && *r.rows[i].predicted > 0) p[i] = *r.rows[i].predicted;
+    const ValidationReport r = validate(part, ck);
+    for (std::size_t j = 0; j < at.size(); ++j)
+      if (r.rows[j].predicted && *r.rows[j].predicted > 0) p[at[j]] = *r.rows[j].predicted;
     return p;
   };
   // A metric proportional to the step time (GPU-hours) or to its inverse (throughput, MFU).
@@ -684,16 +694,16 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
     int moe = 0;
     bool settled = false;
   };
-  auto fit = [&](const std::function<bool(std::size_t)>& take, Fit f) {
+  auto fit = [&](const Take& take, Fit f) {
     constexpr double kDelta = 10e-6;
     for (int round = 0; round < kMaxRounds; ++round) {
       const Fit before = f;
       // At the current fit: each row's step, and its units of host time (its step's rise per
       // second of c_e), read off two predictions a step of c_e apart.
-      const std::vector<double> p = predictions(f.k, f.host), pd = predictions(f.k, f.host + kDelta);
+      const std::vector<double> p = predictions(f.k, f.host, take), pd = predictions(f.k, f.host + kDelta, take);
       std::vector<double> units(tr.size(), 0.0), ratio;
       for (std::size_t i = 0; i < tr.size(); ++i) {
-        if (!take(i) || !std::isfinite(p[i]) || !std::isfinite(pd[i])) continue;
+        if (!std::isfinite(p[i]) || !std::isfinite(pd[i])) continue;
         units[i] = std::max(0.0, (step_of(i, pd[i]) - step_of(i, p[i])) / kDelta);
         // The kernels' share scales as 1/k, the host's does not.
         const double host = f.host * units[i], measured = step_of(i, tr[i].value) - host;
@@ -702,10 +712,10 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
       }
       f.k *= median(ratio);
       if (!std::isfinite(f.k)) return f;
-      const std::vector<double> p0 = predictions(f.k, f.host);
+      const std::vector<double> p0 = predictions(f.k, f.host, take);
       std::vector<double> implied;
       for (std::size_t i = 0; i < tr.size(); ++i) {
-        if (!take(i) || !(units[i] > 0) || !std::isfinite(p0[i])) continue;  // no routed experts
+        if (!(units[i] > 0) || !std::isfinite(p0[i])) continue;  // no routed experts
         implied.push_back(f.host + (step_of(i, tr[i].value) - step_of(i, p0[i])) / units[i]);
       }
       f.moe = static_cast<int>(implied.size());
@@ -716,12 +726,12 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
     return f;
   };
   // The absolute errors of rows `take` at a fit.
-  auto errors_at = [&](const Fit& f, const std::function<bool(std::size_t)>& take) {
+  auto errors_at = [&](const Fit& f, const Take& take) {
     std::vector<double> out;
     if (!std::isfinite(f.k)) return out;
-    const std::vector<double> p = predictions(f.k, f.host);
+    const std::vector<double> p = predictions(f.k, f.host, take);
     for (std::size_t i = 0; i < tr.size(); ++i)
-      if (take(i) && std::isfinite(p[i])) out.push_back(std::fabs(100.0 * (p[i] - tr[i].value) / tr[i].value));
+      if (std::isfinite(p[i])) out.push_back(std::fabs(100.0 * (p[i] - tr[i].value) / tr[i].value));
     return out;
   };
   ValidationReport::TrainingFit f;
