@@ -33,6 +33,26 @@ enum class Recompute {
 std::string_view name(Recompute r);
 std::optional<Recompute> parse_recompute(std::string_view s);
 
+/// Megatron-Core's selective recomputation modules (its recompute_modules), a bit set that
+/// Recompute::kSelective applies (model.md §24.2): each drops tensors from the saved set and its
+/// backward reruns what made them. A module the model lacks (MLA's up projections in a GQA model,
+/// dense MLPs in an all-MoE stack) changes nothing.
+enum RecomputeModule : unsigned {
+  kRecomputeCoreAttn = 1U << 0,       ///< attention's core (Korthikanti et al.'s selective; the default)
+  kRecomputeLayernorm = 1U << 1,      ///< the norms: the GEMM inputs they feed are not kept
+  kRecomputeMoeAct = 1U << 2,         ///< the routed experts' activation: their down projections' inputs
+  kRecomputeMlaUpProj = 1U << 3,      ///< MLA's up projections (and RoPE): Q, K and V
+  kRecomputeMlp = 1U << 4,            ///< dense MLP blocks: only their input kept
+  kRecomputeSharedExperts = 1U << 5,  ///< MoE shared experts: only their input kept
+};
+inline constexpr unsigned kRecomputeAllModules = (1U << 6) - 1;
+/// "core_attn+layernorm", Megatron's names joined by '+' ("" for none).
+std::string recompute_modules_name(unsigned modules);
+/// Megatron's module names separated by ',' or '+'; "" is the empty set; nullopt names an unknown one.
+std::optional<unsigned> parse_recompute_modules(std::string_view s);
+/// The modules that change something for this model (the rest are dropped).
+unsigned applicable_modules(const ModelSpec& m, unsigned modules);
+
 /// The pipeline schedule (model.md §24.3).
 enum class PipeSchedule { k1F1B, kInterleaved, kZeroBubble, kDualPipe };
 std::string_view name(PipeSchedule s);
@@ -50,10 +70,13 @@ struct TrainLayout {
   int zero = 1;  ///< ZeRO stage 0-3 over the data-parallel group (3 = FSDP)
   Recompute recompute = Recompute::kSelective;
   PipeSchedule schedule = PipeSchedule::k1F1B;
-  int chunks = 1;          ///< interleaved schedule: model chunks per stage (v)
-  double micro_batch = 1;  ///< sequences per micro-batch
+  int chunks = 1;                         ///< interleaved schedule: model chunks per stage (v)
+  double micro_batch = 1;                 ///< sequences per micro-batch
+  unsigned modules = kRecomputeCoreAttn;  ///< RecomputeModule bits, with Recompute::kSelective
   [[nodiscard]] int chips() const { return tp * pp * cp * dp; }
   [[nodiscard]] std::string str() const;
+  /// "selective", or "selective(layernorm+moe_act)" for other modules than attention's core.
+  [[nodiscard]] std::string recompute_label() const;
 };
 
 /// Optimizer state formats: Adam with fp32 master weights and fp32 moments (12 B per parameter,
@@ -69,7 +92,7 @@ struct FailureModel {
 };
 
 /// The fitted host time per local expert per MoE layer per micro-batch (TrainSetup::expert_host).
-inline constexpr double kExpertHostSeconds = 348e-6;
+inline constexpr double kExpertHostSeconds = 406e-6;
 
 /// Everything a training run is, but its layout.
 struct TrainSetup {
@@ -188,9 +211,10 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len);
 /// Korthikanti et al.'s activation bytes of one transformer layer per micro-batch per chip, with
 /// sequence parallelism over tp and each recompute choice (model.md §24.2): 34 s b h / t for GPT-3
 /// with dropout and selective recomputation in bf16. FP8 training (gemm = fp8) saves each GEMM's
-/// input at 1 byte, as Transformer Engine does. Exposed for tests.
+/// input at 1 byte, as Transformer Engine does. Selective recomputation drops what `modules`
+/// (RecomputeModule bits) recompute. Exposed for tests.
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash, DType gemm);
+                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules = kRecomputeCoreAttn);
 
 /// Pipeline bubble time over p stages (v = chunks when interleaved) with per-micro-batch forward and
 /// backward times (model.md §24.3). Exposed for tests.
@@ -208,6 +232,9 @@ enum class TrainObjective { kTime, kCost };
 struct TrainSearchSpace {
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<Recompute> recompute{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  /// Module sets tried with Recompute::kSelective (those the model lacks dropped): attention's
+  /// core, and the light set Megatron's recipes use (norms, expert activation, MLA up projections).
+  std::vector<unsigned> module_sets{kRecomputeCoreAttn, kRecomputeLayernorm | kRecomputeMoeAct | kRecomputeMlaUpProj};
   std::vector<PipeSchedule> schedules{PipeSchedule::k1F1B, PipeSchedule::kInterleaved, PipeSchedule::kZeroBubble,
                                       PipeSchedule::kDualPipe};
   std::vector<double> micro_batches{1, 2, 4, 8};

@@ -545,6 +545,12 @@ std::vector<CommandSpec> build() {
         opt_int("zero", "ZeRO stage over the data-parallel group (3 = FSDP)", "", 0, 3, "searched (1 with a layout)"),
         unstated(choice("recompute", "activation recomputation", {"selective", "none", "full", "reversible"}),
                  "searched (selective with a layout)"),
+        with_text(
+            arg("recompute_modules", T::kString,
+                "what selective recomputation reruns, Megatron-Core's recompute_modules joined by ',': core_attn, "
+                "layernorm, moe_act, mla_up_proj, mlp, shared_experts (none: nothing); implies --recompute "
+                "selective"),
+            "core_attn (searched: also layernorm,moe_act,mla_up_proj)"),
         unstated(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
                  "searched (1f1b with a layout)"),
         integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),

@@ -135,6 +135,53 @@ std::optional<Recompute> parse_recompute(std::string_view s) {
   }
   return std::nullopt;
 }
+namespace {
+constexpr std::pair<unsigned, std::string_view> kModuleNames[] = {
+    {kRecomputeCoreAttn, "core_attn"},
+    {kRecomputeLayernorm, "layernorm"},
+    {kRecomputeMoeAct, "moe_act"},
+    {kRecomputeMlaUpProj, "mla_up_proj"},
+    {kRecomputeMlp, "mlp"},
+    {kRecomputeSharedExperts, "shared_experts"},
+};
+}  // namespace
+
+std::string recompute_modules_name(unsigned modules) {
+  std::string s;
+  for (const auto& [bit, n] : kModuleNames) {
+    if ((modules & bit) == 0) continue;
+    if (!s.empty()) s += '+';
+    s += n;
+  }
+  return s;
+}
+std::optional<unsigned> parse_recompute_modules(std::string_view s) {
+  unsigned out = 0;
+  while (!s.empty()) {
+    const std::size_t cut = s.find_first_of(",+");
+    std::string_view part = s.substr(0, cut);
+    s = cut == std::string_view::npos ? std::string_view{} : s.substr(cut + 1);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (part.empty()) continue;
+    unsigned bit = 0;
+    for (const auto& [b, n] : kModuleNames)
+      if (part == n) bit = b;
+    if (bit == 0) return std::nullopt;
+    out |= bit;
+  }
+  return out;
+}
+unsigned applicable_modules(const ModelSpec& m, unsigned modules) {
+  bool dense = false;
+  for (const Layer& l : m.layers) dense = dense || (!l.moe && l.dense_ffn > 0);
+  if (m.attn.kind != AttentionKind::kMla) modules &= ~kRecomputeMlaUpProj;
+  if (!m.is_moe()) modules &= ~kRecomputeMoeAct;
+  if (!m.is_moe() || m.moe.shared_ffn <= 0) modules &= ~kRecomputeSharedExperts;
+  if (!dense) modules &= ~kRecomputeMlp;
+  return modules & kRecomputeAllModules;
+}
+
 std::string_view name(PipeSchedule s) {
   switch (s) {
     case PipeSchedule::k1F1B:
@@ -156,11 +203,16 @@ std::optional<PipeSchedule> parse_schedule(std::string_view s) {
   return std::nullopt;
 }
 
+std::string TrainLayout::recompute_label() const {
+  if (recompute != Recompute::kSelective || modules == kRecomputeCoreAttn) return std::string(name(recompute));
+  return fmt::format("selective({})", modules == 0 ? "nothing" : recompute_modules_name(modules));
+}
+
 std::string TrainLayout::str() const {
   std::string s = fmt::format("tp{} pp{}", tp, pp);
   if (ep > 1) s += fmt::format(" ep{}", ep);
   if (cp > 1) s += fmt::format(" cp{}", cp);
-  s += fmt::format(" dp{} zero{} {} {}", dp, zero, name(recompute), name(schedule));
+  s += fmt::format(" dp{} zero{} {} {}", dp, zero, recompute_label(), name(schedule));
   if (schedule == PipeSchedule::kInterleaved) s += fmt::format("x{}", chunks);
   s += fmt::format(" mb{}", num(micro_batch));
   return s;
@@ -206,34 +258,49 @@ double routed_copy_bytes(const ModelSpec& m, double g) {
 }  // namespace
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash, DType gemm) {
+                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules) {
   const double h = d(m.d_model);
   const double g = bytes_per_element(gemm);  // a GEMM input saved in the GEMMs' format
   const double sb = seq / d(cp) * batch;     // tokens this chip's slice of the micro-batch holds
   const double t = d(tp);
   if (r == Recompute::kFull || r == Recompute::kReversible) return units::bytes(2.0 * sb * h / t);
+  // Megatron-Core's selective modules (model.md §24.2); none without selective recomputation.
+  const unsigned mods = r == Recompute::kSelective ? applicable_modules(m, modules) : 0U;
+  auto dropped = [mods](unsigned bit) { return (mods & bit) != 0; };
   const AttnDims a = attn_dims(m);
-  const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
+  const double mask = dropout ? h : 0.0;                         // a 1-byte dropout mask per block
+  const double g_norm = dropped(kRecomputeLayernorm) ? 0.0 : g;  // a GEMM input a norm makes
   // Attention block: the QKV projection's input (g h), Q, K and V (2 bytes each), the output
   // projection's input (g o) (Korthikanti et al. 2022: 11 s b h for GPT-3 in bf16, with its
   // dropout mask). A fused attention kernel also keeps its output for its backward; in bf16 that
-  // is the same tensor as the projection's input, in FP8 a second, bf16 copy.
+  // is the same tensor as the projection's input, in FP8 a second, bf16 copy. MLA also keeps its
+  // compressed query and key-value latents: the up projections' inputs and their norms' inputs.
+  // Recomputing the norms drops the GEMM inputs they make (Megatron keeps no quantized copy
+  // then); recomputing MLA's up projections drops Q, K and V.
   const double o_kept = flash && g < 2.0 ? 2.0 * a.o : 0.0;
-  double per_token = g * h + 2.0 * (a.q + a.k + a.v) + g * a.o + o_kept + mask;
+  const double qkv = dropped(kRecomputeMlaUpProj) ? 0.0 : 2.0 * (a.q + a.k + a.v);
+  double per_token = g_norm * h + qkv + g * a.o + o_kept + mask;
+  if (m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear)
+    per_token += (g + 2.0) * d(m.attn.q_lora_rank + m.attn.kv_lora_rank);
   // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
   // its mask in bf16; gated MLPs keep gate, up and their product). An MoE block keeps its router's
   // input in bf16 and each routed copy's and the shared expert's own input in the GEMMs' format.
+  // Recomputing a dense MLP or the shared experts keeps only their input; recomputing the experts'
+  // activation drops each copy's down-projection input.
   if (layer.moe) {
-    per_token += 2.0 * h + mask + d(m.moe.top_k) * routed_copy_bytes(m, g) +
-                 (m.moe.shared_ffn > 0 ? g * h + mlp_width_bytes(m, g) * d(m.moe.shared_ffn) : 0.0);
+    double copy = routed_copy_bytes(m, g);
+    if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
+    per_token += (dropped(kRecomputeLayernorm) ? 0.0 : 2.0 * h) + mask + d(m.moe.top_k) * copy;
+    if (m.moe.shared_ffn > 0)
+      per_token += g_norm * h + (dropped(kRecomputeSharedExperts) ? 0.0 : mlp_width_bytes(m, g) * d(m.moe.shared_ffn));
   } else {
-    per_token += g * h + mask + mlp_width_bytes(m, g) * d(layer.dense_ffn);
+    per_token += g_norm * h + mask + (dropped(kRecomputeMlp) ? 0.0 : mlp_width_bytes(m, g) * d(layer.dense_ffn));
   }
   per_token += 2.0 * h * d(m.norms_per_layer);  // the norms' inputs
   double bytes = sb * per_token / t;
-  // Without recomputation and without a fused (flash) attention kernel, the scores, the softmax
-  // output and its dropout mask stay: 5 a s^2 b.
-  if (r == Recompute::kNone && !flash && layer.mixer != Mixer::kLinear)
+  // Without recomputation of attention's core and without a fused (flash) attention kernel, the
+  // scores, the softmax output and its dropout mask stay: 5 a s^2 b.
+  if (!dropped(kRecomputeCoreAttn) && !flash && layer.mixer != Mixer::kLinear)
     bytes += 5.0 * a.heads * sb * attended(layer, seq) / t;
   return units::bytes(bytes);
 }
@@ -353,8 +420,19 @@ Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Eff
   return group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, std::max(1, domain)) / eff.comm;
 }
 
+// MLA's up projections among the step model's GEMMs (model.md §24.2): the query's (its depth the
+// query latent) and the key-value decompression, a GEMM booked under attention's core.
+bool mla_up_projection(const ModelSpec& m, OpKind kind, double depth) {
+  if (m.attn.kind != AttentionKind::kMla || depth <= 0) return false;
+  return kind == OpKind::kAttnCore ||
+         (kind == OpKind::kQkvProj && m.attn.q_lora_rank > 0 && depth == d(m.attn.q_lora_rank));
+}
+
 struct Forward {
   Seconds total{}, attention{}, experts{};
+  /// What selective modules rerun (model.md §24.2): MLA's up projections (the query's and the
+  /// key-value decompression), the dense MLPs' and the shared experts' GEMMs.
+  Seconds up_proj{}, mlp{}, shared{};
   Seconds attention_backward{};              ///< attention's core backward, scores recomputed (fused) or not
   double exp_forward = 1, exp_backward = 1;  ///< the exponential units' slow-down of each pass
   double score_flops = 0;                    ///< attention's forward FLOPs per score
@@ -422,7 +500,12 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   }
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
-    if (k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) {
+    // MLA's key-value decompression is a GEMM the step model books under attention's core: it
+    // runs and differentiates as a GEMM, not as the fused kernel.
+    if (mla_up_projection(m, k.kind, k.depth)) f.up_proj += t;
+    if (k.kind == OpKind::kMlp) f.mlp += t;
+    if (k.kind == OpKind::kSharedExperts) f.shared += t;
+    if ((k.kind == OpKind::kAttnCore && k.depth <= 0) || k.kind == OpKind::kIndexer) {
       // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
       // not a GEMM's: its compute-bound time scales by e_c over that rate, and the softmax's
       // exponentials cap the core's (an indexer's scores take none).
@@ -460,6 +543,9 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   f.attention_backward =
       f.attention_backward * (s.flash_attention ? backward_flops / kFusedAttentionBackwardRate : 2.0) * scale;
   f.experts = f.experts * s.moe_imbalance * scale;
+  f.up_proj = f.up_proj * scale;
+  f.mlp = f.mlp * scale;
+  f.shared = f.shared * scale;
   return f;
 }
 
@@ -491,7 +577,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double tokens_step = s.global_batch * seq;
   r.model_flops = model_flops_per_token(m, seq) * tokens_step;
   double recompute_flops = 0;
-  if (l.recompute == Recompute::kSelective) recompute_flops = attention_core_flops_per_token(m, seq);
+  const unsigned mods = l.recompute == Recompute::kSelective ? applicable_modules(m, l.modules) : 0U;
+  auto recomputes = [mods](unsigned bit) { return (mods & bit) != 0; };
+  if (recomputes(kRecomputeCoreAttn)) recompute_flops = attention_core_flops_per_token(m, seq);
   if (refwd) recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
   if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
   r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
@@ -524,19 +612,28 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
   double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
+  double mlp_width = 0, shared_width = 0;  // the stage's dense MLP and shared-expert widths, summed
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
-    auto saved = [&](Recompute rc, DType g) {
-      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g).si();
+    auto saved = [&](Recompute rc, DType g, unsigned modules) {
+      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g, modules).si();
     };
-    // The selective set, in the run's format and (for the elementwise kernels' traffic below,
-    // priced on the bf16 set; FP8 casts come apart) in bf16, each computed once.
-    const double selective = saved(Recompute::kSelective, s.gemm);
-    const double selective_bf16 = s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16);
-    per_micro += l.recompute == Recompute::kSelective ? selective : saved(l.recompute, s.gemm);
+    // The selective set (attention's core recomputed), in the run's format and (for the
+    // elementwise kernels' traffic below, priced on the bf16 set; FP8 casts come apart) in bf16,
+    // each computed once.
+    const double selective = saved(Recompute::kSelective, s.gemm, kRecomputeCoreAttn);
+    const double selective_bf16 =
+        s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16, kRecomputeCoreAttn);
+    const bool as_selective = l.recompute == Recompute::kSelective && mods == kRecomputeCoreAttn;
+    per_micro += as_selective ? selective : saved(l.recompute, s.gemm, mods);
     one_layer = std::max(one_layer, selective);
     touched += selective_bf16;
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
+    if (layer.moe) {
+      shared_width += d(m.moe.shared_ffn);
+    } else {
+      mlp_width += d(layer.dense_ffn);
+    }
     const DenseWidths w = dense_widths(m, layer);
     cast_in += w.in;
     cast_out += w.out;
@@ -557,14 +654,26 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       "memory per GPU = weights {} + gradients {} + optimizer {} (ZeRO-{}) + activations {} ({} micro-batches "
       "in flight, recompute {}) + buffers {} = {} of {} usable (§24.2)",
       format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
-      format(r.memory.activations), num(flights), name(l.recompute), format(r.memory.comm_buffers),
+      format(r.memory.activations), num(flights), l.recompute_label(), format(r.memory.comm_buffers),
       format(r.memory.total()), format(r.memory.capacity)));
 
   // §24.3 time per micro-batch on the slowest stage.
   Precision prec;
   prec.weights = prec.experts = prec.act = s.gemm;
   prec.kv = s.attention;  // attention's core runs at the wider of this and the GEMMs' format
-  const Forward fw = stage_forward(s, l, training_pass(m, l, b, seq, prec), prec);
+  const StepCost sc = training_pass(m, l, b, seq, prec);
+  const Forward fw = stage_forward(s, l, sc, prec);
+  // Selective modules' GEMMs run again in the backward (model.md §24.2): their FLOPs join HFU.
+  if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeSharedExperts)) != 0) {
+    double again = 0;
+    for (const Kernel& k : sc.kernels) {
+      if ((recomputes(kRecomputeMlaUpProj) && mla_up_projection(m, k.kind, k.depth)) ||
+          (recomputes(kRecomputeMlp) && k.kind == OpKind::kMlp) ||
+          (recomputes(kRecomputeSharedExperts) && k.kind == OpKind::kSharedExperts))
+        again += k.flops.si() * k.count;
+    }
+    r.hardware_flops += units::flops(again / (b * seq) * tokens_step);
+  }
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
   // activation of the layer's set once forward, then read it and write its gradient backward: 3
   // passes over Korthikanti's bytes at HBM bandwidth, one forward and two backward (model.md
@@ -590,9 +699,31 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double attention_backward = fw.attention.si() > 0 ? fw.attention_backward / fw.attention : 0.0;
   const Seconds fwd = fw.total + elementwise_fwd;
   const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention_backward + elementwise_bwd;
+  // What recomputation reruns in the backward (model.md §24.2): the whole forward, or the selective
+  // modules': attention's core; MLA's up projections; the dense MLPs' and shared experts' GEMMs and
+  // activations; the norms (read h, write h, and in FP8 the GEMM input cast again, read 2 and
+  // write 1 byte); the experts' activation (as in its forward, and its FP8 cast).
   Seconds rec{};
-  if (l.recompute == Recompute::kSelective) rec = fw.attention;
-  if (refwd) rec = fw.total;
+  if (refwd) {
+    rec = fw.total;
+  } else if (mods != 0) {
+    const double act = gated ? 6.0 : 4.0;
+    double bytes = 0;
+    if (recomputes(kRecomputeCoreAttn)) rec += fw.attention;
+    if (recomputes(kRecomputeMlaUpProj)) rec += fw.up_proj;
+    if (recomputes(kRecomputeMlp)) {
+      rec += fw.mlp;
+      bytes += tokens_chip * act * mlp_width / d(l.tp);
+    }
+    if (recomputes(kRecomputeSharedExperts)) {
+      rec += fw.shared;
+      bytes += tokens_chip * act * shared_width / d(l.tp);
+    }
+    if (recomputes(kRecomputeLayernorm))
+      bytes += stage_layers * d(m.norms_per_layer) * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
+    if (recomputes(kRecomputeMoeAct)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
+    rec += units::bytes(bytes) / hbm;
+  }
 
   // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
   // and backward, and again in a full recompute.
@@ -814,6 +945,19 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
       if (m.moe.experts % e == 0) eps.push_back(e);
   }
+  // Selective recomputation with each module set the model can use, each once.
+  std::vector<std::pair<Recompute, unsigned>> recomputes;
+  for (Recompute rc : space.recompute) {
+    if (rc != Recompute::kSelective) {
+      recomputes.emplace_back(rc, kRecomputeCoreAttn);
+      continue;
+    }
+    for (unsigned set : space.module_sets) {
+      const unsigned mods = applicable_modules(m, set);
+      if (std::find(recomputes.begin(), recomputes.end(), std::pair{rc, mods}) == recomputes.end())
+        recomputes.emplace_back(rc, mods);
+    }
+  }
   std::map<std::string, int> rejected;
   TrainSearch out;
   std::vector<TrainResult> feasible;
@@ -850,8 +994,8 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
           }
           for (int v : chunk_options) {
             for (int z : space.zero) {
-              for (Recompute rc : space.recompute) {
-                TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb};
+              for (const auto& [rc, mods] : recomputes) {
+                TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb, mods};
                 ++out.evaluated;
                 TrainResult r = evaluate_training(s, l, false);
                 if (!r.feasible) {

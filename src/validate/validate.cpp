@@ -474,9 +474,10 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 }
 
 // A training step through the training model (model.md §24): the row's layout, and in its notes
-// zero=, recompute=, schedule=, chunks=, micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=,
-// dp_overlap=, tp_overlap=, ep_overlap=, ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is
-// the fastest that fits (as `train --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
+// zero=, recompute=, recompute_modules= (Megatron's names joined by '+'; selective implied), schedule=, chunks=,
+// micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=, dp_overlap=, tp_overlap=, ep_overlap=,
+// ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest that fits (as `train
+// --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
                                        std::optional<double> host_override) {
   if (!m.batch || !m.isl) return std::nullopt;
@@ -527,18 +528,36 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   l.chunks = static_cast<int>(note_number(m, "chunks").value_or(2));
   std::vector<double> micro{1, 2, 4, 8};
   if (auto v = note_number(m, "micro_batch")) micro = {*v};
-  std::vector<Recompute> rec{Recompute::kSelective, Recompute::kNone, Recompute::kFull};
+  // Unstated: the recomputations `train --search` tries, selective with each of its module sets.
+  std::vector<std::pair<Recompute, unsigned>> rec;
+  const TrainSearchSpace space;
+  for (Recompute r : space.recompute) {
+    if (r != Recompute::kSelective) {
+      rec.emplace_back(r, kRecomputeCoreAttn);
+      continue;
+    }
+    for (unsigned set : space.module_sets) {
+      const std::pair<Recompute, unsigned> x{r, applicable_modules(s.model, set)};
+      if (std::find(rec.begin(), rec.end(), x) == rec.end()) rec.push_back(x);
+    }
+  }
+  const auto stated_modules = note_value(m, "recompute_modules");
+  std::optional<unsigned> modules;
+  if (stated_modules) modules = parse_recompute_modules(*stated_modules == "none" ? "" : *stated_modules);
   if (auto v = note_value(m, "recompute")) {
-    if (auto r = parse_recompute(*v)) rec = {*r};
+    if (auto r = parse_recompute(*v)) rec = {{*r, modules.value_or(kRecomputeCoreAttn)}};
+  } else if (modules) {
+    rec = {{Recompute::kSelective, *modules}};
   }
   // The fastest layout that fits; when none fits, the one needing the least memory, noted (the
   // row ran, so the memory model is what is off).
   std::optional<TrainResult> best, least;
   for (double mb : micro) {
-    for (Recompute r : rec) {
+    for (const auto& [r, mods] : rec) {
       TrainLayout x = l;
       x.micro_batch = mb;
       x.recompute = r;
+      x.modules = mods;
       TrainResult res = evaluate_training(ts, x, false);
       if (res.time.step.si() <= 0) continue;  // the layout itself is invalid
       if (!res.feasible) {

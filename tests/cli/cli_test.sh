@@ -54,10 +54,10 @@ ok hw-file "$bin" roofline --hw-file "$data/hw_custom.toml" --hw h100-custom --m
 json_ok models-json "len(d) >= 27 and all('params_total' in m for m in d)" "$bin" models --json
 json_ok hardware-json "any(h['name'] == 'blackboard' for h in d)" "$bin" hardware --json
 json_ok hardware-exp-rate "(lambda h: abs(h['gb300']['exp_per_s'] - 10.7e12) < 1e3 and h['gb200']['exp_per_s'] == 5e12 and 'exp_per_s' not in h['mi300x'])({x['name']: x for x in d})" "$bin" hardware --json
-# The MoE host time (model.md §24.3): 348 us x 16 local experts x 48 MoE layers x 16 micro-batches, x 4/3 for
+# The MoE host time (model.md §24.3): 406 us x 16 local experts x 48 MoE layers x 16 micro-batches, x 4/3 for
 # the forward a full recomputation reruns.
 q30=(train -m qwen3-30b-a3b --hw h100-sxm --chips 16 --tp 1 --pp 1 --ep 8 --micro-batch 1 --seq-len 4096 --global-batch 256 --recompute full --json)
-json_ok train-expert-host "abs({t['term']: t['exposed_s'] for t in d['time']}['host'] - 348e-6 * 16 * 48 * 16 * 4 / 3) < 1e-9" "$bin" "${q30[@]}"
+json_ok train-expert-host "abs({t['term']: t['exposed_s'] for t in d['time']}['host'] - 406e-6 * 16 * 48 * 16 * 4 / 3) < 1e-9" "$bin" "${q30[@]}"
 json_ok train-expert-host-off "{t['term']: t['exposed_s'] for t in d['time']}['host'] == 0" "$bin" "${q30[@]}" --expert-host-us 0
 json_ok train-expert-host-ideal "{t['term']: t['exposed_s'] for t in d['time']}['host'] == 0" "$bin" "${q30[@]}" --ideal
 json_ok show-json "d['kv_bytes_per_token'] == 327680 and d['layers'] == 80" "$bin" model show llama-3.1-70b --json
@@ -156,6 +156,12 @@ bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin"
 bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0
 bad train-mtbf-zero "--mtbf-hours: must be greater than 0, got 0" "$bin" train --mtbf-hours 0
+# Selective recomputation's modules (model.md §24.2): named in the layout, more HFU than none; bad
+# names and modules without selective recomputation are flag errors.
+dsv3=(train --model deepseek-v3 --hw b200 --chips 256 --tp 1 --pp 8 --ep 32 --seq-len 4096 --global-batch 256 --json)
+json_ok train-recompute-modules "d['layout']['recompute_modules'] == 'mla_up_proj+mlp' and 'selective(mla_up_proj+mlp)' in d['layout']['text'] and d['hfu'] > d['mfu']" "$bin" "${dsv3[@]}" --recompute-modules mla_up_proj,mlp
+bad train-recompute-modules-name "--recompute-modules: unknown module in 'mla_up_proj,attention'" "$bin" "${dsv3[@]}" --recompute-modules mla_up_proj,attention
+bad train-recompute-modules-full "--recompute-modules: modules apply to selective recomputation only" "$bin" "${dsv3[@]}" --recompute full --recompute-modules moe_act
 # tco (model.md §25): the owned hour against the rented one, and bad input naming its flag.
 json_ok tco-h100 "0 < d['usd_per_gpu_hour_owned'] < d['usd_per_gpu_hour_rented'] and d['switches'] == 48 and 0 < d['breakeven_utilization'] < 1 and 0 < d['memory_share_of_capex'] < 0.2" "$bin" tco --hw h100-sxm --chips 1024 --json
 json_ok tco-gb200-racks "d['chips'] == 1152 and d['network_tiers'] == 2 and len(d['capex']) == 7" "$bin" tco --hw gb200 --racks 16 --json

@@ -274,6 +274,77 @@ TEST(Train, Fp8SavesGemmInputsAtOneByte) {
   EXPECT_LT(fp8, evaluate_training(st, l).memory.activations.si());
 }
 
+// Megatron-Core's selective modules (model.md §24.2), each against its hand count on DeepSeek-V3
+// in bf16 (h 7168, 128 heads of 192 query-key and 128 value dimensions, top-8 experts of 2048,
+// one shared expert, dense layers of 18432): what each drops from a layer's saved set per token,
+// and the FLOPs its rerun adds to HFU.
+TEST(Train, RecomputeModulesDropWhatTheyRerun) {
+  const ModelSpec m = models().load("deepseek-v3").value();
+  const Layer& dense = m.layers[0];
+  const Layer& moe = m.layers[5];
+  ASSERT_FALSE(dense.moe);
+  ASSERT_TRUE(moe.moe);
+  const double s = 4096;
+  auto saved = [&](const Layer& layer, unsigned mods) {
+    return layer_activation_bytes(m, layer, s, 1, 1, 1, Recompute::kSelective, false, true, DType::kBf16, mods).si() /
+           s;
+  };
+  const double h = 7168, base = saved(moe, kRecomputeCoreAttn);
+  EXPECT_NEAR(base - saved(moe, kRecomputeCoreAttn | kRecomputeMlaUpProj), 2.0 * 128 * (192 + 192 + 128), 1e-6);
+  EXPECT_NEAR(base - saved(moe, kRecomputeMoeAct), 8 * 2.0 * 2048, 1e-6);
+  // The norms make the QKV input, the router's and the shared expert's (2 bytes each in bf16).
+  EXPECT_NEAR(base - saved(moe, kRecomputeLayernorm), 3 * 2.0 * h, 1e-6);
+  EXPECT_NEAR(base - saved(moe, kRecomputeSharedExperts), 6.0 * 2048, 1e-6);  // gate, up, product
+  EXPECT_NEAR(saved(dense, kRecomputeCoreAttn) - saved(dense, kRecomputeMlp), 6.0 * 18432, 1e-6);
+  // Modules a layer lacks change nothing; without recomputation modules are ignored.
+  EXPECT_DOUBLE_EQ(saved(dense, kRecomputeMoeAct), saved(dense, 0));
+  EXPECT_DOUBLE_EQ(saved(moe, kRecomputeMlp), saved(moe, 0));
+  EXPECT_DOUBLE_EQ(
+      layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kNone, false, true, DType::kBf16, kRecomputeAllModules)
+          .si(),
+      layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kNone, false, true, DType::kBf16).si());
+  const ModelSpec gqa = models().load("qwen3-30b-a3b").value();
+  EXPECT_EQ(applicable_modules(gqa, kRecomputeAllModules), kRecomputeCoreAttn | kRecomputeLayernorm | kRecomputeMoeAct);
+
+  // HFU: rerunning MLA's up projections adds 2 (q_lora x 128 x 192 + kv_lora x 128 x (128 + 128))
+  // FLOPs per token per layer, 61 layers; a step takes longer and holds less.
+  TrainSetup st = setup_for(m, "h100-sxm", s, 256);
+  TrainLayout l{.tp = 1, .pp = 8, .ep = 32, .dp = 32, .zero = 1, .recompute = Recompute::kSelective};
+  l.modules = 0;
+  const TrainResult none = evaluate_training(st, l);
+  l.modules = kRecomputeMlaUpProj;
+  const TrainResult up = evaluate_training(st, l);
+  const double tokens = st.global_batch * s;
+  EXPECT_NEAR((up.hardware_flops - none.hardware_flops).si() / tokens,
+              61 * 2.0 * (1536.0 * 128 * 192 + 512.0 * 128 * 256), 1e3);
+  EXPECT_GT(up.time.recompute.si(), 0.0);
+  EXPECT_EQ(none.time.recompute.si(), 0.0);
+  EXPECT_GT(up.time.step.si(), none.time.step.si());
+  EXPECT_LT(up.memory.activations.si(), none.memory.activations.si());
+  EXPECT_EQ(l.str(), "tp1 pp8 ep32 dp32 zero1 selective(mla_up_proj) 1f1b mb1");
+}
+
+TEST(Train, RecomputeModuleNames) {
+  EXPECT_EQ(parse_recompute_modules("layernorm,moe_act"), kRecomputeLayernorm | kRecomputeMoeAct);
+  EXPECT_EQ(parse_recompute_modules("mla_up_proj+mlp"), kRecomputeMlaUpProj | kRecomputeMlp);
+  EXPECT_EQ(parse_recompute_modules(""), 0U);
+  EXPECT_FALSE(parse_recompute_modules("moe_act,attention").has_value());
+  EXPECT_EQ(recompute_modules_name(kRecomputeAllModules), "core_attn+layernorm+moe_act+mla_up_proj+mlp+shared_experts");
+  for (unsigned bits = 0; bits <= kRecomputeAllModules; ++bits)
+    EXPECT_EQ(parse_recompute_modules(recompute_modules_name(bits)), bits);
+  // The search tries selective with each module set the model can use, once each.
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  const TrainSetup st = setup_for(m, "h100-sxm", 4096, 64);
+  TrainSearchSpace one;
+  one.recompute = {Recompute::kSelective};
+  one.module_sets = {kRecomputeCoreAttn};
+  TrainSearchSpace two = one;
+  two.module_sets = {kRecomputeCoreAttn, kRecomputeLayernorm | kRecomputeMoeAct | kRecomputeMlaUpProj,
+                     kRecomputeLayernorm};
+  const int n1 = search_training(st, 8, TrainObjective::kTime, one, 5).evaluated;
+  EXPECT_EQ(search_training(st, 8, TrainObjective::kTime, two, 5).evaluated, 2 * n1);
+}
+
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to
 // the step, a third more where a full recomputation reruns the forward. Qwen3-30B-A3B (48 MoE
 // layers, 128 experts) on 8 H100 under ZeRO-3: ep 8 holds 16 experts a chip, ep 4 holds 32, and

@@ -66,7 +66,8 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
 }
 
 bool layout_given(const Args& a) {
-  for (const char* k : {"tp", "pp", "ep", "cp", "dp", "zero", "recompute", "schedule", "micro_batch"})
+  for (const char* k :
+       {"tp", "pp", "ep", "cp", "dp", "zero", "recompute", "recompute_modules", "schedule", "micro_batch"})
     if (a.has(k)) return true;
   return false;
 }
@@ -86,6 +87,19 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   l.dp = a.has("dp") ? static_cast<int>(a.number("dp")) : chips / slice;
   l.zero = static_cast<int>(a.number_or("zero", 1));
   l.recompute = parse_recompute(a.text_or("recompute", "selective")).value_or(Recompute::kSelective);
+  if (a.has("recompute_modules")) {
+    const std::string text = a.text("recompute_modules");
+    const auto mods = parse_recompute_modules(text == "none" ? "" : text);
+    if (!mods) {
+      return Error{"--recompute-modules", "", fmt::format("unknown module in '{}'", text),
+                   "name core_attn, layernorm, moe_act, mla_up_proj, mlp or shared_experts, joined by ','"};
+    }
+    if (l.recompute != Recompute::kSelective) {
+      return Error{"--recompute-modules", "", "modules apply to selective recomputation only",
+                   fmt::format("drop --recompute {} or --recompute-modules", name(l.recompute))};
+    }
+    l.modules = *mods;
+  }
   l.schedule = parse_schedule(a.text_or("schedule", "1f1b")).value_or(PipeSchedule::k1F1B);
   l.chunks = static_cast<int>(a.number("chunks"));
   l.micro_batch = a.number_or("micro_batch", 1);
@@ -103,6 +117,7 @@ Json layout_json(const TrainLayout& l) {
           {"dp", l.dp},
           {"zero", l.zero},
           {"recompute", std::string(name(l.recompute))},
+          {"recompute_modules", l.recompute == Recompute::kSelective ? recompute_modules_name(l.modules) : ""},
           {"schedule", std::string(name(l.schedule))},
           {"chunks", l.chunks},
           {"micro_batch", l.micro_batch},
@@ -212,7 +227,7 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
   if (search) {
     if (layout_given(a) && a.flag("search")) {
       return Error{"--search", "", "--search chooses the layout itself",
-                   "drop --tp/--pp/--ep/--cp/--dp/--zero/--recompute/--schedule/--micro-batch, or --search"};
+                   "drop --tp/--pp/--ep/--cp/--dp/--zero/--recompute(-modules)/--schedule/--micro-batch, or --search"};
     }
     auto report = [&](double done, double total) {
       if (progress && total > 0) progress(done / total);
