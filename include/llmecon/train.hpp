@@ -44,8 +44,9 @@ enum RecomputeModule : unsigned {
   kRecomputeMlaUpProj = 1U << 3,      ///< MLA's up projections (and RoPE): Q, K and V
   kRecomputeMlp = 1U << 4,            ///< dense MLP blocks: only their input kept
   kRecomputeSharedExperts = 1U << 5,  ///< MoE shared experts: only their input kept
+  kRecomputeMoe = 1U << 6,            ///< the whole MoE block, its all-to-all included: only its input kept
 };
-inline constexpr unsigned kRecomputeAllModules = (1U << 6) - 1;
+inline constexpr unsigned kRecomputeAllModules = (1U << 7) - 1;
 /// "core_attn+layernorm", Megatron's names joined by '+' ("" for none).
 std::string recompute_modules_name(unsigned modules);
 /// Megatron's module names separated by ',' or '+'; "" is the empty set; nullopt names an unknown one.

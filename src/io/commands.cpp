@@ -548,7 +548,7 @@ std::vector<CommandSpec> build() {
         with_text(
             arg("recompute_modules", T::kString,
                 "what selective recomputation reruns, Megatron-Core's recompute_modules joined by ',': core_attn, "
-                "layernorm, moe_act, mla_up_proj, mlp, shared_experts (none: nothing); implies --recompute "
+                "layernorm, moe_act, mla_up_proj, mlp, shared_experts, moe (none: nothing); implies --recompute "
                 "selective"),
             "core_attn (searched: also layernorm,moe_act,mla_up_proj)"),
         unstated(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),

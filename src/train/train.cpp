@@ -143,6 +143,7 @@ constexpr std::pair<unsigned, std::string_view> kModuleNames[] = {
     {kRecomputeMlaUpProj, "mla_up_proj"},
     {kRecomputeMlp, "mlp"},
     {kRecomputeSharedExperts, "shared_experts"},
+    {kRecomputeMoe, "moe"},
 };
 }  // namespace
 
@@ -176,7 +177,7 @@ unsigned applicable_modules(const ModelSpec& m, unsigned modules) {
   bool dense = false;
   for (const Layer& l : m.layers) dense = dense || (!l.moe && l.dense_ffn > 0);
   if (m.attn.kind != AttentionKind::kMla) modules &= ~kRecomputeMlaUpProj;
-  if (!m.is_moe()) modules &= ~kRecomputeMoeAct;
+  if (!m.is_moe()) modules &= ~(kRecomputeMoeAct | kRecomputeMoe);
   if (!m.is_moe() || m.moe.shared_ffn <= 0) modules &= ~kRecomputeSharedExperts;
   if (!dense) modules &= ~kRecomputeMlp;
   return modules & kRecomputeAllModules;
@@ -287,7 +288,9 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
   // input in bf16 and each routed copy's and the shared expert's own input in the GEMMs' format.
   // Recomputing a dense MLP or the shared experts keeps only their input; recomputing the experts'
   // activation drops each copy's down-projection input.
-  if (layer.moe) {
+  if (layer.moe && dropped(kRecomputeMoe)) {
+    per_token += 2.0 * h + mask;  // the block's input, what its checkpoint keeps
+  } else if (layer.moe) {
     double copy = routed_copy_bytes(m, g);
     if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
     per_token += (dropped(kRecomputeLayernorm) ? 0.0 : 2.0 * h) + mask + d(m.moe.top_k) * copy;
@@ -432,7 +435,7 @@ struct Forward {
   Seconds total{}, attention{}, experts{};
   /// What selective modules rerun (model.md §24.2): MLA's up projections (the query's and the
   /// key-value decompression), the dense MLPs' and the shared experts' GEMMs.
-  Seconds up_proj{}, mlp{}, shared{};
+  Seconds up_proj{}, mlp{}, shared{}, router{};
   Seconds attention_backward{};              ///< attention's core backward, scores recomputed (fused) or not
   double exp_forward = 1, exp_backward = 1;  ///< the exponential units' slow-down of each pass
   double score_flops = 0;                    ///< attention's forward FLOPs per score
@@ -505,6 +508,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
     if (mla_up_projection(m, k.kind, k.depth)) f.up_proj += t;
     if (k.kind == OpKind::kMlp) f.mlp += t;
     if (k.kind == OpKind::kSharedExperts) f.shared += t;
+    if (k.kind == OpKind::kRouter) f.router += t;
     if ((k.kind == OpKind::kAttnCore && k.depth <= 0) || k.kind == OpKind::kIndexer) {
       // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
       // not a GEMM's: its compute-bound time scales by e_c over that rate, and the softmax's
@@ -546,6 +550,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   f.up_proj = f.up_proj * scale;
   f.mlp = f.mlp * scale;
   f.shared = f.shared * scale;
+  f.router = f.router * scale;
   return f;
 }
 
@@ -579,6 +584,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   double recompute_flops = 0;
   const unsigned mods = l.recompute == Recompute::kSelective ? applicable_modules(m, l.modules) : 0U;
   auto recomputes = [mods](unsigned bit) { return (mods & bit) != 0; };
+  const bool refwd_moe = refwd || recomputes(kRecomputeMoe);  // the MoE blocks' forward runs again
   if (recomputes(kRecomputeCoreAttn)) recompute_flops = attention_core_flops_per_token(m, seq);
   if (refwd) recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
   if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
@@ -664,15 +670,25 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const StepCost sc = training_pass(m, l, b, seq, prec);
   const Forward fw = stage_forward(s, l, sc, prec);
   // Selective modules' GEMMs run again in the backward (model.md §24.2): their FLOPs join HFU.
-  if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeSharedExperts)) != 0) {
+  if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMoe)) != 0) {
+    const bool moe_again = recomputes(kRecomputeMoe);
     double again = 0;
     for (const Kernel& k : sc.kernels) {
       if ((recomputes(kRecomputeMlaUpProj) && mla_up_projection(m, k.kind, k.depth)) ||
           (recomputes(kRecomputeMlp) && k.kind == OpKind::kMlp) ||
-          (recomputes(kRecomputeSharedExperts) && k.kind == OpKind::kSharedExperts))
+          ((recomputes(kRecomputeSharedExperts) || moe_again) && k.kind == OpKind::kSharedExperts) ||
+          (moe_again && k.kind == OpKind::kRouter))
         again += k.flops.si() * k.count;
     }
-    r.hardware_flops += units::flops(again / (b * seq) * tokens_step);
+    again /= b * seq;
+    // The routed experts' FLOPs per token, top_k experts in each MoE layer (sc books them for the
+    // expert-parallel group's tokens).
+    if (moe_again) {
+      double moe_layers_all = 0;
+      for (const auto& layer : m.layers) moe_layers_all += layer.moe ? 1.0 : 0.0;
+      again += 2.0 * d(m.moe.top_k) * m.params_expert() * moe_layers_all;
+    }
+    r.hardware_flops += units::flops(again * tokens_step);
   }
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
   // activation of the layer's set once forward, then read it and write its gradient backward: 3
@@ -715,13 +731,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       rec += fw.mlp;
       bytes += tokens_chip * act * mlp_width / d(l.tp);
     }
-    if (recomputes(kRecomputeSharedExperts)) {
+    if (recomputes(kRecomputeSharedExperts) || recomputes(kRecomputeMoe)) {
       rec += fw.shared;
       bytes += tokens_chip * act * shared_width / d(l.tp);
     }
+    if (recomputes(kRecomputeMoe)) rec += fw.router + fw.experts + units::bytes(routed * copy_fwd) / hbm;
     if (recomputes(kRecomputeLayernorm))
       bytes += stage_layers * d(m.norms_per_layer) * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
-    if (recomputes(kRecomputeMoeAct)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
+    if (recomputes(kRecomputeMoeAct) && !recomputes(kRecomputeMoe)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
     rec += units::bytes(bytes) / hbm;
   }
 
@@ -742,7 +759,8 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     auto a2a = [&](double token_bytes) {
       return expert_all_to_all(l.ep, ranks, m.moe.top_k, m.moe.group_limit, tok, token_bytes, hw) / s.eff.comm;
     };
-    ep_mb = (a2a(h * bytes_per_element(s.gemm)) + a2a(h * 2.0)) * (2.0 * stage_moe);
+    // Forward and backward, and again where the MoE block is recomputed (§24.2).
+    ep_mb = (a2a(h * bytes_per_element(s.gemm)) + a2a(h * 2.0)) * ((refwd_moe ? 3.0 : 2.0) * stage_moe);
   }
   // Context parallelism: each layer's K and V chunks pass around the ring, forward; keys, values and
   // their gradients backward.
@@ -785,7 +803,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // when ep = 1) and launches each one's.
   const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
   const Seconds host_pass = s.expert_host * (stage_moe * local_experts) / 3.0;  // one forward's share
-  const Seconds host_mb = host_pass * (refwd ? 4.0 : 3.0);
+  const Seconds host_mb = host_pass * (refwd_moe ? 4.0 : 3.0);
   const Seconds t_f = fwd + comm_mb / 3.0 + host_pass;
   const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass);
   const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
@@ -858,7 +876,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
         fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers{} = {} "
                     "(§24.3)",
                     format(s.expert_host), num(local_experts), num(stage_moe),
-                    refwd ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
+                    refwd_moe ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),

@@ -296,6 +296,9 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
   EXPECT_NEAR(base - saved(moe, kRecomputeLayernorm), 3 * 2.0 * h, 1e-6);
   EXPECT_NEAR(base - saved(moe, kRecomputeSharedExperts), 6.0 * 2048, 1e-6);  // gate, up, product
   EXPECT_NEAR(saved(dense, kRecomputeCoreAttn) - saved(dense, kRecomputeMlp), 6.0 * 18432, 1e-6);
+  // The whole MoE block keeps its input (2h) in place of the router's, the routed copies' (2h +
+  // 6 f_e each) and the shared expert's (2h + 6 f_shared).
+  EXPECT_NEAR(base - saved(moe, kRecomputeMoe), 8 * (2.0 * h + 6.0 * 2048) + 2.0 * h + 6.0 * 2048, 1e-6);
   // Modules a layer lacks change nothing; without recomputation modules are ignored.
   EXPECT_DOUBLE_EQ(saved(dense, kRecomputeMoeAct), saved(dense, 0));
   EXPECT_DOUBLE_EQ(saved(moe, kRecomputeMlp), saved(moe, 0));
@@ -304,7 +307,8 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
           .si(),
       layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kNone, false, true, DType::kBf16).si());
   const ModelSpec gqa = models().load("qwen3-30b-a3b").value();
-  EXPECT_EQ(applicable_modules(gqa, kRecomputeAllModules), kRecomputeCoreAttn | kRecomputeLayernorm | kRecomputeMoeAct);
+  EXPECT_EQ(applicable_modules(gqa, kRecomputeAllModules),
+            kRecomputeCoreAttn | kRecomputeLayernorm | kRecomputeMoeAct | kRecomputeMoe);
 
   // HFU: rerunning MLA's up projections adds 2 (q_lora x 128 x 192 + kv_lora x 128 x (128 + 128))
   // FLOPs per token per layer, 61 layers; a step takes longer and holds less.
@@ -322,6 +326,16 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
   EXPECT_GT(up.time.step.si(), none.time.step.si());
   EXPECT_LT(up.memory.activations.si(), none.memory.activations.si());
   EXPECT_EQ(l.str(), "tp1 pp8 ep32 dp32 zero1 selective(mla_up_proj) 1f1b mb1");
+
+  // Rerunning the MoE blocks: their FLOPs (top-8 routed, the shared expert, the router) in 58 MoE
+  // layers, a third all-to-all pass and a fourth third of host time.
+  l.modules = kRecomputeMoe;
+  const TrainResult moe_again = evaluate_training(st, l);
+  EXPECT_NEAR((moe_again.hardware_flops - none.hardware_flops).si() / tokens,
+              58 * 2.0 * (8 * m.params_expert() + m.params_shared_experts() + m.params_router()), 1e3);
+  EXPECT_NEAR(moe_again.time.ep_comm_total.si(), 1.5 * none.time.ep_comm_total.si(), 1e-9);
+  EXPECT_NEAR(moe_again.time.host.si(), 4.0 / 3.0 * none.time.host.si(), 1e-9);
+  EXPECT_LT(moe_again.memory.activations.si(), none.memory.activations.si());
 }
 
 TEST(Train, RecomputeModuleNames) {
@@ -329,7 +343,8 @@ TEST(Train, RecomputeModuleNames) {
   EXPECT_EQ(parse_recompute_modules("mla_up_proj+mlp"), kRecomputeMlaUpProj | kRecomputeMlp);
   EXPECT_EQ(parse_recompute_modules(""), 0U);
   EXPECT_FALSE(parse_recompute_modules("moe_act,attention").has_value());
-  EXPECT_EQ(recompute_modules_name(kRecomputeAllModules), "core_attn+layernorm+moe_act+mla_up_proj+mlp+shared_experts");
+  EXPECT_EQ(recompute_modules_name(kRecomputeAllModules),
+            "core_attn+layernorm+moe_act+mla_up_proj+mlp+shared_experts+moe");
   for (unsigned bits = 0; bits <= kRecomputeAllModules; ++bits)
     EXPECT_EQ(parse_recompute_modules(recompute_modules_name(bits)), bits);
   // The search tries selective with each module set the model can use, once each.

@@ -92,7 +92,7 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
     const auto mods = parse_recompute_modules(text == "none" ? "" : text);
     if (!mods) {
       return Error{"--recompute-modules", "", fmt::format("unknown module in '{}'", text),
-                   "name core_attn, layernorm, moe_act, mla_up_proj, mlp or shared_experts, joined by ','"};
+                   "name core_attn, layernorm, moe_act, mla_up_proj, mlp, shared_experts or moe, joined by ','"};
     }
     if (l.recompute != Recompute::kSelective) {
       return Error{"--recompute-modules", "", "modules apply to selective recomputation only",
