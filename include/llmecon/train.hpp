@@ -47,6 +47,8 @@ enum RecomputeModule : unsigned {
   kRecomputeMoe = 1U << 6,            ///< the whole MoE block, its all-to-all included: only its input kept
 };
 inline constexpr unsigned kRecomputeAllModules = (1U << 7) - 1;
+/// The modules Megatron checkpoints whole (the others discard one output and recompute it).
+inline constexpr unsigned kCheckpointedModules = kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMoe;
 /// "core_attn+layernorm", Megatron's names joined by '+' ("" for none).
 std::string recompute_modules_name(unsigned modules);
 /// Megatron's module names separated by ',' or '+'; "" is the empty set; nullopt names an unknown one.
@@ -93,7 +95,7 @@ struct FailureModel {
 };
 
 /// The fitted host time per local expert per MoE layer per micro-batch (TrainSetup::expert_host).
-inline constexpr double kExpertHostSeconds = 413e-6;
+inline constexpr double kExpertHostSeconds = 417e-6;
 
 /// Everything a training run is, but its layout.
 struct TrainSetup {

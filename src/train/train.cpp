@@ -177,6 +177,8 @@ unsigned applicable_modules(const ModelSpec& m, unsigned modules) {
   bool dense = false;
   for (const Layer& l : m.layers) dense = dense || (!l.moe && l.dense_ffn > 0);
   if (m.attn.kind != AttentionKind::kMla) modules &= ~kRecomputeMlaUpProj;
+  // Only MLA's input norm and MoE layers' pre-MLP norms stand alone (model.md §24.2).
+  if (m.attn.kind != AttentionKind::kMla && !m.is_moe()) modules &= ~kRecomputeLayernorm;
   if (!m.is_moe()) modules &= ~(kRecomputeMoeAct | kRecomputeMoe);
   if (!m.is_moe() || m.moe.shared_ffn <= 0) modules &= ~kRecomputeSharedExperts;
   if (!dense) modules &= ~kRecomputeMlp;
@@ -266,38 +268,45 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
   const double t = d(tp);
   if (r == Recompute::kFull || r == Recompute::kReversible) return units::bytes(2.0 * sb * h / t);
   // Megatron-Core's selective modules (model.md §24.2); none without selective recomputation.
-  const unsigned mods = r == Recompute::kSelective ? applicable_modules(m, modules) : 0U;
+  const unsigned mods = r == Recompute::kSelective ? modules : 0U;
   auto dropped = [mods](unsigned bit) { return (mods & bit) != 0; };
   const AttnDims a = attn_dims(m);
-  const double mask = dropout ? h : 0.0;                         // a 1-byte dropout mask per block
-  const double g_norm = dropped(kRecomputeLayernorm) ? 0.0 : g;  // a GEMM input a norm makes
+  const bool mla = m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear;
+  const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
+  // Megatron recomputes only the norms that stand alone: MLA's input norm and an MoE layer's
+  // pre-MLP norm (Transformer Engine fuses the others into the linear that follows).
+  const bool norm_attn = dropped(kRecomputeLayernorm) && mla;
+  const bool norm_mlp = dropped(kRecomputeLayernorm) && layer.moe;
+  const bool up_proj = dropped(kRecomputeMlaUpProj) && mla;
   // Attention block: the QKV projection's input (g h), Q, K and V (2 bytes each), the output
   // projection's input (g o) (Korthikanti et al. 2022: 11 s b h for GPT-3 in bf16, with its
   // dropout mask). A fused attention kernel also keeps its output for its backward; in bf16 that
   // is the same tensor as the projection's input, in FP8 a second, bf16 copy. MLA also keeps its
   // compressed query and key-value latents: the up projections' inputs and their norms' inputs.
-  // Recomputing the norms drops the GEMM inputs they make (Megatron keeps no quantized copy
-  // then); recomputing MLA's up projections drops Q, K and V.
+  // Recomputing the norm drops the GEMM input it makes (Megatron keeps no quantized copy then);
+  // recomputing MLA's up projections drops Q, K and V and keeps only the latents before their norms.
   const double o_kept = flash && g < 2.0 ? 2.0 * a.o : 0.0;
-  const double qkv = dropped(kRecomputeMlaUpProj) ? 0.0 : 2.0 * (a.q + a.k + a.v);
-  double per_token = g_norm * h + qkv + g * a.o + o_kept + mask;
-  if (m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear)
-    per_token += (g + 2.0) * d(m.attn.q_lora_rank + m.attn.kv_lora_rank);
+  double per_token = (norm_attn ? 0.0 : g * h) + (up_proj ? 0.0 : 2.0 * (a.q + a.k + a.v)) + g * a.o + o_kept + mask;
+  if (mla) per_token += (up_proj ? 2.0 : g + 2.0) * d(m.attn.q_lora_rank + m.attn.kv_lora_rank);
   // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
   // its mask in bf16; gated MLPs keep gate, up and their product). An MoE block keeps its router's
-  // input in bf16 and each routed copy's and the shared expert's own input in the GEMMs' format.
-  // Recomputing a dense MLP or the shared experts keeps only their input; recomputing the experts'
-  // activation drops each copy's down-projection input.
-  if (layer.moe && dropped(kRecomputeMoe)) {
-    per_token += 2.0 * h + mask;  // the block's input, what its checkpoint keeps
-  } else if (layer.moe) {
-    double copy = routed_copy_bytes(m, g);
-    if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
-    per_token += (dropped(kRecomputeLayernorm) ? 0.0 : 2.0 * h) + mask + d(m.moe.top_k) * copy;
-    if (m.moe.shared_ffn > 0)
-      per_token += g_norm * h + (dropped(kRecomputeSharedExperts) ? 0.0 : mlp_width_bytes(m, g) * d(m.moe.shared_ffn));
+  // input in bf16, each routed copy's own input in the GEMMs' format, and the shared expert's
+  // quantized copy of the router's input in FP8. Recomputing the experts' activation drops each
+  // copy's down-projection input; recomputing the whole block, a dense MLP or the shared experts
+  // keeps only their input, the residual a norm's input already is (or the router's).
+  if (layer.moe) {
+    const double router_in = norm_mlp ? 0.0 : 2.0 * h;
+    if (dropped(kRecomputeMoe)) {
+      per_token += router_in + mask;
+    } else {
+      double copy = routed_copy_bytes(m, g);
+      if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
+      per_token += router_in + mask + d(m.moe.top_k) * copy;
+      if (m.moe.shared_ffn > 0 && !dropped(kRecomputeSharedExperts))
+        per_token += (g < 2.0 && !norm_mlp ? g * h : 0.0) + mlp_width_bytes(m, g) * d(m.moe.shared_ffn);
+    }
   } else {
-    per_token += g_norm * h + mask + (dropped(kRecomputeMlp) ? 0.0 : mlp_width_bytes(m, g) * d(layer.dense_ffn));
+    per_token += mask + (dropped(kRecomputeMlp) ? 0.0 : g * h + mlp_width_bytes(m, g) * d(layer.dense_ffn));
   }
   per_token += 2.0 * h * d(m.norms_per_layer);  // the norms' inputs
   double bytes = sb * per_token / t;
@@ -503,13 +512,14 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   }
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
-    // MLA's key-value decompression is a GEMM the step model books under attention's core: it
-    // runs and differentiates as a GEMM, not as the fused kernel.
     if (mla_up_projection(m, k.kind, k.depth)) f.up_proj += t;
     if (k.kind == OpKind::kMlp) f.mlp += t;
     if (k.kind == OpKind::kSharedExperts) f.shared += t;
     if (k.kind == OpKind::kRouter) f.router += t;
-    if ((k.kind == OpKind::kAttnCore && k.depth <= 0) || k.kind == OpKind::kIndexer) {
+    // GEMMs the step model books under attention's core or the indexer (MLA's key-value
+    // decompression, the indexer's projections) run and differentiate as GEMMs, not as the fused
+    // kernel.
+    if ((k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) && k.depth <= 0) {
       // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
       // not a GEMM's: its compute-bound time scales by e_c over that rate, and the softmax's
       // exponentials cap the core's (an indexer's scores take none).
@@ -619,6 +629,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
   double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
   double mlp_width = 0, shared_width = 0;  // the stage's dense MLP and shared-expert widths, summed
+  double rebuilt = 0, norms_rerun = 0;     // a checkpointed block's set; the stage's standalone norms
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     auto saved = [&](Recompute rc, DType g, unsigned modules) {
@@ -631,7 +642,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     const double selective_bf16 =
         s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16, kRecomputeCoreAttn);
     const bool as_selective = l.recompute == Recompute::kSelective && mods == kRecomputeCoreAttn;
-    per_micro += as_selective ? selective : saved(l.recompute, s.gemm, mods);
+    const double kept = as_selective ? selective : saved(l.recompute, s.gemm, mods);
+    per_micro += kept;
+    // A checkpointed block (the MoE block, a dense MLP, the shared experts) rebuilds its whole set
+    // while its backward runs (model.md §24.2).
+    if ((mods & kCheckpointedModules) != 0)
+      rebuilt = std::max(rebuilt, saved(Recompute::kSelective, s.gemm, mods & ~kCheckpointedModules) - kept);
+    if (m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear) norms_rerun += 1.0;
+    if (layer.moe) norms_rerun += 1.0;
     one_layer = std::max(one_layer, selective);
     touched += selective_bf16;
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
@@ -647,6 +665,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   double acts = per_micro * flights;
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
   if (refwd) acts += one_layer;
+  acts += rebuilt;
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
   r.memory.activations = units::bytes(acts);
@@ -736,8 +755,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       bytes += tokens_chip * act * shared_width / d(l.tp);
     }
     if (recomputes(kRecomputeMoe)) rec += fw.router + fw.experts + units::bytes(routed * copy_fwd) / hbm;
-    if (recomputes(kRecomputeLayernorm))
-      bytes += stage_layers * d(m.norms_per_layer) * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
+    if (recomputes(kRecomputeLayernorm)) bytes += norms_rerun * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
     if (recomputes(kRecomputeMoeAct) && !recomputes(kRecomputeMoe)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
     rec += units::bytes(bytes) / hbm;
   }
@@ -750,7 +768,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double blocks = stage_layers + (stage_layers - stage_moe);
   const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
   const double passes = refwd ? 3.0 : 2.0;
-  const Seconds tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes);
+  // A recomputed dense MLP gathers and scatters again (model.md §24.3).
+  const double rerun_blocks = recomputes(kRecomputeMlp) ? stage_layers - stage_moe : 0.0;
+  const Seconds tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes + rerun_blocks);
   // Expert parallelism: dispatch (the GEMM format) and combine (bf16), forward and backward.
   Seconds ep_mb{};
   if (m.is_moe() && l.ep > 1) {

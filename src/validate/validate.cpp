@@ -541,11 +541,18 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
       if (std::find(rec.begin(), rec.end(), x) == rec.end()) rec.push_back(x);
     }
   }
-  const auto stated_modules = note_value(m, "recompute_modules");
+  // Stated modules imply selective recomputation; an unknown name, or modules beside another
+  // recomputation, leave the row unpredicted (as the CLI refuses them).
   std::optional<unsigned> modules;
-  if (stated_modules) modules = parse_recompute_modules(*stated_modules == "none" ? "" : *stated_modules);
+  if (auto v = note_value(m, "recompute_modules")) {
+    modules = parse_recompute_modules(*v == "none" ? "" : *v);
+    if (!modules) return std::nullopt;
+    modules = applicable_modules(s.model, *modules);
+  }
   if (auto v = note_value(m, "recompute")) {
-    if (auto r = parse_recompute(*v)) rec = {{*r, modules.value_or(kRecomputeCoreAttn)}};
+    const auto r = parse_recompute(*v);
+    if (!r || (modules && *r != Recompute::kSelective)) return std::nullopt;
+    rec = {{*r, modules.value_or(kRecomputeCoreAttn)}};
   } else if (modules) {
     rec = {{Recompute::kSelective, *modules}};
   }

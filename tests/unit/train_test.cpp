@@ -290,25 +290,53 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
            s;
   };
   const double h = 7168, base = saved(moe, kRecomputeCoreAttn);
-  EXPECT_NEAR(base - saved(moe, kRecomputeCoreAttn | kRecomputeMlaUpProj), 2.0 * 128 * (192 + 192 + 128), 1e-6);
+  // Q, K and V, and the normed copies of the latents (q_lora 1536, kv_lora 512).
+  EXPECT_NEAR(base - saved(moe, kRecomputeCoreAttn | kRecomputeMlaUpProj),
+              2.0 * 128 * (192 + 192 + 128) + 2.0 * (1536 + 512), 1e-6);
   EXPECT_NEAR(base - saved(moe, kRecomputeMoeAct), 8 * 2.0 * 2048, 1e-6);
-  // The norms make the QKV input, the router's and the shared expert's (2 bytes each in bf16).
-  EXPECT_NEAR(base - saved(moe, kRecomputeLayernorm), 3 * 2.0 * h, 1e-6);
+  // The standalone norms make MLA's input and the router's (2 bytes each in bf16; the shared expert
+  // reads the router's).
+  EXPECT_NEAR(base - saved(moe, kRecomputeLayernorm), 2 * 2.0 * h, 1e-6);
   EXPECT_NEAR(base - saved(moe, kRecomputeSharedExperts), 6.0 * 2048, 1e-6);  // gate, up, product
-  EXPECT_NEAR(saved(dense, kRecomputeCoreAttn) - saved(dense, kRecomputeMlp), 6.0 * 18432, 1e-6);
-  // The whole MoE block keeps its input (2h) in place of the router's, the routed copies' (2h +
-  // 6 f_e each) and the shared expert's (2h + 6 f_shared).
-  EXPECT_NEAR(base - saved(moe, kRecomputeMoe), 8 * (2.0 * h + 6.0 * 2048) + 2.0 * h + 6.0 * 2048, 1e-6);
-  // Modules a layer lacks change nothing; without recomputation modules are ignored.
-  EXPECT_DOUBLE_EQ(saved(dense, kRecomputeMoeAct), saved(dense, 0));
+  // A checkpointed dense MLP keeps only its input, the residual the norm keeps anyway.
+  EXPECT_NEAR(saved(dense, kRecomputeCoreAttn) - saved(dense, kRecomputeMlp), 2.0 * h + 6.0 * 18432, 1e-6);
+  // The whole MoE block keeps its input, the router's: the routed copies (2h + 6 f_e each) and
+  // the shared expert (6 f_shared) go.
+  EXPECT_NEAR(base - saved(moe, kRecomputeMoe), 8 * (2.0 * h + 6.0 * 2048) + 6.0 * 2048, 1e-6);
+  EXPECT_NEAR(base - saved(moe, kRecomputeMoe | kRecomputeLayernorm),
+              8 * (2.0 * h + 6.0 * 2048) + 6.0 * 2048 + 2 * 2.0 * h, 1e-6);
+  // Modules a layer lacks change nothing.
+  EXPECT_DOUBLE_EQ(saved(dense, kRecomputeMoeAct | kRecomputeMoe | kRecomputeSharedExperts), saved(dense, 0));
   EXPECT_DOUBLE_EQ(saved(moe, kRecomputeMlp), saved(moe, 0));
-  EXPECT_DOUBLE_EQ(
-      layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kNone, false, true, DType::kBf16, kRecomputeAllModules)
-          .si(),
-      layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kNone, false, true, DType::kBf16).si());
+  // In a GQA model the input norm is fused into the QKV projection: only the MoE layer's pre-MLP
+  // norm stands alone, and a dense GQA model has none to recompute.
   const ModelSpec gqa = models().load("qwen3-30b-a3b").value();
+  const double g0 =
+      layer_activation_bytes(gqa, gqa.layers[0], s, 1, 1, 1, Recompute::kSelective, false, true, DType::kBf16, 0).si();
+  const double g1 = layer_activation_bytes(gqa, gqa.layers[0], s, 1, 1, 1, Recompute::kSelective, false, true,
+                                           DType::kBf16, kRecomputeLayernorm)
+                        .si();
+  EXPECT_NEAR((g0 - g1) / s, 2.0 * gqa.d_model, 1e-6);
   EXPECT_EQ(applicable_modules(gqa, kRecomputeAllModules),
             kRecomputeCoreAttn | kRecomputeLayernorm | kRecomputeMoeAct | kRecomputeMoe);
+  EXPECT_EQ(applicable_modules(models().load("llama-3.1-8b").value(), kRecomputeAllModules),
+            kRecomputeCoreAttn | kRecomputeMlp);
+
+  // Rerun bytes (model.md §24.2): the experts' activation reads 4 f_e and writes 2 f_e per copy,
+  // and in FP8 casts again (read 2, write 1); a standalone norm reads and writes 2h, and in FP8
+  // casts again (read 2h, write h). The FP8 rerun is 9/6 and 7/4 of the bf16 one.
+  TrainSetup q = setup_for(gqa, "h100-sxm", s, 64);
+  const TrainLayout ql{.tp = 1, .pp = 1, .ep = 8, .dp = 8, .zero = 1, .recompute = Recompute::kSelective};
+  auto rerun = [&](DType g, unsigned mods) {
+    q.gemm = g;
+    TrainLayout x = ql;
+    x.modules = mods;
+    return evaluate_training(q, x).time.recompute.si();
+  };
+  EXPECT_NEAR(rerun(DType::kFp8, kRecomputeMoeAct) / rerun(DType::kBf16, kRecomputeMoeAct), 1.5, 1e-9);
+  EXPECT_NEAR(rerun(DType::kFp8, kRecomputeLayernorm) / rerun(DType::kBf16, kRecomputeLayernorm), 1.75, 1e-9);
+  EXPECT_NEAR(rerun(DType::kBf16, kRecomputeLayernorm | kRecomputeMoeAct),
+              rerun(DType::kBf16, kRecomputeLayernorm) + rerun(DType::kBf16, kRecomputeMoeAct), 1e-12);
 
   // HFU: rerunning MLA's up projections adds 2 (q_lora x 128 x 192 + kv_lora x 128 x (128 + 128))
   // FLOPs per token per layer, 61 layers; a step takes longer and holds less.
@@ -336,6 +364,16 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
   EXPECT_NEAR(moe_again.time.ep_comm_total.si(), 1.5 * none.time.ep_comm_total.si(), 1e-9);
   EXPECT_NEAR(moe_again.time.host.si(), 4.0 / 3.0 * none.time.host.si(), 1e-9);
   EXPECT_LT(moe_again.memory.activations.si(), none.memory.activations.si());
+  // While a checkpointed block's backward runs, its whole set is rebuilt: one MoE layer's routed
+  // copies and shared expert on top of what the in-flight micro-batches keep.
+  const double per_layer_drop =
+      (layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kSelective, false, true, DType::kBf16, 0) -
+       layer_activation_bytes(m, moe, s, 1, 1, 1, Recompute::kSelective, false, true, DType::kBf16, kRecomputeMoe))
+          .si();
+  const double moe_layers_on_stage = 8 - 3;  // the first stage's 8 layers, 3 of them dense
+  const double flights = (none.memory.activations.si() - moe_again.memory.activations.si() + per_layer_drop) /
+                         (per_layer_drop * moe_layers_on_stage);
+  EXPECT_NEAR(flights, 8.0, 1e-6);  // 1F1B on 8 stages with 8 micro-batches: min(pp, m)
 }
 
 TEST(Train, RecomputeModuleNames) {

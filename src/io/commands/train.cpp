@@ -98,7 +98,7 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
       return Error{"--recompute-modules", "", "modules apply to selective recomputation only",
                    fmt::format("drop --recompute {} or --recompute-modules", name(l.recompute))};
     }
-    l.modules = *mods;
+    l.modules = applicable_modules(*s.model, *mods);  // what the model lacks changes nothing
   }
   l.schedule = parse_schedule(a.text_or("schedule", "1f1b")).value_or(PipeSchedule::k1F1B);
   l.chunks = static_cast<int>(a.number("chunks"));
