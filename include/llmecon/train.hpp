@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "llmecon/analysis.hpp"
@@ -51,7 +52,8 @@ inline constexpr unsigned kRecomputeAllModules = (1U << 7) - 1;
 inline constexpr unsigned kCheckpointedModules = kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMoe;
 /// "core_attn+layernorm", Megatron's names joined by '+' ("" for none).
 std::string recompute_modules_name(unsigned modules);
-/// Megatron's module names separated by ',' or '+'; "" is the empty set; nullopt names an unknown one.
+/// Megatron's module names separated by ',' or '+'; "" and "none" are the empty set; nullopt names
+/// an unknown one.
 std::optional<unsigned> parse_recompute_modules(std::string_view s);
 /// The modules that change something for this model (the rest are dropped).
 unsigned applicable_modules(const ModelSpec& m, unsigned modules);
@@ -244,6 +246,10 @@ struct TrainSearchSpace {
   int max_tp = 0;  ///< 0: the scale-up domain
   int max_cp = 32;
 };
+
+/// The recomputations a search tries: each of space.recompute, selective once per module set the
+/// model can use (each distinct set once).
+std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m, const TrainSearchSpace& space);
 
 struct TrainSearch {
   std::vector<TrainResult> ranked;    ///< feasible layouts, best first (capped)

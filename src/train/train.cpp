@@ -157,6 +157,7 @@ std::string recompute_modules_name(unsigned modules) {
   return s;
 }
 std::optional<unsigned> parse_recompute_modules(std::string_view s) {
+  if (s == "none") return 0U;
   unsigned out = 0;
   while (!s.empty()) {
     const std::size_t cut = s.find_first_of(",+");
@@ -969,6 +970,21 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
 
 // ---- model.md §24.6: search ----
 
+std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m, const TrainSearchSpace& space) {
+  std::vector<std::pair<Recompute, unsigned>> out;
+  for (Recompute rc : space.recompute) {
+    if (rc != Recompute::kSelective) {
+      out.emplace_back(rc, kRecomputeCoreAttn);
+      continue;
+    }
+    for (unsigned set : space.module_sets) {
+      const std::pair<Recompute, unsigned> x{rc, applicable_modules(m, set)};
+      if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+    }
+  }
+  return out;
+}
+
 TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
                             std::size_t keep, const std::function<void(double, double)>& progress) {
   const ModelSpec& m = *s.model;
@@ -983,19 +999,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
       if (m.moe.experts % e == 0) eps.push_back(e);
   }
-  // Selective recomputation with each module set the model can use, each once.
-  std::vector<std::pair<Recompute, unsigned>> recomputes;
-  for (Recompute rc : space.recompute) {
-    if (rc != Recompute::kSelective) {
-      recomputes.emplace_back(rc, kRecomputeCoreAttn);
-      continue;
-    }
-    for (unsigned set : space.module_sets) {
-      const unsigned mods = applicable_modules(m, set);
-      if (std::find(recomputes.begin(), recomputes.end(), std::pair{rc, mods}) == recomputes.end())
-        recomputes.emplace_back(rc, mods);
-    }
-  }
+  const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
   std::map<std::string, int> rejected;
   TrainSearch out;
   std::vector<TrainResult> feasible;

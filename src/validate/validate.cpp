@@ -528,33 +528,24 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   l.chunks = static_cast<int>(note_number(m, "chunks").value_or(2));
   std::vector<double> micro{1, 2, 4, 8};
   if (auto v = note_number(m, "micro_batch")) micro = {*v};
-  // Unstated: the recomputations `train --search` tries, selective with each of its module sets.
-  std::vector<std::pair<Recompute, unsigned>> rec;
-  const TrainSearchSpace space;
-  for (Recompute r : space.recompute) {
-    if (r != Recompute::kSelective) {
-      rec.emplace_back(r, kRecomputeCoreAttn);
-      continue;
-    }
-    for (unsigned set : space.module_sets) {
-      const std::pair<Recompute, unsigned> x{r, applicable_modules(s.model, set)};
-      if (std::find(rec.begin(), rec.end(), x) == rec.end()) rec.push_back(x);
-    }
-  }
   // Stated modules imply selective recomputation; an unknown name, or modules beside another
   // recomputation, leave the row unpredicted (as the CLI refuses them).
   std::optional<unsigned> modules;
   if (auto v = note_value(m, "recompute_modules")) {
-    modules = parse_recompute_modules(*v == "none" ? "" : *v);
+    modules = parse_recompute_modules(*v);
     if (!modules) return std::nullopt;
     modules = applicable_modules(s.model, *modules);
   }
+  // Unstated: the recomputations `train --search` tries.
+  std::vector<std::pair<Recompute, unsigned>> rec;
   if (auto v = note_value(m, "recompute")) {
     const auto r = parse_recompute(*v);
     if (!r || (modules && *r != Recompute::kSelective)) return std::nullopt;
     rec = {{*r, modules.value_or(kRecomputeCoreAttn)}};
   } else if (modules) {
     rec = {{Recompute::kSelective, *modules}};
+  } else {
+    rec = recompute_choices(s.model, TrainSearchSpace{});
   }
   // The fastest layout that fits; when none fits, the one needing the least memory, noted (the
   // row ran, so the memory model is what is off).

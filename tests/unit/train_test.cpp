@@ -380,6 +380,7 @@ TEST(Train, RecomputeModuleNames) {
   EXPECT_EQ(parse_recompute_modules("layernorm,moe_act"), kRecomputeLayernorm | kRecomputeMoeAct);
   EXPECT_EQ(parse_recompute_modules("mla_up_proj+mlp"), kRecomputeMlaUpProj | kRecomputeMlp);
   EXPECT_EQ(parse_recompute_modules(""), 0U);
+  EXPECT_EQ(parse_recompute_modules("none"), 0U);
   EXPECT_FALSE(parse_recompute_modules("moe_act,attention").has_value());
   EXPECT_EQ(recompute_modules_name(kRecomputeAllModules),
             "core_attn+layernorm+moe_act+mla_up_proj+mlp+shared_experts+moe");

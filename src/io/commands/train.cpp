@@ -89,7 +89,7 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   l.recompute = parse_recompute(a.text_or("recompute", "selective")).value_or(Recompute::kSelective);
   if (a.has("recompute_modules")) {
     const std::string text = a.text("recompute_modules");
-    const auto mods = parse_recompute_modules(text == "none" ? "" : text);
+    const auto mods = parse_recompute_modules(text);
     if (!mods) {
       return Error{"--recompute-modules", "", fmt::format("unknown module in '{}'", text),
                    "name core_attn, layernorm, moe_act, mla_up_proj, mlp, shared_experts or moe, joined by ','"};
