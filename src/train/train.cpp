@@ -259,6 +259,29 @@ double mlp_width_bytes(const ModelSpec& m, double g) {
 double routed_copy_bytes(const ModelSpec& m, double g) {
   return g * d(m.d_model) + mlp_width_bytes(m, g) * d(m.moe.expert_ffn);
 }
+
+// The norms of a layer that stand alone, the ones the `layernorm` module recomputes (model.md
+// §24.2): MLA's input norm and an MoE layer's pre-MLP norm. Transformer Engine fuses the others
+// into the linear that follows.
+struct StandaloneNorms {
+  bool attn = false;  ///< MLA's input norm
+  bool mlp = false;   ///< an MoE layer's pre-MLP norm
+  [[nodiscard]] double count() const { return (attn ? 1.0 : 0.0) + (mlp ? 1.0 : 0.0); }
+};
+// A layer whose mixer is MLA attention (not a linear-attention layer of a hybrid model).
+bool mla_layer(const ModelSpec& m, const Layer& layer) {
+  return m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear;
+}
+StandaloneNorms standalone_norms(const ModelSpec& m, const Layer& layer) {
+  return {mla_layer(m, layer), static_cast<bool>(layer.moe)};
+}
+
+// The model's MoE layers.
+double moe_layer_count(const ModelSpec& m) {
+  double n = 0;
+  for (const Layer& layer : m.layers) n += layer.moe ? 1.0 : 0.0;
+  return n;
+}
 }  // namespace
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
@@ -272,12 +295,12 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
   const unsigned mods = r == Recompute::kSelective ? modules : 0U;
   auto dropped = [mods](unsigned bit) { return (mods & bit) != 0; };
   const AttnDims a = attn_dims(m);
-  const bool mla = m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear;
+  const bool mla = mla_layer(m, layer);
   const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
-  // Megatron recomputes only the norms that stand alone: MLA's input norm and an MoE layer's
-  // pre-MLP norm (Transformer Engine fuses the others into the linear that follows).
-  const bool norm_attn = dropped(kRecomputeLayernorm) && mla;
-  const bool norm_mlp = dropped(kRecomputeLayernorm) && layer.moe;
+  // Megatron recomputes only the norms that stand alone (standalone_norms).
+  const StandaloneNorms norms = standalone_norms(m, layer);
+  const bool norm_attn = dropped(kRecomputeLayernorm) && norms.attn;
+  const bool norm_mlp = dropped(kRecomputeLayernorm) && norms.mlp;
   const bool up_proj = dropped(kRecomputeMlaUpProj) && mla;
   // Attention block: the QKV projection's input (g h), Q, K and V (2 bytes each), the output
   // projection's input (g o) (Korthikanti et al. 2022: 11 s b h for GPT-3 in bf16, with its
@@ -629,8 +652,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
   double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
-  double mlp_width = 0, shared_width = 0;  // the stage's dense MLP and shared-expert widths, summed
-  double rebuilt = 0, norms_rerun = 0;     // a checkpointed block's set; the stage's standalone norms
+  double mlp_width = 0, shared_width = 0;                 // the stage's dense MLP and shared-expert widths, summed
+  double mlp_blocks = 0, shared_blocks = 0, latents = 0;  // their counts; MLA's latent widths, summed
+  double rebuilt = 0, norms_rerun = 0;                    // a checkpointed block's set; the stage's standalone norms
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     auto saved = [&](Recompute rc, DType g, unsigned modules) {
@@ -649,16 +673,18 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     // while its backward runs (model.md §24.2).
     if ((mods & kCheckpointedModules) != 0)
       rebuilt = std::max(rebuilt, saved(Recompute::kSelective, s.gemm, mods & ~kCheckpointedModules) - kept);
-    if (m.attn.kind == AttentionKind::kMla && layer.mixer != Mixer::kLinear) norms_rerun += 1.0;
-    if (layer.moe) norms_rerun += 1.0;
+    norms_rerun += standalone_norms(m, layer).count();
     one_layer = std::max(one_layer, selective);
     touched += selective_bf16;
     if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
     if (layer.moe) {
       shared_width += d(m.moe.shared_ffn);
+      shared_blocks += m.moe.shared_ffn > 0 ? 1.0 : 0.0;
     } else {
       mlp_width += d(layer.dense_ffn);
+      mlp_blocks += layer.dense_ffn > 0 ? 1.0 : 0.0;
     }
+    if (mla_layer(m, layer)) latents += d(m.attn.q_lora_rank) + d(m.attn.kv_lora_rank);
     const DenseWidths w = dense_widths(m, layer);
     cast_in += w.in;
     cast_out += w.out;
@@ -703,11 +729,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     again /= b * seq;
     // The routed experts' FLOPs per token, top_k experts in each MoE layer (sc books them for the
     // expert-parallel group's tokens).
-    if (moe_again) {
-      double moe_layers_all = 0;
-      for (const auto& layer : m.layers) moe_layers_all += layer.moe ? 1.0 : 0.0;
-      again += 2.0 * d(m.moe.top_k) * m.params_expert() * moe_layers_all;
-    }
+    if (moe_again) again += 2.0 * d(m.moe.top_k) * m.params_expert() * moe_layer_count(m);
     r.hardware_flops += units::flops(again * tokens_step);
   }
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
@@ -738,22 +760,27 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // What recomputation reruns in the backward (model.md §24.2): the whole forward, or the selective
   // modules': attention's core; MLA's up projections; the dense MLPs' and shared experts' GEMMs and
   // activations; the norms (read h, write h, and in FP8 the GEMM input cast again, read 2 and
-  // write 1 byte); the experts' activation (as in its forward, and its FP8 cast).
+  // write 1 byte); the experts' activation (as in its forward, and its FP8 cast). In FP8 a rerun
+  // GEMM casts its input again, row- and column-wise (read 2 bytes, write 1 + 1): the MLPs' and
+  // shared experts' inputs (h) and down projections' inputs (f), MLA's latents.
   Seconds rec{};
   if (refwd) {
     rec = fw.total;
   } else if (mods != 0) {
-    const double act = gated ? 6.0 : 4.0;
+    const double act = gated ? 6.0 : 4.0, recast = cast ? 4.0 : 0.0;
     double bytes = 0;
     if (recomputes(kRecomputeCoreAttn)) rec += fw.attention;
-    if (recomputes(kRecomputeMlaUpProj)) rec += fw.up_proj;
+    if (recomputes(kRecomputeMlaUpProj)) {
+      rec += fw.up_proj;
+      bytes += tokens_chip * recast * latents / d(l.tp);
+    }
     if (recomputes(kRecomputeMlp)) {
       rec += fw.mlp;
-      bytes += tokens_chip * act * mlp_width / d(l.tp);
+      bytes += tokens_chip * (act * mlp_width + recast * (mlp_blocks * h + mlp_width)) / d(l.tp);
     }
     if (recomputes(kRecomputeSharedExperts) || recomputes(kRecomputeMoe)) {
       rec += fw.shared;
-      bytes += tokens_chip * act * shared_width / d(l.tp);
+      bytes += tokens_chip * (act * shared_width + recast * (shared_blocks * h + shared_width)) / d(l.tp);
     }
     if (recomputes(kRecomputeMoe)) rec += fw.router + fw.experts + units::bytes(routed * copy_fwd) / hbm;
     if (recomputes(kRecomputeLayernorm)) bytes += norms_rerun * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
@@ -763,9 +790,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
 
   // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
   // and backward, and again in a full recompute.
-  double moe_layers = 0;
-  for (const auto& layer : m.layers) moe_layers += layer.moe ? 1.0 : 0.0;
-  const double stage_moe = moe_layers * stage_layers / L;
+  const double stage_moe = moe_layer_count(m) * stage_layers / L;
   const double blocks = stage_layers + (stage_layers - stage_moe);
   const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
   const double passes = refwd ? 3.0 : 2.0;

@@ -338,6 +338,38 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
   EXPECT_NEAR(rerun(DType::kBf16, kRecomputeLayernorm | kRecomputeMoeAct),
               rerun(DType::kBf16, kRecomputeLayernorm) + rerun(DType::kBf16, kRecomputeMoeAct), 1e-12);
 
+  // In FP8 a rerun GEMM casts its input again (read 2 bytes, write 1 + 1): a dense MLP's input
+  // and down projection's input, h + f per token and layer, on top of its activation's 6 f; MLA's
+  // latents, q_lora + kv_lora. The bytes are read off the HBM term: the rerun GEMMs are
+  // compute-bound, so twice the bandwidth takes half the bytes' time off the rerun and nothing else.
+  {
+    const ModelSpec llama = models().load("llama-3.1-8b").value();  // 32 layers, h 4096, f 14336
+    auto rerun_bytes = [&](const ModelSpec& model, const TrainLayout& x, DType g) {
+      TrainSetup ts = setup_for(model, "h100-sxm", s, x.chips());
+      ts.gemm = g;
+      Hardware fast = *ts.hw;
+      fast.hbm_bandwidth.value = fast.hbm_bandwidth.value * 2.0;
+      TrainSetup tf = ts;
+      tf.hw = &fast;
+      const double t1 = evaluate_training(ts, x).time.recompute.si(), t2 = evaluate_training(tf, x).time.recompute.si();
+      return 2.0 * (t1 - t2) * ts.hw->hbm_bandwidth.value.si() * ts.eff.memory;
+    };
+    const TrainLayout dl{
+        .tp = 1, .pp = 1, .dp = 8, .zero = 1, .recompute = Recompute::kSelective, .modules = kRecomputeMlp};
+    EXPECT_NEAR(rerun_bytes(llama, dl, DType::kBf16) / (s * 32), 6.0 * 14336, 1e-3);
+    EXPECT_NEAR(rerun_bytes(llama, dl, DType::kFp8) / (s * 32), 6.0 * 14336 + 4.0 * (4096 + 14336), 1e-3);
+    // DeepSeek-V3's up projections: 61 MLA layers of latents 1536 + 512, cast only in FP8.
+    const TrainLayout ml{.tp = 1,
+                         .pp = 1,
+                         .ep = 8,
+                         .dp = 8,
+                         .zero = 1,
+                         .recompute = Recompute::kSelective,
+                         .modules = kRecomputeMlaUpProj};
+    EXPECT_NEAR(rerun_bytes(m, ml, DType::kBf16), 0.0, 1e-3);
+    EXPECT_NEAR(rerun_bytes(m, ml, DType::kFp8) / (s * 61), 4.0 * (1536 + 512), 1e-3);
+  }
+
   // HFU: rerunning MLA's up projections adds 2 (q_lora x 128 x 192 + kv_lora x 128 x (128 + 128))
   // FLOPs per token per layer, 61 layers; a step takes longer and holds less.
   TrainSetup st = setup_for(m, "h100-sxm", s, 256);
