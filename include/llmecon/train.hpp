@@ -248,7 +248,7 @@ struct TrainSearchSpace {
 };
 
 /// The recomputations a search tries: each of space.recompute, selective once per module set the
-/// model can use (each distinct set once).
+/// model can use (each distinct set once; a set the model has none of is no recomputation).
 std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m, const TrainSearchSpace& space);
 
 struct TrainSearch {

@@ -997,14 +997,24 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
 
 std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m, const TrainSearchSpace& space) {
   std::vector<std::pair<Recompute, unsigned>> out;
+  auto add = [&out](Recompute rc, unsigned mods) {
+    const std::pair<Recompute, unsigned> x{rc, mods};
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  };
   for (Recompute rc : space.recompute) {
     if (rc != Recompute::kSelective) {
-      out.emplace_back(rc, kRecomputeCoreAttn);
+      add(rc, kRecomputeCoreAttn);
       continue;
     }
     for (unsigned set : space.module_sets) {
-      const std::pair<Recompute, unsigned> x{rc, applicable_modules(m, set)};
-      if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+      // A set the model has none of (the light set on a dense model without MLA) recomputes
+      // nothing: that is no recomputation, tried once.
+      const unsigned mods = applicable_modules(m, set);
+      if (mods == 0) {
+        add(Recompute::kNone, kRecomputeCoreAttn);
+      } else {
+        add(rc, mods);
+      }
     }
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "llmecon/train.hpp"
 #include "test_catalogs.hpp"
@@ -429,6 +430,17 @@ TEST(Train, RecomputeModuleNames) {
                      kRecomputeLayernorm};
   const int n1 = search_training(st, 8, TrainObjective::kTime, one, 5).evaluated;
   EXPECT_EQ(search_training(st, 8, TrainObjective::kTime, two, 5).evaluated, 2 * n1);
+  // A set the model has none of recomputes nothing: that is no recomputation, tried once. On a
+  // dense GQA model the default search tries none, selective and full, and ranks no layout twice.
+  const auto choices = recompute_choices(m, TrainSearchSpace{});
+  const std::vector<std::pair<Recompute, unsigned>> expected{{Recompute::kNone, kRecomputeCoreAttn},
+                                                             {Recompute::kSelective, kRecomputeCoreAttn},
+                                                             {Recompute::kFull, kRecomputeCoreAttn}};
+  EXPECT_EQ(choices, expected);
+  const TrainSearch ranked = search_training(st, 64, TrainObjective::kTime, TrainSearchSpace{}, 50);
+  ASSERT_GE(ranked.ranked.size(), 10u);
+  std::set<std::string> seen;
+  for (const auto& r : ranked.ranked) EXPECT_TRUE(seen.insert(r.layout.str()).second) << r.layout.str();
 }
 
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to
