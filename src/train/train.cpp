@@ -433,14 +433,14 @@ std::optional<LayoutIssue> check_layout(const TrainSetup& s, const TrainLayout& 
       return LayoutIssue{"chunks",
                          fmt::format("{} layers cannot fill {} stages x {} chunks", m.n_layers(), l.pp, l.chunks)};
     if (std::fmod(micro, d(l.pp)) != 0)
-      return LayoutIssue{"global_batch",
-                         fmt::format("interleaving needs micro-batches ({}) a multiple of pp {}", num(micro), l.pp)};
+      return LayoutIssue{"global_batch", fmt::format("interleaving needs a multiple of pp micro-batches: {} for pp {}",
+                                                     num(micro), l.pp)};
   }
   if (l.schedule == PipeSchedule::kDualPipe) {
     if (l.pp < 2 || l.pp % 2 != 0) return LayoutIssue{"pp", "DualPipe needs an even number of pipeline stages"};
     if (micro < 2 * l.pp)
       return LayoutIssue{"global_batch",
-                         fmt::format("DualPipe needs at least 2 pp = {} micro-batches, not {}", 2 * l.pp, num(micro))};
+                         fmt::format("DualPipe needs at least twice pp micro-batches: {} for pp {}", num(micro), l.pp)};
   }
   return std::nullopt;
 }
@@ -1078,7 +1078,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                 if (!r.feasible) {
                   const bool memory = r.reason.rfind("needs ", 0) == 0;
                   std::string kind = memory ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789("));
-                  while (!kind.empty() && kind.back() == ' ') kind.pop_back();
+                  while (!kind.empty() && (kind.back() == ' ' || kind.back() == ':')) kind.pop_back();
                   rejected[kind]++;
                   continue;
                 }

@@ -154,6 +154,8 @@ ok scale-text-and-plot "$bin" scale --model llama-3.1-8b --chips 64 --plot "$tmp
 grep -q "cost against N" "$tmp/scale.svg" && passes=$((passes + 1)) || { echo "FAIL: scale-plot: no chart title"; fails=$((fails + 1)); }
 bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin" train --model llama-3.1-8b --chips 64 --pp 64
 bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
+# The hint names the flag as it is typed.
+bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches: 4 for pp 4 (hint: change --global-batch " "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0
 bad train-mtbf-zero "--mtbf-hours: must be greater than 0, got 0" "$bin" train --mtbf-hours 0
 # Selective recomputation's modules (model.md §24.2): named in the layout, more HFU than none; bad

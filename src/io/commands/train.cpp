@@ -104,7 +104,8 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   l.chunks = static_cast<int>(a.number("chunks"));
   l.micro_batch = a.number_or("micro_batch", 1);
   if (auto issue = check_layout(s, l, chips)) {
-    return Error{flag_of(issue->key), "", issue->why, "change --" + issue->key + " (or run --search for a layout)"};
+    return Error{flag_of(issue->key), "", issue->why,
+                 "change " + flag_of(issue->key) + " (or run --search for a layout)"};
   }
   return l;
 }
