@@ -154,6 +154,9 @@ ok scale-text-and-plot "$bin" scale --model llama-3.1-8b --chips 64 --plot "$tmp
 grep -q "cost against N" "$tmp/scale.svg" && passes=$((passes + 1)) || { echo "FAIL: scale-plot: no chart title"; fails=$((fails + 1)); }
 bad train-pp-over-layers "--pp: 32 layers cannot fill 64 pipeline stages" "$bin" train --model llama-3.1-8b --chips 64 --pp 64
 bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin" train --model llama-3.1-8b --chips 8 --dp 8 --global-batch 100
+# No layout splits an odd global batch: the hint offers the nearest that splits over more
+# data-parallel ranks (63M tokens of 4,096 is 15,381 sequences; DeepSeek-V3 trained on 15,360).
+bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
 # The hint names the flag as it is typed.
 bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches: 4 for pp 4 (hint: change --global-batch " "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0

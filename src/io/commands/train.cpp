@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "llmecon/train.hpp"
@@ -217,6 +219,35 @@ Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, 
   return t;
 }
 
+// What to change when no layout fits, from what rejected them (model.md §24.6): a global batch
+// that splits over more data-parallel ranks where divisibility rejected layouts (a multiple of the
+// largest power of two that divides the chips and leaves tp x pp x cp at least 8), more chips or
+// FP8 where memory did.
+std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int chips) {
+  bool memory = false, batch = false;
+  std::string why;
+  for (const auto& [k, n] : found.rejected) {
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", k, n);
+    memory = memory || k == "memory";
+    batch = batch || k.find("global batch") != std::string::npos || k.find("micro-batches") != std::string::npos;
+  }
+  std::vector<std::string> tips;
+  if (batch) {
+    int m = 1;
+    while (chips % (2 * m) == 0 && 2 * m * 8 <= chips) m *= 2;
+    const double g = std::max(static_cast<double>(m), std::round(s.global_batch / m) * m);
+    if (g != s.global_batch) {
+      tips.push_back(fmt::format("--global-batch {} (a multiple of {}; now {} sequences)", format_number(g, 12), m,
+                                 format_number(s.global_batch, 12)));
+    }
+  }
+  if (memory || tips.empty())
+    tips.emplace_back(s.gemm == DType::kFp8 ? "more chips" : "more chips or --train-dtype fp8");
+  std::string hint = "rejected: " + why + ". Try ";
+  for (std::size_t i = 0; i < tips.size(); ++i) hint += (i == 0 ? "" : ", or ") + tips[i];
+  return hint;
+}
+
 }  // namespace
 
 Result<Json> train(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -237,11 +268,9 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
                             TrainSearchSpace{}, static_cast<std::size_t>(a.number("top")), report);
     if (cancel && cancel()) return cancelled_error();
     if (found.ranked.empty()) {
-      std::string why;
-      for (const auto& [k, n] : found.rejected) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", k, n);
       return Error{"--chips", "",
                    fmt::format("no layout of {} chips fits {} ({} evaluated)", t.chips, t.model->name, found.evaluated),
-                   "rejected: " + why + ". Give more chips, a smaller --global-batch multiple, or --train-dtype fp8"};
+                   no_layout_hint(found, s, t.chips)};
     }
     layout = found.ranked.front().layout;
   } else {
