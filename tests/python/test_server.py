@@ -232,7 +232,8 @@ def test_a_long_plan_does_not_hold_up_other_requests():
 
         def long_plan():
             start = time.monotonic()
-            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "formats": "search"}))[0]
+            # 16 racks: over a second even in an optimised build (4 racks took 0.49 s there).
+            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))[0]
             done["seconds"] = time.monotonic() - start
 
         t = threading.Thread(target=long_plan)
@@ -356,10 +357,13 @@ def test_each_request_caps_its_work(server):
 
 
 def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
-    with serving("--threads", "1", "--deadline-ms", "1500", "--cache-bytes", "0") as port:
+    # The deadline sits well between a two-point sweep (milliseconds) and a 32-rack plan (about two
+    # seconds in an optimised build, several in debug and sanitizer builds), in any build.
+    long_plan = json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 32, "formats": "search"})
+    with serving("--threads", "1", "--deadline-ms", "700", "--cache-bytes", "0") as port:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         start = time.monotonic()
-        conn.request("POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))
+        conn.request("POST", "/api/plan", long_plan)
         res = conn.getresponse()
         body = json.loads(res.read())
         took = time.monotonic() - start
@@ -367,11 +371,11 @@ def test_a_long_request_past_its_deadline_gets_503_and_frees_its_worker():
         assert res.status == 503, body
         assert res.getheader("Retry-After") == "1"
         assert body["error"].startswith("request: cancelled: past its deadline")
-        # Two compute threads: tie both up past the deadline, then a small plan still gets through.
-        statuses = [request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))[0]
-                    for _ in range(2)]
+        # Two compute threads: tie both up past the deadline, then a small long request still gets
+        # through.
+        statuses = [request(port, "POST", "/api/plan", long_plan)[0] for _ in range(2)]
         assert statuses == [503, 503]
-        assert request(port, "POST", "/api/plan", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1}))[0] == 200
+        assert request(port, "POST", "/api/sweep", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": "1,2"}))[0] == 200
         assert took < 30, took
 
 
