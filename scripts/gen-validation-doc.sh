@@ -78,6 +78,15 @@ if tf:
     print(f"| 5-fold cross-validated | {pct(tf['kfold_median_ape'])} | - | - |")
     print(f"| leave-one-source-out | {pct(tf['loso_median_ape'])} | {pct(tf['loso_p90_ape'])} | {pct(tf['loso_max_ape'])} |")
     print()
+    d, mo = tf['loso_step_ratio_dense'], tf['loso_step_ratio_moe']
+    print("Leaving each source out, the measured step over the predicted one (the band `llmecon train` prints")
+    print("around its step and days, model.md §24.3):")
+    print()
+    print("| rows | n | p10 | p50 | p90 |")
+    print("|---|---|---|---|---|")
+    print(f"| dense | {tf['dense_rows']} | {d['p10']:.3f} | {d['p50']:.3f} | {d['p90']:.3f} |")
+    print(f"| MoE | {tf['moe_rows']} | {mo['p10']:.3f} | {mo['p50']:.3f} | {mo['p90']:.3f} |")
+    print()
     print("| id | model | chips | layout (tp, pp, ep, dp) | metric | predicted | measured | error |")
     print("|---|---|---|---|---|---|---|---|")
     src = {r["id"]: r for r in _csv.DictReader(open("data/validation/dev.csv"))}

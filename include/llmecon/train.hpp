@@ -99,6 +99,17 @@ struct FailureModel {
 /// The fitted host time per local expert per MoE layer per micro-batch (TrainSetup::expert_host).
 inline constexpr double kExpertHostSeconds = 401e-6;
 
+/// The measured step over the predicted one on the published training runs of
+/// data/validation/dev.csv, each row predicted by a fit that leaves its source out (p10, p50 and
+/// p90 over the rows; `llmecon validate` reports them as training_fit.loso_step_ratio_dense and
+/// _moe; model.md §24.3): the band a prediction for a dense or an MoE model carries.
+struct ValidatedBand {
+  double p10 = 1, p50 = 1, p90 = 1;
+  int rows = 0;
+};
+inline constexpr ValidatedBand kValidatedDense{0.949, 0.996, 1.067, 24};
+inline constexpr ValidatedBand kValidatedMoe{0.778, 0.990, 1.355, 33};
+
 /// Everything a training run is, but its layout.
 struct TrainSetup {
   const ModelSpec* model = nullptr;

@@ -106,6 +106,10 @@ struct ValidationReport {
     double in_sample_median_ape = 0, in_sample_max_ape = 0;
     double kfold_median_ape = 0;
     double loso_median_ape = 0, loso_p90_ape = 0, loso_max_ape = 0;
+    /// Leaving each source out, each row's measured step over its predicted one (p10, p50, p90),
+    /// the dense rows and the MoE rows apart: the band a prediction carries (model.md §24.3).
+    Quantiles loso_step_ratio_dense, loso_step_ratio_moe;
+    int dense_rows = 0;
   };
   std::optional<TrainingFit> training_fit;
 };

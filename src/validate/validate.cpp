@@ -765,10 +765,22 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   std::set<std::string> sources;
   for (const auto& m : tr) sources.insert(m.source);
   f.sources = static_cast<int>(sources.size());
-  std::vector<double> loso;
+  // The MoE rows: those whose step grows with the host time.
+  const auto everything = [](std::size_t) { return true; };
+  const std::vector<double> p_all = predictions(all.k, all.host, everything),
+                            p_more = predictions(all.k, all.host + 10e-6, everything);
+  std::vector<double> loso, ratio_dense, ratio_moe;
   for (const auto& src : sources) {
     const Fit kept = fit([&](std::size_t i) { return tr[i].source != src; }, all);  // from the full fit
-    for (double e : errors_at(kept, [&](std::size_t i) { return tr[i].source == src; })) loso.push_back(e);
+    const auto held = [&](std::size_t i) { return tr[i].source == src; };
+    for (double e : errors_at(kept, held)) loso.push_back(e);
+    if (!std::isfinite(kept.k)) continue;
+    const std::vector<double> p = predictions(kept.k, kept.host, held);
+    for (std::size_t i = 0; i < tr.size(); ++i) {
+      if (!std::isfinite(p[i])) continue;
+      const bool moe = std::isfinite(p_all[i]) && std::isfinite(p_more[i]) && p_more[i] != p_all[i];
+      (moe ? ratio_moe : ratio_dense).push_back(step_of(i, tr[i].value) / step_of(i, p[i]));
+    }
   }
   if (!loso.empty()) {
     const Quantiles q = quantiles(loso);
@@ -776,6 +788,9 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
     f.loso_p90_ape = q.p90;
     f.loso_max_ape = *std::max_element(loso.begin(), loso.end());
   }
+  if (!ratio_dense.empty()) f.loso_step_ratio_dense = quantiles(ratio_dense);
+  if (!ratio_moe.empty()) f.loso_step_ratio_moe = quantiles(ratio_moe);
+  f.dense_rows = static_cast<int>(ratio_dense.size());
   std::vector<double> kfold;
   for (std::size_t fold = 0; fold < 5; ++fold) {
     const Fit kept = fit([&](std::size_t i) { return i % 5 != fold; }, all);

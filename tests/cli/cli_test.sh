@@ -157,6 +157,12 @@ bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin
 # No layout splits an odd global batch: the hint offers the nearest that splits over more
 # data-parallel ranks (63M tokens of 4,096 is 15,381 sequences; DeepSeek-V3 trained on 15,360).
 bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
+# The band the published runs put around a prediction (model.md §24.3): the step and the days
+# times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
+# none for the pure roofline.
+json_ok train-published-band-dense "abs(d['step_s_published_p10'] - 0.949 * d['step_s']) < 1e-9 * d['step_s'] and abs(d['days_published_p90'] - 1.067 * d['days']) < 1e-9 * d['days']" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --json
+json_ok train-published-band-moe "abs(d['step_s_published_p90'] - 1.355 * d['step_s']) < 1e-9 * d['step_s']" "$bin" train --model qwen3-30b-a3b --chips 8 --tp 1 --ep 8 --json
+json_ok train-published-band-ideal "'step_s_published_p10' not in d and 'days_published_p90' not in d" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --ideal --json
 # The hint names the flag as it is typed.
 bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches: 4 for pp 4 (hint: change --global-batch " "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0

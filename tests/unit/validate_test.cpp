@@ -541,6 +541,17 @@ TEST(Validate, TrainingRowsAndTheirFit) {
   EXPECT_LE(fit.loso_median_ape, 8.0);
   EXPECT_LE(fit.kfold_median_ape, 9.0);
   EXPECT_EQ(fit.sources, 8);
+  // The band `train` prints around a prediction is the one these rows give, leaving each source
+  // out: the dense and the MoE rows apart (model.md §24.3).
+  EXPECT_EQ(fit.dense_rows, kValidatedDense.rows);
+  EXPECT_EQ(fit.moe_rows, kValidatedMoe.rows);
+  for (const auto& [q, band] :
+       {std::pair{fit.loso_step_ratio_dense, kValidatedDense}, std::pair{fit.loso_step_ratio_moe, kValidatedMoe}}) {
+    EXPECT_NEAR(q.p10, band.p10, 0.005);
+    EXPECT_NEAR(q.p50, band.p50, 0.005);
+    EXPECT_NEAR(q.p90, band.p90, 0.005);
+    EXPECT_LT(q.p10, q.p90);
+  }
   for (const auto& r : rep.rows) {
     ASSERT_TRUE(r.error_pct.has_value()) << r.id << ": " << r.skip_reason;
     const bool covered = r.id.rfind("L3-", 0) == 0 || r.id.rfind("KOR-", 0) == 0 || r.id == "MB-DSV3" ||

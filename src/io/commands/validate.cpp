@@ -145,7 +145,10 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, 
                            {"kfold_median_ape", f.kfold_median_ape},
                            {"loso_median_ape", f.loso_median_ape},
                            {"loso_p90_ape", f.loso_p90_ape},
-                           {"loso_max_ape", f.loso_max_ape}};
+                           {"loso_max_ape", f.loso_max_ape},
+                           {"dense_rows", f.dense_rows},
+                           {"loso_step_ratio_dense", quantiles_json(f.loso_step_ratio_dense)},
+                           {"loso_step_ratio_moe", quantiles_json(f.loso_step_ratio_moe)}};
   }
   return out;
 }
