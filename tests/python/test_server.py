@@ -232,20 +232,22 @@ def test_a_long_plan_does_not_hold_up_other_requests():
 
         def long_plan():
             start = time.monotonic()
-            # 16 racks: over a second even in an optimised build (4 racks took 0.49 s there).
-            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 16, "formats": "search"}))[0]
-            done["seconds"] = time.monotonic() - start
+            # About 0.5 s in an optimised build, a few seconds in debug and sanitizer builds.
+            done["status"] = request(port, "POST", "/api/plan", json.dumps({"model": "deepseek-v3", "hw": "gb200", "racks": 4, "formats": "search"}))[0]
+            done["end"] = time.monotonic()
+            done["seconds"] = done["end"] - start
 
         t = threading.Thread(target=long_plan)
         t.start()
-        time.sleep(0.2)
+        time.sleep(0.1)
         start = time.monotonic()
         quick = [request(port, "GET", "/api/roofline?model=llama-3.1-8b&hw=h100-sxm&batch=%d" % b)[0] for b in (1, 2, 4)]
-        quick_s = time.monotonic() - start
+        quick_end = time.monotonic()
         t.join(timeout=120)
         assert done["status"] == 200 and quick == [200, 200, 200]
-        assert done["seconds"] > 0.5  # the plan is long enough to matter
-        assert quick_s < done["seconds"] / 2, (quick_s, done["seconds"])
+        # Answered while the plan still ran (relative to it, not to a clock), in a fraction of its time.
+        assert quick_end < done["end"], (quick_end - start, done["seconds"])
+        assert quick_end - start < done["seconds"] / 2, (quick_end - start, done["seconds"])
 
 
 # The commands the issue names, each asked the same question through the CLI and the server.
