@@ -488,7 +488,12 @@
       state.charts.trainTime = C.trainTime($("chart-train-time"), t);
       state.charts.costN = C.costVsN($("chart-cost-n"), sc);
       $("train-status").textContent =
-        `${t.layout.text} on ${t.chips} ${t.hardware}: ${C.num(t.days)} days, ${C.num(t.gpu_hours)} GPU-hours, $${C.num(t.usd)}, ` +
+        `${t.layout.text} on ${t.chips} ${t.hardware}: ${C.num(t.days)} days` +
+        // The band the published runs put around it (model.md §24.3); none for the pure roofline.
+        (t.days_published_p10 !== undefined
+          ? ` (${C.num(t.days_published_p10)}-${C.num(t.days_published_p90)} by the published runs' errors)`
+          : "") +
+        `, ${C.num(t.gpu_hours)} GPU-hours, $${C.num(t.usd)}, ` +
         `${C.num(t.mwh)} MWh; MFU ${C.num(100 * t.mfu)}%, goodput ${C.num(100 * t.goodput)}% (${C.num(t.failures)} failures). ` +
         `Cheapest size for ${C.num(+sa.inference_tokens)} served tokens: N = ${C.num(sc.params)} on ${C.num(sc.train_tokens)} tokens ` +
         `(${C.num(sc.overtraining)}x Chinchilla's 20 per parameter), $${C.num(sc.total_usd)} in all.`;

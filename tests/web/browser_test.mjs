@@ -610,6 +610,9 @@ try {
     assert.deepEqual(bars, terms, "memory bars = the API's terms");
     const status = await page.textContent("#train-status");
     assert.ok(status.startsWith(want.layout.text) && status.includes("GPU-hours"), status);
+    // The days carry the band the published runs put around them.
+    assert.ok(want.days_published_p10 < want.days && want.days < want.days_published_p90, JSON.stringify(want));
+    assert.ok(status.includes("by the published runs' errors"), status);
     const n = await page.evaluate(() => llmecon.charts.costN.data.datasets[0].data.length);
     assert.equal(n, scale.cost_vs_n.length, "cost against N: one point per row");
     const before = +(await page.evaluate(() => document.body.dataset.trainUpdates));
