@@ -710,6 +710,7 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
     double k = 1, host = 0;
     int moe = 0;
     bool settled = false;
+    std::vector<double> units;  ///< each row's seconds of step per second of c_e (0: no routed experts)
   };
   auto fit = [&](const Take& take, Fit f) {
     constexpr double kDelta = 10e-6;
@@ -736,6 +737,7 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
         implied.push_back(f.host + (step_of(i, tr[i].value) - step_of(i, p0[i])) / units[i]);
       }
       f.moe = static_cast<int>(implied.size());
+      f.units = units;
       f.host = implied.empty() ? 0.0 : std::max(0.0, median(implied));
       f.settled = std::fabs(f.k - before.k) <= 1e-5 * f.k && std::fabs(f.host - before.host) <= 1e-5 * f.host + 1e-9;
       if (f.settled) break;
@@ -765,20 +767,17 @@ std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Meas
   std::set<std::string> sources;
   for (const auto& m : tr) sources.insert(m.source);
   f.sources = static_cast<int>(sources.size());
-  // The MoE rows: those whose step grows with the host time.
-  const auto everything = [](std::size_t) { return true; };
-  const std::vector<double> p_all = predictions(all.k, all.host, everything),
-                            p_more = predictions(all.k, all.host + 10e-6, everything);
+  // Each held-out row's error, and its measured step over the predicted one, the MoE rows (those
+  // the full fit found host time in) apart.
   std::vector<double> loso, ratio_dense, ratio_moe;
   for (const auto& src : sources) {
     const Fit kept = fit([&](std::size_t i) { return tr[i].source != src; }, all);  // from the full fit
-    const auto held = [&](std::size_t i) { return tr[i].source == src; };
-    for (double e : errors_at(kept, held)) loso.push_back(e);
     if (!std::isfinite(kept.k)) continue;
-    const std::vector<double> p = predictions(kept.k, kept.host, held);
+    const std::vector<double> p = predictions(kept.k, kept.host, [&](std::size_t i) { return tr[i].source == src; });
     for (std::size_t i = 0; i < tr.size(); ++i) {
       if (!std::isfinite(p[i])) continue;
-      const bool moe = std::isfinite(p_all[i]) && std::isfinite(p_more[i]) && p_more[i] != p_all[i];
+      loso.push_back(std::fabs(100.0 * (p[i] - tr[i].value) / tr[i].value));
+      const bool moe = i < all.units.size() && all.units[i] > 0;
       (moe ? ratio_moe : ratio_dense).push_back(step_of(i, tr[i].value) / step_of(i, p[i]));
     }
   }

@@ -160,10 +160,11 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   an.figure("tokens_per_s_per_gpu", r.tokens_per_s.si() / chips, "tok/s", "per GPU");
   an.figure("model_flops_per_step", r.model_flops, "6 N + 12 L H Q T per token x tokens per step");
   an.figure("steps", run.steps, "", "optimizer steps for --tokens");
-  an.figure("days", run.wall.si() / 86400.0, "day", "wall-clock, failures and checkpoints included (§24.4)");
+  const double days = run.wall.si() / 86400.0;
+  an.figure("days", days, "day", "wall-clock, failures and checkpoints included (§24.4)");
   if (banded) {
-    an.figure("days_published_p10", run.wall.si() / 86400.0 * band.p10, "day", "x the same p10");
-    an.figure("days_published_p90", run.wall.si() / 86400.0 * band.p90, "day", "x the same p90");
+    an.figure("days_published_p10", days * band.p10, "day", "x the same p10");
+    an.figure("days_published_p90", days * band.p90, "day", "x the same p90");
   }
   an.figure("wall_s", run.wall, "wall-clock");
   an.figure("gpu_hours", run.gpu_hours, "GPU-h", "chips x wall");
