@@ -196,6 +196,9 @@ struct TrainRun {
 struct TrainResult {
   bool feasible = false;
   std::string reason;  ///< why not, when infeasible
+  /// What made it infeasible: the layout key a LayoutIssue names ("tp", "global_batch", ...),
+  /// "memory", or "failures"; empty when feasible.
+  std::string issue;
   TrainLayout layout;
   TrainMemory memory;
   TrainTime time;
@@ -265,7 +268,14 @@ std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m
 struct TrainSearch {
   std::vector<TrainResult> ranked;    ///< feasible layouts, best first (capped)
   std::vector<TrainResult> frontier;  ///< step time against memory headroom: no point beats another on both
-  std::vector<std::pair<std::string, int>> rejected;  ///< reason class -> count
+  /// A class of rejected layouts: its reason, the key of what rejected them (TrainResult::issue)
+  /// and how many.
+  struct Rejection {
+    std::string reason;
+    std::string issue;
+    int count = 0;
+  };
+  std::vector<Rejection> rejected;  ///< most common first
   int evaluated = 0;
 };
 

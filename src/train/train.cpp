@@ -600,6 +600,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   };
   if (auto why = check_layout(s, l, l.chips())) {
     r.reason = why->why;
+    r.issue = why->key;
     return r;
   }
   const int domain = hw.domain_size;
@@ -954,6 +955,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   if (!std::isfinite(run.goodput) || run.goodput <= 0) {
     r.reason = fmt::format("failures every {} outrun checkpoints of {} and restarts of {}: no progress",
                            format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
+    r.issue = "failures";
     return r;
   }
   run.wall = run.useful / run.goodput;
@@ -987,6 +989,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       num(s.power.pue), format(facility), format(facility), num(chips), num(run.energy.si() / 3.6e9)));
   if (r.memory.total() > r.memory.capacity) {
     r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
+    r.issue = "memory";
     return r;
   }
   r.feasible = true;
@@ -1035,7 +1038,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
       if (m.moe.experts % e == 0) eps.push_back(e);
   }
   const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
-  std::map<std::string, int> rejected;
+  std::map<std::pair<std::string, std::string>, int> rejected;  // (reason class, issue) -> count
   TrainSearch out;
   std::vector<TrainResult> feasible;
   // Outer loops first, to report progress.
@@ -1056,7 +1059,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
       if ((tp * cp * dp) % ep != 0) continue;
       for (double mb : space.micro_batches) {
         if (std::fmod(s.global_batch, mb * d(dp)) != 0) {
-          rejected["global batch not a multiple of micro-batch x dp"]++;
+          rejected[{"global batch not a multiple of micro-batch x dp", "global_batch"}]++;
           continue;
         }
         for (PipeSchedule sch : space.schedules) {
@@ -1076,10 +1079,11 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                 ++out.evaluated;
                 TrainResult r = evaluate_training(s, l, false);
                 if (!r.feasible) {
-                  const bool memory = r.reason.rfind("needs ", 0) == 0;
-                  std::string kind = memory ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789("));
+                  // One class per reason with its figures left out ("memory" for every memory total).
+                  std::string kind =
+                      r.issue == "memory" ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789("));
                   while (!kind.empty() && (kind.back() == ' ' || kind.back() == ':')) kind.pop_back();
-                  rejected[kind]++;
+                  rejected[{kind, r.issue}]++;
                   continue;
                 }
                 feasible.push_back(std::move(r));
@@ -1110,8 +1114,9 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
   }
   if (feasible.size() > keep) feasible.resize(keep);
   out.ranked = std::move(feasible);
-  for (auto& [k, v] : rejected) out.rejected.emplace_back(k, v);
-  std::sort(out.rejected.begin(), out.rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
+  std::stable_sort(out.rejected.begin(), out.rejected.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
   return out;
 }
 

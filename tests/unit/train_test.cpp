@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "llmecon/train.hpp"
@@ -441,6 +442,36 @@ TEST(Train, RecomputeModuleNames) {
   ASSERT_GE(ranked.ranked.size(), 10u);
   std::set<std::string> seen;
   for (const auto& r : ranked.ranked) EXPECT_TRUE(seen.insert(r.layout.str()).second) << r.layout.str();
+}
+
+// Each rejected class carries the key of what rejected it, so a hint can name the input to change
+// without reading the reason's words. Llama-3.1-70B on 64 H100: a global batch of 63 sequences
+// splits over dp 1 alone (batch), and on 8 chips memory rejects layouts (memory).
+TEST(Train, SearchRejectionsCarryTheirIssue) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  auto issues_of = [&](int chips, double batch) {
+    std::map<std::string, int> by;
+    const TrainSearch f =
+        search_training(setup_for(m, "h100-sxm", 4096, batch), chips, TrainObjective::kTime, TrainSearchSpace{}, 5);
+    for (const auto& rej : f.rejected) {
+      EXPECT_FALSE(rej.issue.empty()) << rej.reason;
+      EXPECT_GT(rej.count, 0) << rej.reason;
+      by[rej.issue] += rej.count;
+    }
+    return by;
+  };
+  const auto odd = issues_of(64, 63);
+  EXPECT_GT(odd.count("global_batch"), 0u);
+  const auto small = issues_of(8, 64);
+  EXPECT_GT(small.count("memory"), 0u);
+  // A single layout's issue agrees with check_layout and with memory.
+  TrainLayout too_few{1, 1, 1, 1, 8, 0, Recompute::kNone, PipeSchedule::k1F1B, 1, 1};
+  EXPECT_EQ(evaluate_training(setup_for(m, "h100-sxm", 4096, 64), too_few).issue, "memory");
+  EXPECT_EQ(evaluate_training(setup_for(m, "h100-sxm", 4096, 63), too_few).issue, "global_batch");
+  const TrainSearch fits =
+      search_training(setup_for(m, "h100-sxm", 4096, 64), 64, TrainObjective::kTime, TrainSearchSpace{}, 5);
+  ASSERT_FALSE(fits.ranked.empty());
+  for (const TrainResult& r : fits.ranked) EXPECT_EQ(r.issue, "") << r.layout.str();
 }
 
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to

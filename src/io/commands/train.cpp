@@ -241,10 +241,10 @@ Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, 
 std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int chips) {
   bool memory = false, batch = false;
   std::string why;
-  for (const auto& [k, n] : found.rejected) {
-    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", k, n);
-    memory = memory || k == "memory";
-    batch = batch || k.find("global batch") != std::string::npos || k.find("micro-batches") != std::string::npos;
+  for (const auto& rej : found.rejected) {
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", rej.reason, rej.count);
+    memory = memory || rej.issue == "memory";
+    batch = batch || rej.issue == "global_batch";
   }
   std::vector<std::string> tips;
   if (batch) {
@@ -300,7 +300,7 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
     std::vector<TrainResult> frontier = found.frontier;
     an.tables.push_back(layouts_table("frontier", frontier, "step time against memory headroom"));
     Table rej{"rejected", {{"reason", "", "reason"}, {"count", "", "layouts"}}, {}, "rejected layouts"};
-    for (const auto& [k, n] : found.rejected) rej.rows.push_back({k, static_cast<double>(n)});
+    for (const auto& x : found.rejected) rej.rows.push_back({x.reason, static_cast<double>(x.count)});
     an.tables.push_back(std::move(rej));
     an.note(fmt::format("searched {} layouts of {} chips; {} feasible listed", found.evaluated, t.chips,
                         found.ranked.size()));
