@@ -456,12 +456,16 @@ Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Eff
   return group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, std::max(1, domain)) / eff.comm;
 }
 
-// MLA's up projections among the step model's GEMMs (model.md §24.2): the query's (its depth the
-// query latent) and the key-value decompression, a GEMM booked under attention's core.
-bool mla_up_projection(const ModelSpec& m, OpKind kind, double depth) {
+// MLA's up projections among the step model's GEMMs (model.md §24.2): the query's and the
+// key-value decompression, a GEMM booked under attention's core. The query's reads the query
+// latent; without one (q_lora_rank 0) it is the plain query projection from the hidden state,
+// which Megatron's up-projection checkpoint reruns all the same.
+bool mla_up_projection(const ModelSpec& m, OpKind kind, double depth, double cols) {
   if (m.attn.kind != AttentionKind::kMla || depth <= 0) return false;
-  return kind == OpKind::kAttnCore ||
-         (kind == OpKind::kQkvProj && m.attn.q_lora_rank > 0 && depth == d(m.attn.q_lora_rank));
+  if (kind == OpKind::kAttnCore) return true;
+  if (kind != OpKind::kQkvProj) return false;
+  if (m.attn.q_lora_rank > 0) return depth == d(m.attn.q_lora_rank);
+  return depth == d(m.d_model) && cols == d(m.attn.heads) * d(m.attn.qk_nope_head_dim + m.attn.qk_rope_head_dim);
 }
 
 struct Forward {
@@ -536,7 +540,7 @@ Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost&
   }
   for (const KernelTime& k : ops.detail) {
     const Seconds t = max(k.compute, k.memory) * k.launches;
-    if (mla_up_projection(m, k.kind, k.depth)) f.up_proj += t;
+    if (mla_up_projection(m, k.kind, k.depth, k.cols * d(l.tp))) f.up_proj += t;  // chip columns x tp
     if (k.kind == OpKind::kMlp) f.mlp += t;
     if (k.kind == OpKind::kSharedExperts) f.shared += t;
     if (k.kind == OpKind::kRouter) f.router += t;
@@ -685,7 +689,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       mlp_width += d(layer.dense_ffn);
       mlp_blocks += layer.dense_ffn > 0 ? 1.0 : 0.0;
     }
-    if (mla_layer(m, layer)) latents += d(m.attn.q_lora_rank) + d(m.attn.kv_lora_rank);
+    // The up projections' inputs: the query latent (or, without one, the hidden state) and the
+    // key-value latent.
+    if (mla_layer(m, layer)) latents += (m.attn.q_lora_rank > 0 ? d(m.attn.q_lora_rank) : h) + d(m.attn.kv_lora_rank);
     const DenseWidths w = dense_widths(m, layer);
     cast_in += w.in;
     cast_out += w.out;
@@ -721,7 +727,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     const bool moe_again = recomputes(kRecomputeMoe);
     double again = 0;
     for (const Kernel& k : sc.kernels) {
-      if ((recomputes(kRecomputeMlaUpProj) && mla_up_projection(m, k.kind, k.depth)) ||
+      if ((recomputes(kRecomputeMlaUpProj) && mla_up_projection(m, k.kind, k.depth, k.cols)) ||
           (recomputes(kRecomputeMlp) && k.kind == OpKind::kMlp) ||
           ((recomputes(kRecomputeSharedExperts) || moe_again) && k.kind == OpKind::kSharedExperts) ||
           (moe_again && k.kind == OpKind::kRouter))
