@@ -433,14 +433,18 @@ std::optional<LayoutIssue> check_layout(const TrainSetup& s, const TrainLayout& 
       return LayoutIssue{"chunks",
                          fmt::format("{} layers cannot fill {} stages x {} chunks", m.n_layers(), l.pp, l.chunks)};
     if (std::fmod(micro, d(l.pp)) != 0)
-      return LayoutIssue{"global_batch", fmt::format("interleaving needs a multiple of pp micro-batches: {} for pp {}",
-                                                     num(micro), l.pp)};
+      return LayoutIssue{"global_batch",
+                         fmt::format("interleaving needs a multiple of pp micro-batches per data-parallel "
+                                     "rank ({} for pp {})",
+                                     num(micro), l.pp)};
   }
   if (l.schedule == PipeSchedule::kDualPipe) {
     if (l.pp < 2 || l.pp % 2 != 0) return LayoutIssue{"pp", "DualPipe needs an even number of pipeline stages"};
     if (micro < 2 * l.pp)
       return LayoutIssue{"global_batch",
-                         fmt::format("DualPipe needs at least twice pp micro-batches: {} for pp {}", num(micro), l.pp)};
+                         fmt::format("DualPipe needs at least twice pp micro-batches per data-parallel rank "
+                                     "({} of {} for pp {})",
+                                     num(micro), 2 * l.pp, l.pp)};
   }
   return std::nullopt;
 }

@@ -164,7 +164,11 @@ json_ok train-published-band-dense "abs(d['step_s_published_p10'] - 0.949 * d['s
 json_ok train-published-band-moe "abs(d['step_s_published_p90'] - 1.355 * d['step_s']) < 1e-9 * d['step_s']" "$bin" train --model qwen3-30b-a3b --chips 8 --tp 1 --ep 8 --json
 json_ok train-published-band-ideal "'step_s_published_p10' not in d and 'days_published_p90' not in d" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --ideal --json
 # The hint names the flag as it is typed.
-bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches: 4 for pp 4 (hint: change --global-batch " "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8
+bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches per data-parallel rank (4 of 8 for pp 4) (hint: change --global-batch (16 sequences is the nearest that splits)" "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8
+# A stated layout the batch does not split: the hint gives the nearest batch that does (992 =
+# 31 x 32 micro-batches; interleaving over pp 4 needs 32, so 1024).
+bad train-batch-nearest "(hint: change --global-batch (992 sequences is the nearest that splits), or run --search" "$bin" train --model llama-3.1-70b --hw h100-sxm --chips 1024 --tp 8 --pp 4 --global-batch 1001
+bad train-batch-nearest-interleaved "(hint: change --global-batch (1024 sequences is the nearest that splits)" "$bin" train --model llama-3.1-70b --hw h100-sxm --chips 1024 --tp 8 --pp 4 --schedule interleaved --chunks 5 --global-batch 1000
 bad train-zero-tokens "--tokens: must be at least 1, got 0" "$bin" train --tokens 0
 bad train-mtbf-zero "--mtbf-hours: must be greater than 0, got 0" "$bin" train --mtbf-hours 0
 # Selective recomputation's modules (model.md §24.2): named in the layout, more HFU than none; bad

@@ -1,7 +1,9 @@
 // `train` and `scale`: a training run and scaling laws in dollars (model.md §24).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,21 @@ bool layout_given(const Args& a) {
 }
 
 // The layout the flags state; unstated degrees are 1 and dp fills the chips.
+// The global batch nearest the stated one (the smaller on a tie) that this layout splits, in
+// sequences: micro-batch x dp, and the schedule's own multiple of micro-batches. None within a
+// factor of two, or within 2^16 sequences (a bound on the work a hostile batch can ask for).
+std::optional<double> nearest_global_batch(TrainSetup s, const TrainLayout& l, int chips) {
+  const double g0 = std::round(s.global_batch);
+  for (double step = 0; step <= std::min(g0, 65536.0); step += 1) {
+    for (double g : {g0 - step, g0 + step}) {
+      if (g < 1) continue;
+      s.global_batch = g;
+      if (!check_layout(s, l, chips)) return g;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips) {
   TrainLayout l;
   l.tp = static_cast<int>(a.number_or("tp", 1));
@@ -106,8 +123,16 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   l.chunks = static_cast<int>(a.number("chunks"));
   l.micro_batch = a.number_or("micro_batch", 1);
   if (auto issue = check_layout(s, l, chips)) {
-    return Error{flag_of(issue->key), "", issue->why,
-                 "change " + flag_of(issue->key) + " (or run --search for a layout)"};
+    std::string hint = "change " + flag_of(issue->key) + " (or run --search for a layout)";
+    if (issue->key == "global_batch") {
+      if (auto g = nearest_global_batch(s, l, chips)) {
+        hint = fmt::format(
+            "change --global-batch ({} sequences is the nearest that splits), or run --search for a "
+            "layout",
+            format_number(*g, 12));
+      }
+    }
+    return Error{flag_of(issue->key), "", issue->why, hint};
   }
   return l;
 }
