@@ -276,6 +276,9 @@ struct TrainSearch {
     int count = 0;
   };
   std::vector<Rejection> rejected;  ///< most common first
+  /// The data-parallel degrees the searched shapes (tp x cp x pp) leave, ascending: what a global
+  /// batch must split over.
+  std::vector<int> dp_degrees;
   int evaluated = 0;
 };
 

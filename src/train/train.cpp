@@ -963,8 +963,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   }
   run.goodput = training_goodput(run.checkpoint_write, run.checkpoint_interval, fm.restart, run.mtbf);
   if (!std::isfinite(run.goodput) || run.goodput <= 0) {
-    r.reason = fmt::format("failures every {} outrun checkpoints of {} and restarts of {}: no progress",
-                           format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
+    r.reason = fmt::format(
+        "failures outrun checkpoints and restarts, no progress (a failure every {}, checkpoints "
+        "of {}, restarts of {})",
+        format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
     r.issue = "failures";
     return r;
   }
@@ -1060,6 +1062,9 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
       for (int pp = 1; pp <= std::min(rest, m.n_layers()); ++pp)
         if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
     }
+  for (const auto& [tp, cp, pp] : shapes) out.dp_degrees.push_back(chips / (tp * cp * pp));
+  std::sort(out.dp_degrees.begin(), out.dp_degrees.end());
+  out.dp_degrees.erase(std::unique(out.dp_degrees.begin(), out.dp_degrees.end()), out.dp_degrees.end());
   double done = 0;
   for (const auto& [tp, cp, pp] : shapes) {
     if (progress) progress(done, d(static_cast<int>(shapes.size())));

@@ -157,6 +157,11 @@ bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin
 # No layout splits an odd global batch: the hint offers the nearest that splits over more
 # data-parallel ranks (63M tokens of 4,096 is 15,381 sequences; DeepSeek-V3 trained on 15,360).
 bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
+# On a million chips (2^6 x 5^6) no power of two splits the batch: the hint names a data-parallel
+# degree a searched shape leaves (tp 4 x pp 125 -> dp 2,000). At that batch failures outrun
+# progress, and the hint says what to change for them.
+bad train-search-batch-hint-shapes "Try --global-batch 2000 (a multiple of 2000; now 2048 sequences)" "$bin" train --model llama-3.1-405b --chips 1000000 --search
+bad train-search-failures-hint "Try fewer chips (failures scale with them)" "$bin" train --model llama-3.1-405b --chips 1000000 --search --global-batch 2000
 # The band the published runs put around a prediction (model.md §24.3): the step and the days
 # times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
 # none for the pure roofline.

@@ -494,6 +494,20 @@ TEST(Train, SearchRejectionsCarryTheirIssue) {
       search_training(setup_for(m, "h100-sxm", 4096, 64), 64, TrainObjective::kTime, TrainSearchSpace{}, 5);
   ASSERT_FALSE(fits.ranked.empty());
   for (const TrainResult& r : fits.ranked) EXPECT_EQ(r.issue, "") << r.layout.str();
+  // The data-parallel degrees the shapes leave, ascending and distinct: 64 chips over tp x cp x pp.
+  ASSERT_FALSE(fits.dp_degrees.empty());
+  EXPECT_EQ(fits.dp_degrees.back(), 64);
+  for (std::size_t i = 0; i < fits.dp_degrees.size(); ++i) {
+    EXPECT_EQ(64 % fits.dp_degrees[i], 0) << fits.dp_degrees[i];
+    if (i > 0) {
+      EXPECT_LT(fits.dp_degrees[i - 1], fits.dp_degrees[i]);
+    }
+  }
+  // Failures every few seconds with ten-minute restarts leave no progress: "failures".
+  TrainSetup fragile = setup_for(m, "h100-sxm", 4096, 64);
+  fragile.failures.failures_per_gpu_hour = 10;
+  fragile.failures.restart = units::seconds(600);
+  EXPECT_EQ(evaluate_training(fragile, fits.ranked.front().layout).issue, "failures");
 }
 
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to

@@ -261,25 +261,36 @@ Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, 
 
 // What to change when no layout fits, from what rejected them (model.md §24.6): a global batch
 // that splits over more data-parallel ranks where divisibility rejected layouts (a multiple of the
-// largest power of two that divides the chips and leaves tp x pp x cp at least 8), more chips or
-// FP8 where memory did.
+// largest data-parallel degree a searched shape leaves with tp x pp x cp at least 8 and no more
+// ranks than sequences), more chips or FP8 where memory did, fewer chips or faster checkpoints and
+// restarts where failures outran progress.
 std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int chips) {
-  bool memory = false, batch = false;
+  bool memory = false, batch = false, failures = false;
   std::string why;
   for (const auto& rej : found.rejected) {
     why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", rej.reason, rej.count);
     memory = memory || rej.issue == "memory";
     batch = batch || rej.issue == "global_batch";
+    failures = failures || rej.issue == "failures";
   }
   std::vector<std::string> tips;
-  if (batch) {
-    int m = 1;
-    while (chips % (2 * m) == 0 && 2 * m * 8 <= chips) m *= 2;
+  if (batch && !found.dp_degrees.empty()) {
+    // The most data-parallel ranks the batch can split over with tp x pp x cp at least 8 (else any).
+    int m = 0;
+    for (int d : found.dp_degrees) {
+      if (d <= s.global_batch && 8 * d <= chips) m = d;
+    }
+    if (m == 0) m = found.dp_degrees.front();
     const double g = std::max(static_cast<double>(m), std::round(s.global_batch / m) * m);
     if (g != s.global_batch) {
       tips.push_back(fmt::format("--global-batch {} (a multiple of {}; now {} sequences)", format_number(g, 12), m,
                                  format_number(s.global_batch, 12)));
     }
+  }
+  if (failures) {
+    tips.emplace_back(
+        "fewer chips (failures scale with them), faster checkpoints (--storage-tb-per-s) or shorter restarts "
+        "(--restart-min)");
   }
   if (memory || tips.empty())
     tips.emplace_back(s.gemm == DType::kFp8 ? "more chips" : "more chips or --train-dtype fp8");
