@@ -162,6 +162,8 @@ bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15
 # progress, and the hint says what to change for them.
 bad train-search-batch-hint-shapes "Try --global-batch 2000 (a multiple of 2000; now 2048 sequences)" "$bin" train --model llama-3.1-405b --chips 1000000 --search
 bad train-search-failures-hint "Try fewer chips (failures scale with them)" "$bin" train --model llama-3.1-405b --chips 1000000 --search --global-batch 2000
+# On a billion chips every shape leaves more data-parallel ranks than the batch has sequences.
+bad train-search-fewer-chips "Try --global-batch 312500 (a multiple of 312500; now 2048 sequences), or fewer chips)" "$bin" train --model deepseek-v3 --chips 1000000000 --search
 # The band the published runs put around a prediction (model.md §24.3): the step and the days
 # times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
 # none for the pure roofline.
@@ -254,6 +256,8 @@ bad json-and-csv "choose one output format" "$bin" models --json --csv
 bad unknown-command "unknown command 'foo'.*the commands are models, hardware, model, roofline" "$bin" foo
 bad misspelt-command "did you mean roofline" "$bin" roofilne
 bad misspelt-flag "--modle: unknown argument of roofline (hint: did you mean --model?" "$bin" roofline --modle x
+# No near miss: the flags that share a word with it (not "scale takes no arguments").
+bad unknown-flag-shared-word "--budget-usd: unknown argument of scale (hint: did you mean --budget-flops, --usd-per-hour?)" "$bin" scale --budget-usd 1e6
 bad other-command-flag "--provider-tokens-per-s: unknown argument of batch.*is for step" "$bin" batch --provider-tokens-per-s 5
 bad redirected-flag "--context: plan does not take it (hint: plan takes --isl" "$bin" plan --context 4096
 bad empty-number "--batch: '' is not a number" "$bin" roofline --batch ''

@@ -175,6 +175,18 @@ TEST(Args, UnknownKeysSuggestTheNearestOrTheCommandThatTakesThem) {
   auto redirected = Args::parse(*find_command("plan"), Json{{"context", 4096}});
   ASSERT_FALSE(redirected);
   EXPECT_NE(redirected.error().hint.find("--isl"), std::string::npos);
+  // No near miss: flags sharing a word with it, else the command's flags (not "no arguments").
+  auto word = Args::parse(*find_command("scale"), Json{{"budget_usd", 1}});
+  ASSERT_FALSE(word);
+  EXPECT_NE(word.error().hint.find("did you mean --budget-flops, --usd-per-hour?"), std::string::npos)
+      << word.error().hint;
+  auto loss = Args::parse(*find_command("scale"), Json{{"target_loss", 2}});
+  ASSERT_FALSE(loss);
+  EXPECT_NE(loss.error().hint.find("--loss"), std::string::npos) << loss.error().hint;
+  auto far = Args::parse(*find_command("scale"), Json{{"qqqqqqqq_zzzzzzzz", 2}});
+  ASSERT_FALSE(far);
+  EXPECT_EQ(far.error().hint.find("no arguments"), std::string::npos) << far.error().hint;
+  EXPECT_NE(far.error().hint.find("scale takes --model, --hw, --chips"), std::string::npos) << far.error().hint;
   auto none = Args::parse(*find_command("models"), Json{{"x", 1}});
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().hint.find("takes no arguments"), std::string::npos);

@@ -286,6 +286,8 @@ std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int ch
       tips.push_back(fmt::format("--global-batch {} (a multiple of {}; now {} sequences)", format_number(g, 12), m,
                                  format_number(s.global_batch, 12)));
     }
+    // Every shape leaves more data-parallel ranks than the batch has sequences.
+    if (m > s.global_batch) tips.emplace_back("fewer chips");
   }
   if (failures) {
     tips.emplace_back(
