@@ -655,7 +655,7 @@
   // train's JSON: the step's exposed time by term.
   function trainTime(canvas, t) {
     return stackedTerms(canvas, t.time, {
-      terms: ["forward", "backward", "recompute", "tp comm", "cp comm", "ep comm", "pp comm", "dp comm", "host", "bubble", "optimizer"],
+      terms: ["forward", "backward", "recompute", "tp comm", "cp comm", "ep comm", "pp comm", "dp comm", "host", "offload", "bubble", "optimizer"],
       field: "exposed_s",
       scale: 1,
       row: "per step",

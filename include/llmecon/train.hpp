@@ -58,6 +58,21 @@ std::optional<unsigned> parse_recompute_modules(std::string_view s);
 /// The modules that change something for this model (the rest are dropped).
 unsigned applicable_modules(const ModelSpec& m, unsigned modules);
 
+/// Megatron-Core's fine-grained activation offloading (its offload_modules), a bit set (model.md
+/// §24.2): the tensors a module keeps for its backward go to host memory after its forward and
+/// come back before its backward.
+enum OffloadModule : unsigned {
+  kOffloadCoreAttn = 1U << 0,   ///< attention's core: Q, K, V and the fused kernel's output
+  kOffloadAttnProj = 1U << 1,   ///< the attention output projection's input
+  kOffloadExpertFc1 = 1U << 2,  ///< each routed copy's input to its first expert GEMM
+  kOffloadMoeAct = 1U << 3,     ///< each routed copy's activation input (the first GEMM's output)
+};
+/// "expert_fc1+moe_act", Megatron's names joined by '+' ("" for none).
+std::string offload_modules_name(unsigned modules);
+/// Megatron's names separated by ',' or '+'; "" and "none" are the empty set; nullopt names an
+/// unknown one (Megatron's attn_norm and mlp_norm are not modelled: recompute the norms instead).
+std::optional<unsigned> parse_offload_modules(std::string_view s);
+
 /// The pipeline schedule (model.md §24.3).
 enum class PipeSchedule { k1F1B, kInterleaved, kZeroBubble, kDualPipe };
 std::string_view name(PipeSchedule s);
@@ -108,7 +123,7 @@ struct ValidatedBand {
   int rows = 0;
 };
 inline constexpr ValidatedBand kValidatedDense{0.949, 0.996, 1.067, 24};
-inline constexpr ValidatedBand kValidatedMoe{0.778, 0.990, 1.355, 33};
+inline constexpr ValidatedBand kValidatedMoe{0.778, 0.990, 1.349, 33};
 
 /// Everything a training run is, but its layout.
 struct TrainSetup {
@@ -136,6 +151,8 @@ struct TrainSetup {
   /// SMs the all-to-all kernels hold while they run beside compute (model.md §24.3): DeepSeek-V3
   /// dedicates 20 of H800's 132 to them; the compute they hide under runs on the rest.
   double ep_comm_sms = 20;
+  /// Activations offloaded to the chip's first host tier (OffloadModule bits; model.md §24.2-24.3).
+  unsigned offload = 0;
   /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
   /// step model does not list, framework gaps), fitted with expert_host on the training rows of
   /// data/validation/dev.csv (0.805 on 57 rows; `llmecon validate` reports the fit as training_fit;
@@ -170,7 +187,8 @@ struct TrainTime {
   Seconds tp_comm{}, cp_comm{}, ep_comm{}, pp_comm{}, dp_comm{};  ///< exposed
   Seconds tp_comm_total{}, cp_comm_total{}, ep_comm_total{}, pp_comm_total{}, dp_comm_total{};
   Seconds bubble{}, optimizer{};
-  Seconds host{};  ///< MoE: the host's expert launches after each dispatch's sync (model.md §24.3)
+  Seconds host{};                      ///< MoE: the host's expert launches after each dispatch's sync (model.md §24.3)
+  Seconds offload{}, offload_total{};  ///< activation copies to and from host memory: exposed, all
   Seconds step{};
   double bubble_fraction = 0;  ///< bubble over the step
   double micro_batches = 0;    ///< per data-parallel replica per step
@@ -232,8 +250,10 @@ Flops model_flops_per_token(const ModelSpec& m, double seq_len);
 /// with dropout and selective recomputation in bf16. FP8 training (gemm = fp8) saves each GEMM's
 /// input at 1 byte, as Transformer Engine does. Selective recomputation drops what `modules`
 /// (RecomputeModule bits) recompute. Exposed for tests.
+/// `offload` (OffloadModule bits) leaves out what goes to host memory.
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules = kRecomputeCoreAttn);
+                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules = kRecomputeCoreAttn,
+                             unsigned offload = 0);
 
 /// Pipeline bubble time over p stages (v = chunks when interleaved) with per-micro-batch forward and
 /// backward times (model.md §24.3). Exposed for tests.

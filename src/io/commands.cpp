@@ -551,6 +551,11 @@ std::vector<CommandSpec> build() {
                 "layernorm, moe_act, mla_up_proj, mlp, shared_experts, moe (none: nothing); implies --recompute "
                 "selective"),
             "core_attn (searched: also layernorm,moe_act,mla_up_proj)"),
+        with_text(arg("offload_modules", T::kString,
+                      "activations sent to host memory (the chip's first host tier) after the forward and back "
+                      "for the backward, Megatron-Core's offload_modules joined by ',': core_attn, attn_proj, "
+                      "expert_fc1, moe_act"),
+                  "none"),
         unstated(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
                  "searched (1f1b with a layout)"),
         integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),

@@ -147,16 +147,21 @@ constexpr std::pair<unsigned, std::string_view> kModuleNames[] = {
 };
 }  // namespace
 
-std::string recompute_modules_name(unsigned modules) {
+namespace {
+// Megatron's module names joined by '+', and read back from ',' or '+' separated lists.
+template <std::size_t N>
+std::string module_names(unsigned modules, const std::pair<unsigned, std::string_view> (&names)[N]) {
   std::string s;
-  for (const auto& [bit, n] : kModuleNames) {
+  for (const auto& [bit, n] : names) {
     if ((modules & bit) == 0) continue;
     if (!s.empty()) s += '+';
     s += n;
   }
   return s;
 }
-std::optional<unsigned> parse_recompute_modules(std::string_view s) {
+template <std::size_t N>
+std::optional<unsigned> parse_module_names(std::string_view s,
+                                           const std::pair<unsigned, std::string_view> (&names)[N]) {
   if (s == "none") return 0U;
   unsigned out = 0;
   while (!s.empty()) {
@@ -167,13 +172,38 @@ std::optional<unsigned> parse_recompute_modules(std::string_view s) {
     while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     if (part.empty()) continue;
     unsigned bit = 0;
-    for (const auto& [b, n] : kModuleNames)
+    for (const auto& [b, n] : names)
       if (part == n) bit = b;
     if (bit == 0) return std::nullopt;
     out |= bit;
   }
   return out;
 }
+}  // namespace
+
+std::string recompute_modules_name(unsigned modules) {
+  return module_names(modules, kModuleNames);
+}
+std::optional<unsigned> parse_recompute_modules(std::string_view s) {
+  return parse_module_names(s, kModuleNames);
+}
+
+namespace {
+constexpr std::pair<unsigned, std::string_view> kOffloadNames[] = {
+    {kOffloadCoreAttn, "core_attn"},
+    {kOffloadAttnProj, "attn_proj"},
+    {kOffloadExpertFc1, "expert_fc1"},
+    {kOffloadMoeAct, "moe_act"},
+};
+}  // namespace
+
+std::string offload_modules_name(unsigned modules) {
+  return module_names(modules, kOffloadNames);
+}
+std::optional<unsigned> parse_offload_modules(std::string_view s) {
+  return parse_module_names(s, kOffloadNames);
+}
+
 unsigned applicable_modules(const ModelSpec& m, unsigned modules) {
   bool dense = false;
   for (const Layer& l : m.layers) dense = dense || (!l.moe && l.dense_ffn > 0);
@@ -285,7 +315,7 @@ double moe_layer_count(const ModelSpec& m) {
 }  // namespace
 
 Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
-                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules) {
+                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules, unsigned offload) {
   const double h = d(m.d_model);
   const double g = bytes_per_element(gemm);  // a GEMM input saved in the GEMMs' format
   const double sb = seq / d(cp) * batch;     // tokens this chip's slice of the micro-batch holds
@@ -310,7 +340,12 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
   // Recomputing the norm drops the GEMM input it makes (Megatron keeps no quantized copy then);
   // recomputing MLA's up projections drops Q, K and V and keeps only the latents before their norms.
   const double o_kept = flash && g < 2.0 ? 2.0 * a.o : 0.0;
-  double per_token = (norm_attn ? 0.0 : g * h) + (up_proj ? 0.0 : 2.0 * (a.q + a.k + a.v)) + g * a.o + o_kept + mask;
+  // Offloaded modules (model.md §24.2) keep nothing here: attention's core its Q, K, V and the
+  // fused kernel's output, the output projection its input, a routed copy its first GEMM's input
+  // (expert_fc1) and its activation's input (moe_act).
+  auto off = [offload](unsigned bit) { return (offload & bit) != 0; };
+  const double core = off(kOffloadCoreAttn) ? 0.0 : (up_proj ? 0.0 : 2.0 * (a.q + a.k + a.v)) + o_kept;
+  double per_token = (norm_attn ? 0.0 : g * h) + core + (off(kOffloadAttnProj) ? 0.0 : g * a.o) + mask;
   if (mla) per_token += (up_proj ? 2.0 : g + 2.0) * d(m.attn.q_lora_rank + m.attn.kv_lora_rank);
   // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
   // its mask in bf16; gated MLPs keep gate, up and their product). An MoE block keeps its router's
@@ -325,6 +360,8 @@ Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq,
     } else {
       double copy = routed_copy_bytes(m, g);
       if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
+      if (off(kOffloadExpertFc1)) copy -= g * h;
+      if (off(kOffloadMoeAct)) copy -= (mlp_width_bytes(m, g) - g) * d(m.moe.expert_ffn);
       per_token += router_in + mask + d(m.moe.top_k) * copy;
       if (m.moe.shared_ffn > 0 && !dropped(kRecomputeSharedExperts))
         per_token += (g < 2.0 && !norm_mlp ? g * h : 0.0) + mlp_width_bytes(m, g) * d(m.moe.shared_ffn);
@@ -664,10 +701,12 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   double mlp_width = 0, shared_width = 0;                 // the stage's dense MLP and shared-expert widths, summed
   double mlp_blocks = 0, shared_blocks = 0, latents = 0;  // their counts; MLA's latent widths, summed
   double rebuilt = 0, norms_rerun = 0;                    // a checkpointed block's set; the stage's standalone norms
+  double offloaded = 0, offload_layer = 0;  // bytes a micro-batch sends to host memory; the most of one layer
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
-    auto saved = [&](Recompute rc, DType g, unsigned modules) {
-      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g, modules).si();
+    auto saved = [&](Recompute rc, DType g, unsigned modules, unsigned offload = 0) {
+      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g, modules, offload)
+          .si();
     };
     // The selective set (attention's core recomputed), in the run's format and (for the
     // elementwise kernels' traffic below, priced on the bf16 set; FP8 casts come apart) in bf16,
@@ -676,7 +715,10 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     const double selective_bf16 =
         s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16, kRecomputeCoreAttn);
     const bool as_selective = l.recompute == Recompute::kSelective && mods == kRecomputeCoreAttn;
-    const double kept = as_selective ? selective : saved(l.recompute, s.gemm, mods);
+    const double all_kept = as_selective ? selective : saved(l.recompute, s.gemm, mods);
+    const double kept = s.offload == 0 ? all_kept : saved(l.recompute, s.gemm, mods, s.offload);
+    offloaded += all_kept - kept;  // to host memory after the forward, back before the backward
+    offload_layer = std::max(offload_layer, all_kept - kept);
     per_micro += kept;
     // A checkpointed block (the MoE block, a dense MLP, the shared experts) rebuilds its whole set
     // while its backward runs (model.md §24.2).
@@ -704,6 +746,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
   if (refwd) acts += one_layer;
   acts += rebuilt;
+  // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
+  acts += offload_layer;
+  const double host_held = offloaded * flights;
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
   r.memory.activations = units::bytes(acts);
@@ -861,8 +906,17 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
   const Seconds host_pass = s.expert_host * (stage_moe * local_experts) / 3.0;  // one forward's share
   const Seconds host_mb = host_pass * (refwd_moe ? 4.0 : 3.0);
-  const Seconds t_f = fwd + comm_mb / 3.0 + host_pass;
-  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass);
+  // Activation offloading (model.md §24.3): a micro-batch's offloaded set crosses the host link
+  // once each way on its own stream, beside the pass that makes it (forward) or needs it
+  // (backward); what that pass's compute does not cover is exposed.
+  Seconds off_each{}, off_fwd{}, off_bwd{};
+  if (offloaded > 0 && !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0) {
+    off_each = units::bytes(offloaded) / hw.host_tiers.front().bandwidth;
+    off_fwd = max(Seconds{}, off_each - fwd);
+    off_bwd = max(Seconds{}, off_each - (compute_mb - fwd));
+  }
+  const Seconds t_f = fwd + comm_mb / 3.0 + host_pass + off_fwd;
+  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass) + off_bwd;
   const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
   const Seconds pipe = (t_f + t_b) * micro + bubble;
 
@@ -915,6 +969,8 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   t.bubble = bubble;
   t.optimizer = opt;
   t.host = host_mb * micro;
+  t.offload = (off_fwd + off_bwd) * micro;
+  t.offload_total = off_each * 2.0 * micro;
   t.step = pipe + dp_exp + opt + s.eff.step_overhead;
   t.bubble_fraction = bubble / t.step;
   say(
@@ -934,6 +990,12 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
                     "(§24.3)",
                     format(s.expert_host), num(local_experts), num(stage_moe),
                     refwd_moe ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
+  if (off_each.si() > 0)
+    say(
+        fmt::format("offloaded per micro-batch: {} ({}) to the {} tier at {}: {} each way, exposed {} forward and {} "
+                    "backward (§24.3)",
+                    format(units::bytes(offloaded)), offload_modules_name(s.offload), hw.host_tiers.front().name,
+                    format(hw.host_tiers.front().bandwidth), format(off_each), format(off_fwd), format(off_bwd)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
@@ -999,6 +1061,18 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
       format(s.price), num(chips), format(run.usd), format(board), r.hfu, format(s.power.host), num(s.power.host_load),
       num(s.power.pue), format(facility), format(facility), num(chips), num(run.energy.si() / 3.6e9)));
+  if (offloaded > 0 && (hw.host_tiers.empty() || hw.host_tiers.front().bandwidth.si() <= 0)) {
+    r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
+    r.issue = "offload_modules";
+    return r;
+  }
+  if (offloaded > 0 && units::bytes(host_held) > hw.host_tiers.front().capacity) {
+    r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
+                           format(units::bytes(host_held)), format(hw.host_tiers.front().capacity),
+                           hw.host_tiers.front().name);
+    r.issue = "offload_modules";
+    return r;
+  }
   if (r.memory.total() > r.memory.capacity) {
     r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
     r.issue = "memory";

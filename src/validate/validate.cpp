@@ -476,7 +476,8 @@ std::optional<double> note_number(const Measurement& m, std::string_view key) {
 // A training step through the training model (model.md §24): the row's layout, and in its notes
 // zero=, recompute=, recompute_modules= (Megatron's names joined by '+'; selective implied), schedule=, chunks=,
 // micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=, dp_overlap=, tp_overlap=, ep_overlap=,
-// ep_comm_sms= and moe_imbalance=. An unstated micro-batch or recomputation is the fastest that fits (as `train
+// ep_comm_sms=, moe_imbalance= and offload_modules= (Megatron's names joined by '+'). An unstated micro-batch or
+// recomputation is the fastest that fits (as `train
 // --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
                                        std::optional<double> host_override) {
@@ -506,6 +507,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.moe_imbalance = note_number(m, "moe_imbalance").value_or(ts.moe_imbalance);
   ts.dropout = note_number(m, "dropout").value_or(0) != 0;
   ts.flash_attention = note_number(m, "flash").value_or(1) != 0;
+  if (auto v = note_value(m, "offload_modules")) ts.offload = parse_offload_modules(*v).value_or(0U);
   if (m.metric == "training_gpu_hours") {
     const auto tokens = note_number(m, "train_tokens");
     if (!tokens) return std::nullopt;

@@ -510,6 +510,78 @@ TEST(Train, SearchRejectionsCarryTheirIssue) {
   EXPECT_EQ(evaluate_training(fragile, fits.ranked.front().layout).issue, "failures");
 }
 
+// Fine-grained activation offloading (model.md §24.2-24.3): each module's saved tensors leave the
+// chip. Qwen3-235B-A22B (h 4096, 64 query and 4 KV heads of 128, top-8 of experts 1536 wide) in
+// bf16: expert_fc1 is 8 x 2 h bytes per token, moe_act 8 x 4 f (the gated activation's input),
+// core_attn Q, K and V (2 (8192 + 512 + 512)), attn_proj the projection's input (2 x 8192). Its
+// published GB200 run (MXFP8, tp1 pp4 ep64, mb 3, interleaved x6) fits only with expert_fc1 and
+// moe_act offloaded; the copies cross the Grace tier once each way per micro-batch.
+TEST(Train, ActivationOffloading) {
+  const ModelSpec m = models().load("qwen3-235b-a22b").value();
+  const Layer& layer = m.layers[0];
+  ASSERT_TRUE(layer.moe);
+  const double s = 4096;
+  auto kept = [&](unsigned off) {
+    return layer_activation_bytes(m, layer, s, 1, 1, 1, Recompute::kSelective, false, true, DType::kBf16,
+                                  kRecomputeCoreAttn, off)
+               .si() /
+           s;
+  };
+  const double all = kept(0);
+  EXPECT_NEAR(all - kept(kOffloadExpertFc1), 8 * 2.0 * 4096, 1e-6);
+  EXPECT_NEAR(all - kept(kOffloadMoeAct), 8 * 4.0 * 1536, 1e-6);
+  EXPECT_NEAR(all - kept(kOffloadCoreAttn), 2.0 * (8192 + 512 + 512), 1e-6);
+  EXPECT_NEAR(all - kept(kOffloadAttnProj), 2.0 * 8192, 1e-6);
+  EXPECT_NEAR(all - kept(kOffloadExpertFc1 | kOffloadMoeAct), 8 * (2.0 * 4096 + 4.0 * 1536), 1e-6);
+  EXPECT_EQ(parse_offload_modules("expert_fc1,moe_act"), kOffloadExpertFc1 | kOffloadMoeAct);
+  EXPECT_EQ(offload_modules_name(kOffloadExpertFc1 | kOffloadMoeAct), "expert_fc1+moe_act");
+  EXPECT_EQ(parse_offload_modules("none"), 0U);
+  EXPECT_FALSE(parse_offload_modules("attn_norm"));
+
+  TrainSetup st = setup_for(m, "gb200", s, 3072);
+  st.gemm = DType::kFp8;
+  const TrainLayout l{.tp = 1,
+                      .pp = 4,
+                      .ep = 64,
+                      .dp = 64,
+                      .zero = 1,
+                      .recompute = Recompute::kSelective,
+                      .schedule = PipeSchedule::kInterleaved,
+                      .chunks = 6,
+                      .micro_batch = 3,
+                      .modules = kRecomputeLayernorm | kRecomputeMoeAct};
+  const TrainResult held = evaluate_training(st, l);
+  EXPECT_FALSE(held.feasible);
+  EXPECT_EQ(held.issue, "memory");
+  st.offload = kOffloadExpertFc1 | kOffloadMoeAct;
+  const TrainResult off = evaluate_training(st, l);
+  EXPECT_TRUE(off.feasible) << off.reason;
+  EXPECT_LT(off.memory.activations.si(), held.memory.activations.si());
+  // Each micro-batch's set goes out and comes back: twice its bytes over the tier's bandwidth.
+  const Hardware& hw = *st.hw;
+  ASSERT_FALSE(hw.host_tiers.empty());
+  const double bytes_mb = off.time.offload_total.si() / 2.0 / off.time.micro_batches * hw.host_tiers[0].bandwidth.si();
+  EXPECT_GT(bytes_mb, 0.0);
+  EXPECT_LE(off.time.offload.si(), off.time.offload_total.si());
+  // A host link a hundred times slower cannot hide them: the step grows by what is exposed.
+  Hardware slow = hw;
+  slow.host_tiers[0].bandwidth = slow.host_tiers[0].bandwidth * 0.01;
+  TrainSetup ss = st;
+  ss.hw = &slow;
+  const TrainResult exposed = evaluate_training(ss, l);
+  EXPECT_GT(exposed.time.offload.si(), 0.5 * exposed.time.offload_total.si());
+  EXPECT_GT(exposed.time.step.si(), off.time.step.si() + 0.5 * exposed.time.offload.si());
+  // Host memory must hold what is in flight; a chip without a host tier has nowhere to send it.
+  Hardware small = hw;
+  small.host_tiers[0].capacity = units::bytes(1e9);
+  ss.hw = &small;
+  EXPECT_EQ(evaluate_training(ss, l).issue, "offload_modules");
+  Hardware none = hw;
+  none.host_tiers.clear();
+  ss.hw = &none;
+  EXPECT_EQ(evaluate_training(ss, l).issue, "offload_modules");
+}
+
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to
 // the step, a third more where a full recomputation reruns the forward. Qwen3-30B-A3B (48 MoE
 // layers, 128 experts) on 8 H100 under ZeRO-3: ep 8 holds 16 experts a chip, ep 4 holds 32, and

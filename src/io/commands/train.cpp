@@ -50,6 +50,15 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.ep_comm_sms = a.number("ep_comm_sms");
   s.moe_imbalance = a.number("moe_imbalance");
   s.expert_host = a.flag("ideal") ? Seconds{} : units::seconds(a.number("expert_host_us") * 1e-6);
+  if (a.has("offload_modules")) {
+    const auto off = parse_offload_modules(a.text("offload_modules"));
+    if (!off) {
+      return Error{"--offload-modules", "", fmt::format("unknown module in '{}'", a.text("offload_modules")),
+                   "name core_attn, attn_proj, expert_fc1 or moe_act, joined by ',' (recompute the norms instead: "
+                   "--recompute-modules layernorm)"};
+    }
+    s.offload = *off;
+  }
   TRY(power, power_model(a, *t.hw));
   s.power = power;
   if (a.has("pue")) s.power.pue = a.number("pue");
@@ -226,6 +235,7 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
             {"pp comm", t.pp_comm.si(), t.pp_comm_total.si()},
             {"dp comm", t.dp_comm.si(), t.dp_comm_total.si()},
             {"host", t.host.si(), t.host.si()},
+            {"offload", t.offload.si(), t.offload_total.si()},
             {"bubble", t.bubble.si(), t.bubble.si()},
             {"optimizer", t.optimizer.si(), t.optimizer.si()},
             {"step", t.step.si(), t.step.si()}},
