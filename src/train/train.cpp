@@ -145,9 +145,13 @@ constexpr std::pair<unsigned, std::string_view> kModuleNames[] = {
     {kRecomputeSharedExperts, "shared_experts"},
     {kRecomputeMoe, "moe"},
 };
-}  // namespace
+constexpr std::pair<unsigned, std::string_view> kOffloadNames[] = {
+    {kOffloadCoreAttn, "core_attn"},
+    {kOffloadAttnProj, "attn_proj"},
+    {kOffloadExpertFc1, "expert_fc1"},
+    {kOffloadMoeAct, "moe_act"},
+};
 
-namespace {
 // Megatron's module names joined by '+', and read back from ',' or '+' separated lists.
 template <std::size_t N>
 std::string module_names(unsigned modules, const std::pair<unsigned, std::string_view> (&names)[N]) {
@@ -187,15 +191,6 @@ std::string recompute_modules_name(unsigned modules) {
 std::optional<unsigned> parse_recompute_modules(std::string_view s) {
   return parse_module_names(s, kModuleNames);
 }
-
-namespace {
-constexpr std::pair<unsigned, std::string_view> kOffloadNames[] = {
-    {kOffloadCoreAttn, "core_attn"},
-    {kOffloadAttnProj, "attn_proj"},
-    {kOffloadExpertFc1, "expert_fc1"},
-    {kOffloadMoeAct, "moe_act"},
-};
-}  // namespace
 
 std::string offload_modules_name(unsigned modules) {
   return module_names(modules, kOffloadNames);
@@ -909,9 +904,11 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // Activation offloading (model.md §24.3): a micro-batch's offloaded set crosses the host link
   // once each way on its own stream, beside the pass that makes it (forward) or needs it
   // (backward); what that pass's compute does not cover is exposed.
+  const HostTier* tier =
+      !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
   Seconds off_each{}, off_fwd{}, off_bwd{};
-  if (offloaded > 0 && !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0) {
-    off_each = units::bytes(offloaded) / hw.host_tiers.front().bandwidth;
+  if (offloaded > 0 && tier != nullptr) {
+    off_each = units::bytes(offloaded) / tier->bandwidth;
     off_fwd = max(Seconds{}, off_each - fwd);
     off_bwd = max(Seconds{}, off_each - (compute_mb - fwd));
   }
@@ -994,8 +991,8 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     say(
         fmt::format("offloaded per micro-batch: {} ({}) to the {} tier at {}: {} each way, exposed {} forward and {} "
                     "backward (§24.3)",
-                    format(units::bytes(offloaded)), offload_modules_name(s.offload), hw.host_tiers.front().name,
-                    format(hw.host_tiers.front().bandwidth), format(off_each), format(off_fwd), format(off_bwd)));
+                    format(units::bytes(offloaded)), offload_modules_name(s.offload), tier->name,
+                    format(tier->bandwidth), format(off_each), format(off_fwd), format(off_bwd)));
   say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
                   format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
   say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
@@ -1061,15 +1058,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
       format(s.price), num(chips), format(run.usd), format(board), r.hfu, format(s.power.host), num(s.power.host_load),
       num(s.power.pue), format(facility), format(facility), num(chips), num(run.energy.si() / 3.6e9)));
-  if (offloaded > 0 && (hw.host_tiers.empty() || hw.host_tiers.front().bandwidth.si() <= 0)) {
+  if (offloaded > 0 && tier == nullptr) {
     r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
     r.issue = "offload_modules";
     return r;
   }
-  if (offloaded > 0 && units::bytes(host_held) > hw.host_tiers.front().capacity) {
+  if (offloaded > 0 && units::bytes(host_held) > tier->capacity) {
     r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
-                           format(units::bytes(host_held)), format(hw.host_tiers.front().capacity),
-                           hw.host_tiers.front().name);
+                           format(units::bytes(host_held)), format(tier->capacity), tier->name);
     r.issue = "offload_modules";
     return r;
   }

@@ -378,12 +378,17 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
 
   // HFU: rerunning MLA's up projections adds 2 (q_lora x 128 x 192 + kv_lora x 128 x (128 + 128))
   // FLOPs per token per layer, 61 layers; a step takes longer and holds less.
+  // A layout evaluated with no module recomputed, then with MLA's up projections rerun.
+  auto up_proj_rerun = [](const TrainSetup& ts, TrainLayout x) {
+    x.modules = 0;
+    const TrainResult without = evaluate_training(ts, x);
+    x.modules = kRecomputeMlaUpProj;
+    return std::pair{without, evaluate_training(ts, x)};
+  };
   TrainSetup st = setup_for(m, "h100-sxm", s, 256);
   TrainLayout l{.tp = 1, .pp = 8, .ep = 32, .dp = 32, .zero = 1, .recompute = Recompute::kSelective};
-  l.modules = 0;
-  const TrainResult none = evaluate_training(st, l);
+  const auto [none, up] = up_proj_rerun(st, l);
   l.modules = kRecomputeMlaUpProj;
-  const TrainResult up = evaluate_training(st, l);
   const double tokens = st.global_batch * s;
   EXPECT_NEAR((up.hardware_flops - none.hardware_flops).si() / tokens,
               61 * 2.0 * (1536.0 * 128 * 192 + 512.0 * 128 * 256), 1e3);
@@ -400,12 +405,9 @@ TEST(Train, RecomputeModulesDropWhatTheyRerun) {
   {
     ModelSpec lite = m;
     lite.attn.q_lora_rank = 0;
-    TrainSetup sl = setup_for(lite, "h100-sxm", s, 256);
-    TrainLayout x{.tp = 2, .pp = 8, .ep = 32, .dp = 16, .zero = 1, .recompute = Recompute::kSelective};
-    x.modules = 0;
-    const TrainResult plain = evaluate_training(sl, x);
-    x.modules = kRecomputeMlaUpProj;
-    const TrainResult again = evaluate_training(sl, x);
+    const TrainSetup sl = setup_for(lite, "h100-sxm", s, 256);
+    const auto [plain, again] =
+        up_proj_rerun(sl, {.tp = 2, .pp = 8, .ep = 32, .dp = 16, .zero = 1, .recompute = Recompute::kSelective});
     const double extra = 61 * 2.0 * (7168.0 * 128 * 192 + 512.0 * 128 * 256) * tokens;
     EXPECT_NEAR((again.hardware_flops - plain.hardware_flops).si() / tokens, extra / tokens, 1e3);
     EXPECT_GT(again.time.recompute.si(), extra / 256 / sl.hw->peak(DType::kBf16).si());

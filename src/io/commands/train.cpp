@@ -85,7 +85,6 @@ bool layout_given(const Args& a) {
   return false;
 }
 
-// The layout the flags state; unstated degrees are 1 and dp fills the chips.
 // The global batch nearest the stated one (the smaller on a tie) that this layout splits, in
 // sequences: micro-batch x dp, and the schedule's own multiple of micro-batches. None within a
 // factor of two, or within 2^16 sequences (a bound on the work a hostile batch can ask for).
@@ -101,6 +100,7 @@ std::optional<double> nearest_global_batch(TrainSetup s, const TrainLayout& l, i
   return std::nullopt;
 }
 
+// The layout the flags state; unstated degrees are 1 and dp fills the chips.
 Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips) {
   TrainLayout l;
   l.tp = static_cast<int>(a.number_or("tp", 1));
