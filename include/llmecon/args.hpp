@@ -80,6 +80,9 @@ struct CommandSpec {
   std::vector<std::pair<std::string, std::string>> redirects;
   /// The most one API call may ask of a numeric argument (work per request over HTTP).
   std::vector<std::pair<std::string, double>> api_caps;
+  /// The table this command belongs to (commands()), so an argument it does not take can name the
+  /// commands that do; null for a spec outside it (a validation row's notes).
+  const std::vector<CommandSpec>* siblings = nullptr;
 
   [[nodiscard]] const ArgSpec* arg(std::string_view key) const;
   [[nodiscard]] std::string cli_name() const { return cli.empty() ? name : cli; }

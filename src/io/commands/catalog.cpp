@@ -107,4 +107,24 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const C
   return out;
 }
 
+// The catalog family's commands in the table (commands.hpp).
+std::vector<CommandSpec> catalog_specs() {
+  using namespace argspec;
+  std::vector<CommandSpec> out;
+  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+
+  add(command("models", "the built-in models", {}));
+  add(command("hardware", "the chip catalog: FLOP/s per format, HBM, drain time, scale-up domain, price", {}));
+  {
+    ArgSpec name = model(nullptr);
+    name.positional = true;
+    name.required = true;
+    CommandSpec c = command("model", "parameters, layers and KV bytes per token of a model",
+                            {name, with_default(dtype("kv_dtype", "KV cache format", ""), "bf16")});
+    c.cli = "model show";
+    add(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace llmecon::cmd

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "llmecon/arg_builders.hpp"
 #include "llmecon/args.hpp"
 #include "llmecon/facade.hpp"
 #include "llmecon/roofline.hpp"
@@ -15,6 +16,23 @@
 namespace llmecon::cmd {
 
 using Fn = Result<Json> (*)(const Engine&, const Args&, const Progress&, const Cancel&);
+
+// The command table (commands.cpp) concatenates each family's specs, declared beside its
+// implementation below, in the order the CLI lists them.
+std::vector<CommandSpec> build();
+std::vector<CommandSpec> catalog_specs();   // catalog.cpp: models, hardware, model
+std::vector<CommandSpec> roofline_specs();  // roofline.cpp: roofline, sweep, report
+std::vector<CommandSpec> board_specs();     // board.cpp: batch ... lecture
+std::vector<CommandSpec> plan_specs();      // plan.cpp
+std::vector<CommandSpec> simulate_specs();  // simulate.cpp
+std::vector<CommandSpec> train_specs();     // train.cpp: train, scale
+std::vector<CommandSpec> tco_specs();       // tco.cpp
+std::vector<CommandSpec> validate_specs();  // validate.cpp: validate, calibrate, measure
+// Shared argument lists (commands.cpp).
+std::vector<ArgSpec> step_args(bool lists);            ///< roofline, sweep, report
+std::vector<ArgSpec> board(std::vector<ArgSpec> own);  ///< the blackboard analyses: one domain of one chip
+ArgSpec practical_batch(const char* help);             ///< --batch defaulting to 2.5 B*
+CommandSpec charted(CommandSpec c);                    ///< --plot draws SVG or HTML
 
 // catalog.cpp
 Result<Json> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

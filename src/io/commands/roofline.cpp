@@ -247,4 +247,37 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
   return out;
 }
 
+// The roofline family's commands in the table (commands.hpp).
+std::vector<CommandSpec> roofline_specs() {
+  using namespace argspec;
+  std::vector<CommandSpec> out;
+  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  {
+    CommandSpec c = command("roofline", "one decode step or prefill chunk on one scale-up domain", step_args(false));
+    c.args.push_back(flag("ops", "per-operator FLOPs and bytes (JSON: per layer too)"));
+    c.args.push_back(flag("range", "p10/p50/p90 over spec ranges and efficiency priors"));
+    c.args.push_back(explain());
+    c.redirects = {{"isl", "roofline takes --context and, for a prompt, --phase prefill"},
+                   {"osl", "roofline is one step; plan takes --isl/--osl"}};
+    add(std::move(c));
+  }
+  {
+    CommandSpec c = command("sweep", "the roofline over lists or ranges of batch sizes and contexts", step_args(true));
+    c.args.push_back(explain());
+    c.long_running = true;
+    c.chart = "svg+html";
+    add(std::move(c));
+  }
+  {
+    std::vector<ArgSpec> a = step_args(false);
+    a.erase(std::remove_if(a.begin(), a.end(), [](const ArgSpec& s) { return s.key == "batch"; }), a.end());
+    a.push_back(explain());
+    CommandSpec c = command("report", "a deployment report: memory fit and decode cost across batch sizes", a);
+    c.long_running = true;
+    c.redirects = {{"batch", "report sweeps batch sizes itself; roofline takes --batch"}};
+    add(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace llmecon::cmd

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "llmecon/plan.hpp"
 #include "llmecon/simulate.hpp"
+#include "llmecon/simulate_args.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -535,6 +536,25 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     out["warnings"] =
         Json::array({fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
                                  format_number(w.isl.mean() + w.osl.mean()), model.name, model.max_context)});
+  }
+  return out;
+}
+
+// The simulate family's commands in the table (commands.hpp).
+std::vector<CommandSpec> simulate_specs() {
+  using namespace argspec;
+  std::vector<CommandSpec> out;
+  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  {
+    CommandSpec c = command("simulate",
+                            "serve traffic in a discrete-event simulation: queues, p50/p99 TTFT and TPOT, goodput, "
+                            "KV use, capacity",
+                            simulate_arguments(), true);
+    c.chart = "svg";
+    c.api_caps = {{"requests", 1e6}, {"max_requests", 1e6}};
+    c.redirects = {{"context", "simulate takes --isl and --osl (distributions allowed)"},
+                   {"batch", "simulate forms batches itself; --max-seqs caps them"}};
+    add(std::move(c));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "llmecon/train.hpp"
+#include "llmecon/train_args.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -40,25 +41,7 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.tokens = a.number("tokens");
   s.global_batch = a.has("global_batch") ? a.number("global_batch")
                                          : std::max(1.0, std::round(a.number("batch_tokens") / s.seq_len));
-  s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
-  s.attention = a.text("attention_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
-  s.optimizer = a.text("optimizer") == "adam-bf16" ? OptimizerState::kAdamBf16Moments : OptimizerState::kAdamFp32;
-  s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
-  s.dp_overlap = a.number("dp_overlap");
-  s.tp_overlap = a.number("tp_overlap");
-  s.ep_overlap = a.number("ep_overlap");
-  s.ep_comm_sms = a.number("ep_comm_sms");
-  s.moe_imbalance = a.number("moe_imbalance");
-  s.expert_host = a.flag("ideal") ? Seconds{} : units::seconds(a.number("expert_host_us") * 1e-6);
-  if (a.has("offload_modules")) {
-    const auto off = parse_offload_modules(a.text("offload_modules"));
-    if (!off) {
-      return Error{"--offload-modules", "", fmt::format("unknown module in '{}'", a.text("offload_modules")),
-                   "name core_attn, attn_proj, expert_fc1 or moe_act, joined by ',' (recompute the norms instead: "
-                   "--recompute-modules layernorm)"};
-    }
-    s.offload = *off;
-  }
+  TRY_STATUS(read_train_settings(a, s));
   TRY(power, power_model(a, *t.hw));
   s.power = power;
   if (a.has("pue")) s.power.pue = a.number("pue");
@@ -70,11 +53,6 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
     electricity = p->electricity.value_or(electricity);
   }
   s.usd_per_kwh = a.has("usd_per_kwh") ? a.number("usd_per_kwh") : electricity.si() * 3.6e6;
-  s.failures.failures_per_gpu_hour =
-      a.has("mtbf_hours") ? 1.0 / a.number("mtbf_hours") : a.number("failures_per_gpu_hour");
-  s.failures.storage_bandwidth = units::tb_per_s(a.number("storage_tb_per_s"));
-  s.failures.restart = units::minutes(a.number("restart_min"));
-  if (a.has("checkpoint_min")) s.failures.interval = units::minutes(a.number("checkpoint_min"));
   return t;
 }
 
@@ -102,7 +80,7 @@ std::optional<double> nearest_global_batch(TrainSetup s, const TrainLayout& l, i
 
 // The layout the flags state; unstated degrees are 1 and dp fills the chips.
 Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips) {
-  TrainLayout l;
+  TRY(l, read_train_layout(a, *s.model));
   l.tp = static_cast<int>(a.number_or("tp", 1));
   l.pp = static_cast<int>(a.number_or("pp", 1));
   l.ep = static_cast<int>(a.number_or("ep", 1));
@@ -113,24 +91,6 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
                  "give a chip count that is a multiple of tp x pp x cp"};
   }
   l.dp = a.has("dp") ? static_cast<int>(a.number("dp")) : chips / slice;
-  l.zero = static_cast<int>(a.number_or("zero", 1));
-  l.recompute = parse_recompute(a.text_or("recompute", "selective")).value_or(Recompute::kSelective);
-  if (a.has("recompute_modules")) {
-    const std::string text = a.text("recompute_modules");
-    const auto mods = parse_recompute_modules(text);
-    if (!mods) {
-      return Error{"--recompute-modules", "", fmt::format("unknown module in '{}'", text),
-                   "name core_attn, layernorm, moe_act, mla_up_proj, mlp, shared_experts or moe, joined by ','"};
-    }
-    if (l.recompute != Recompute::kSelective) {
-      return Error{"--recompute-modules", "", "modules apply to selective recomputation only",
-                   fmt::format("drop --recompute {} or --recompute-modules", name(l.recompute))};
-    }
-    l.modules = applicable_modules(*s.model, *mods);  // what the model lacks changes nothing
-  }
-  l.schedule = parse_schedule(a.text_or("schedule", "1f1b")).value_or(PipeSchedule::k1F1B);
-  l.chunks = static_cast<int>(a.number("chunks"));
-  l.micro_batch = a.number_or("micro_batch", 1);
   if (auto issue = check_layout(s, l, chips)) {
     std::string hint = "change " + flag_of(issue->key) + " (or run --search for a layout)";
     if (issue->key == "global_batch") {
@@ -424,6 +384,47 @@ Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, con
   out["hardware"] = t.hw->name;
   out["chips"] = t.chips;
   out["fit"] = in.fit->name;
+  return out;
+}
+
+// The train family's commands in the table (commands.hpp).
+std::vector<CommandSpec> train_specs() {
+  using namespace argspec;
+  using T = ArgType;
+  std::vector<CommandSpec> out;
+  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  {
+    CommandSpec c = command("train",
+                            "a training run: memory per GPU, time per step, MFU, failures, days, GPU-hours, $ and "
+                            "energy; --search for the layout",
+                            train_arguments(), true);
+    c.redirects = {{"batch", "train takes --global-batch (sequences) or --batch-tokens"},
+                   {"context", "train takes --seq-len"}};
+    add(std::move(c));
+  }
+  {
+    ArgSpec fit = choice("fit", "the loss fit: Hoffmann et al. 2022 or Epoch's replication (Besiroglu et al. 2024)",
+                         {"hoffmann", "epoch"});
+    ArgSpec budget = with_text(
+        unit(bounded(arg("budget_flops", T::kNumber, "training compute budget"), 1e15, 1e32), "FLOP"), "3.8e25");
+    ArgSpec loss = with_text(unit(bounded(arg("loss", T::kNumber, "target loss (instead of a budget)"), 0.5, 20), ""),
+                             "the budget's compute-optimal loss");
+    CommandSpec c = command(
+        "scale",
+        "scaling laws tied to dollars: compute-optimal and inference-aware N and D, training and lifetime "
+        "inference $",
+        {model("llama-3.1-70b"), hw("h100-sxm"),
+         unit(with_default(bounded(arg("chips", T::kInteger, "training GPUs (the reference run)"), 1, kMaxCount), 1024),
+              "chip"),
+         fit, budget, loss,
+         number("inference_tokens", "tokens served over the model's life (D_inf)", "tok", 1e13, 0, 1e20),
+         number("rl_multiplier", "FLOPs per parameter per RL token (F25)", "FLOP/param", 3, 2, 6),
+         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), cost(),
+         tco_file(), ideal(), explain()},
+        true);
+    c.chart = "svg";
+    add(std::move(c));
+  }
   return out;
 }
 

@@ -264,6 +264,54 @@ Result<std::vector<double>> parse_number_list(std::string_view text, const std::
   return out;
 }
 
+Error unknown_argument(const CommandSpec& spec, std::string_view key) {
+  const std::string f = flag_of(key);
+  for (const auto& [k, why] : spec.redirects) {
+    if (k == key) return Error{f, "", spec.cli_name() + " does not take it", why};
+  }
+  std::vector<std::string> flags;
+  for (const auto& a : spec.args) {
+    if (!a.positional) flags.push_back(a.flag());
+  }
+  std::string takers;
+  if (spec.siblings != nullptr) {
+    for (const auto& c : *spec.siblings) {
+      if (c.name != spec.name && c.arg(key) != nullptr) takers += (takers.empty() ? "" : ", ") + c.cli_name();
+    }
+  }
+  std::string hint;
+  // Only near misses are suggested: a third of the flag's letters, at least two.
+  const std::string near = closest_names(f, flags, std::max<std::size_t>(2, f.size() / 3));
+  if (!near.empty()) hint = "did you mean " + near + "?";
+  if (!takers.empty()) hint += (hint.empty() ? "" : " ") + f + " is for " + takers;
+  if (hint.empty() && !flags.empty()) {
+    // No near miss: the flags that share a word of three letters or more with it (--budget-usd:
+    // --budget-flops; --target-loss: --loss), else every flag the command takes.
+    auto words = [](std::string_view text) {
+      std::vector<std::string> out;
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const std::size_t end = std::min(text.find_first_of("_-", start), text.size());
+        if (end - start >= 3) out.emplace_back(text.substr(start, end - start));
+        start = end + 1;
+      }
+      return out;
+    };
+    const std::vector<std::string> mine = words(key);
+    std::string shared, all;
+    for (const std::string& flag : flags) {
+      all += (all.empty() ? "" : ", ") + flag;
+      const std::vector<std::string> theirs = words(std::string_view(flag).substr(2));
+      if (std::any_of(mine.begin(), mine.end(),
+                      [&](const std::string& w) { return std::find(theirs.begin(), theirs.end(), w) != theirs.end(); }))
+        shared += (shared.empty() ? "" : ", ") + flag;
+    }
+    hint = shared.empty() ? spec.cli_name() + " takes " + all : "did you mean " + shared + "?";
+  }
+  if (hint.empty()) hint = spec.cli_name() + " takes no arguments";
+  return Error{f, "", "unknown argument of " + spec.cli_name(), hint};
+}
+
 Result<Args> Args::parse(const CommandSpec& spec, const Json& raw) {
   if (!raw.is_object()) return Error{"request", "", "expected a JSON object of arguments", ""};
   Args out;
