@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llmecon/args.hpp"
 #include "llmecon/error.hpp"
 #include "llmecon/hardware.hpp"
 #include "llmecon/model.hpp"
@@ -40,7 +41,21 @@ struct Measurement {
   /// attn or dense (the dense weights), act, kv (model.md §19).
   std::map<std::string, DType> formats;
   std::string engine;  ///< the optional `engine` column; else `engine=NAME` or an engine the notes name
+  /// The notes' `key=value` settings, each checked against the argument that declares it
+  /// (notes_spec()): JSON by notes key, only those given.
+  Json settings = Json::object();
+  /// Why the notes could not be read (an unknown or misspelled key, a bad value, a restated
+  /// column that disagrees): "row ID: notes KEY: what (hint: ...)". Such a row is not predicted.
+  std::string notes_error;
 };
+
+/// The keys a row's notes may set (shared/validation/README.md): the training and serving
+/// settings borrow the `train` and `simulate` arguments that declare them (under the benchmark's
+/// spelling where it differs: qps for rate, max_num_seqs for max_seqs, train_tokens for tokens,
+/// microbatch or micro_batch); engine, engine_version, formats, workload, chunked_prefill,
+/// dropout and flash are a measurement's own. The row's columns (tp, batch, ...) may be restated
+/// when they agree.
+const CommandSpec& notes_spec();
 
 /// Parses the CSV; malformed rows give an Error naming the line and column.
 Result<std::vector<Measurement>> read_validation_csv(std::string_view text, const std::string& origin);

@@ -1,9 +1,12 @@
 // Validation against published measurements, and calibration (docs/model.md §18-§19).
 #include "llmecon/validate.hpp"
 
+#include "notes.hpp"
+
 #include "llmecon/plan.hpp"
 #include "llmecon/simulate.hpp"
 #include "llmecon/train.hpp"
+#include "llmecon/train_args.hpp"
 
 #include <fmt/format.h>
 
@@ -252,6 +255,7 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
         at = comma + 1;
       }
     }
+    if (auto st = read_row_notes(m); !st) m.notes_error = st.error().message();
     out.push_back(std::move(m));
   }
   return out;
@@ -452,27 +456,6 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
   return step_cost(m, st, p, ExpertTouch::kExpected, false).flops_total().si();
 }
 
-// The text after `key=` in a row's notes (up to `;` or a space), where the key starts an item.
-std::optional<std::string> note_value(const Measurement& m, std::string_view key) {
-  const std::string k = std::string(key) + "=";
-  for (auto pos = m.notes.find(k); pos != std::string::npos; pos = m.notes.find(k, pos + 1)) {
-    if (pos > 0 && m.notes[pos - 1] != ';' && m.notes[pos - 1] != ' ' && m.notes[pos - 1] != '\t') continue;
-    const auto start = pos + k.size();
-    const auto end = m.notes.find_first_of("; \t", start);
-    return m.notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  }
-  return std::nullopt;
-}
-// A `key=value` number from a row's notes.
-std::optional<double> note_number(const Measurement& m, std::string_view key) {
-  const auto text = note_value(m, key);
-  if (!text || text->empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text->c_str(), &end);
-  if (end == text->c_str() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 // A training step through the training model (model.md §24): the row's layout, and in its notes
 // zero=, recompute=, recompute_modules= (Megatron's names joined by '+'; selective implied), schedule=, chunks=,
 // micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=, dp_overlap=, tp_overlap=, ep_overlap=,
@@ -495,27 +478,34 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   ts.seq_len = *m.isl;
   ts.global_batch = *m.batch;
   ts.price = s.hw->price.value;
-  if (auto a = note_value(m, "attention_dtype"); a && *a == "fp8") ts.attention = DType::kFp8;
-  const auto dtype = note_value(m, "train_dtype");
-  ts.gemm = (dtype && *dtype == "fp8") || m.weight_dtype == "fp8" ? DType::kFp8 : DType::kBf16;
-  if (auto o = note_value(m, "optimizer"); o && *o == "adam-bf16") ts.optimizer = OptimizerState::kAdamBf16Moments;
-  if (auto g = note_value(m, "grad_dtype"); g && *g == "fp32") ts.grad = DType::kFp32;
-  ts.dp_overlap = note_number(m, "dp_overlap").value_or(ts.dp_overlap);
-  ts.tp_overlap = note_number(m, "tp_overlap").value_or(ts.tp_overlap);
-  ts.ep_overlap = note_number(m, "ep_overlap").value_or(ts.ep_overlap);
-  ts.ep_comm_sms = note_number(m, "ep_comm_sms").value_or(ts.ep_comm_sms);
-  ts.moe_imbalance = note_number(m, "moe_imbalance").value_or(ts.moe_imbalance);
-  ts.dropout = note_number(m, "dropout").value_or(0) != 0;
-  ts.flash_attention = note_number(m, "flash").value_or(1) != 0;
-  if (auto v = note_value(m, "offload_modules")) ts.offload = parse_offload_modules(*v).value_or(0U);
+  // The notes' training settings through `train`'s own arguments and readers (train_args.hpp).
+  static const CommandSpec train_spec = [] {
+    CommandSpec c;
+    c.name = "train";
+    c.args = train_arguments();
+    return c;
+  }();
+  Json given = train_settings(m);
+  if (m.weight_dtype == "fp8") given["train_dtype"] = "fp8";  // FP8 weights: FP8 GEMMs
+  auto args = Args::parse(train_spec, given);
+  if (!args) return std::nullopt;  // read_row_notes checked these values
+  const Args& a = *args;
+  const Seconds host = ts.expert_host;
+  const double kernel = ts.kernel_efficiency;
+  if (!read_train_settings(a, ts)) return std::nullopt;
+  ts.expert_host = host;  // the fitted constant (or none when ideal), not the flag's rounding of it
+  ts.kernel_efficiency = kernel;
+  ts.failures = FailureModel{};  // a measured step: no interruptions
+  ts.dropout = m.settings.value("dropout", 0) != 0;
+  ts.flash_attention = m.settings.value("flash", 1) != 0;
   if (m.metric == "training_gpu_hours") {
-    const auto tokens = note_number(m, "train_tokens");
-    if (!tokens) return std::nullopt;
-    ts.tokens = *tokens;
-    ts.failures = FailureModel{};
+    if (!a.has("tokens")) return std::nullopt;
+    ts.tokens = a.number("tokens");
   }
   const Mapping& mp = s.in.map;
-  TrainLayout l;
+  auto stated = read_train_layout(a, s.model);
+  if (!stated) return std::nullopt;
+  TrainLayout l = *stated;
   l.tp = mp.tp;
   l.pp = mp.pp;
   l.cp = mp.cp;
@@ -523,29 +513,12 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   const int slice = l.tp * l.pp * l.cp;
   if (slice <= 0 || m.chips % slice != 0) return std::nullopt;
   l.dp = m.chips / slice;
-  l.zero = static_cast<int>(note_number(m, "zero").value_or(1));
-  if (auto v = note_value(m, "schedule")) {
-    if (auto sch = parse_schedule(*v)) l.schedule = *sch;
-  }
-  l.chunks = static_cast<int>(note_number(m, "chunks").value_or(2));
+  // Unstated micro-batch or recomputation: the fastest that fits, as `train --search` chooses.
   std::vector<double> micro{1, 2, 4, 8};
-  if (auto v = note_number(m, "micro_batch")) micro = {*v};
-  // Stated modules imply selective recomputation; an unknown name, or modules beside another
-  // recomputation, leave the row unpredicted (as the CLI refuses them).
-  std::optional<unsigned> modules;
-  if (auto v = note_value(m, "recompute_modules")) {
-    modules = parse_recompute_modules(*v);
-    if (!modules) return std::nullopt;
-    modules = applicable_modules(s.model, *modules);
-  }
-  // Unstated: the recomputations `train --search` tries.
+  if (a.has("micro_batch")) micro = {l.micro_batch};
   std::vector<std::pair<Recompute, unsigned>> rec;
-  if (auto v = note_value(m, "recompute")) {
-    const auto r = parse_recompute(*v);
-    if (!r || (modules && *r != Recompute::kSelective)) return std::nullopt;
-    rec = {{*r, modules.value_or(kRecomputeCoreAttn)}};
-  } else if (modules) {
-    rec = {{Recompute::kSelective, *modules}};
+  if (a.has("recompute") || a.has("recompute_modules")) {
+    rec = {{l.recompute, l.modules}};
   } else {
     rec = recompute_choices(s.model, TrainSearchSpace{});
   }
@@ -591,8 +564,8 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
 // t = 0, the batch as a cap when given) or online (a closed loop of `batch` clients, or Poisson
 // arrivals at qps=), with the row's engine scheduler. Rates are the benchmark's: every request's
 // tokens over the whole run; latencies are means over every request.
-std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::vector<std::string>& envelope, double isl,
-                                   double osl) {
+std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
+                                   std::vector<std::string>& envelope, double isl, double osl) {
   SimConfig c;
   c.decode = s.in;
   c.decode.map.dp = 1;
@@ -604,13 +577,14 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::ve
     k.max_seqs = 1e5;  // no engine named: the batch is what fits
   }
   k.prefix_caching = false;  // benchmark prompts are random
-  if (auto v = note_number(m, "max_num_seqs")) k.max_seqs = *v;
-  if (auto v = note_number(m, "max_num_batched_tokens")) k.max_batched_tokens = *v;
+  const Json serve = serve_settings(m);
+  if (serve.contains("max_seqs")) k.max_seqs = serve["max_seqs"].get<double>();
+  if (serve.contains("max_batched_tokens")) k.max_batched_tokens = serve["max_batched_tokens"].get<double>();
   // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
   // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),
   // unlike trtllm-serve (model.md §19).
-  if (auto v = note_value(m, "chunked_prefill"); v && (*v == "true" || *v == "false")) {
-    k.chunked_prefill = *v == "true";
+  if (m.settings.contains("chunked_prefill")) {
+    k.chunked_prefill = m.settings["chunked_prefill"] == "true";
   } else if (m.notes.find("trtllm-bench") != std::string::npos && !k.chunked_prefill) {
     k.chunked_prefill = true;
     envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
@@ -618,34 +592,58 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, std::ve
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));
-  for (const char* key : {"isl_dist", "osl_dist"}) {
-    const auto d = note_value(m, key);
-    if (!d || d->empty()) continue;
-    auto dist = parse_length_dist(*d, key);
-    if (dist) (std::string_view(key) == "isl_dist" ? w.isl : w.osl) = *dist;
+  if (workload) {
+    if (workload->preset.isl) w.isl = *workload->preset.isl;
+    if (workload->preset.osl) w.osl = *workload->preset.osl;
   }
-  const auto requests = note_number(m, "requests");
+  for (const char* key : {"isl", "osl"}) {
+    if (!serve.contains(key)) continue;
+    auto dist = parse_length_dist(serve[key].get<std::string>(), key);
+    if (dist) (std::string_view(key) == "isl" ? w.isl : w.osl) = *dist;
+  }
+  const bool counted = serve.contains("requests");  // the run's request count is published
+  auto requests_or = [&](double fallback) { return counted ? serve["requests"].get<double>() : fallback; };
   std::string how;
-  if (m.scenario == "offline_throughput") {
+  const bool server = workload && workload->mode != "offline" && !serve.contains("rate") && !m.batch;
+  if (m.scenario == "offline_throughput" || (workload && workload->mode == "offline")) {
     w.arrivals.kind = ArrivalKind::kOffline;
     if (m.batch) k.max_seqs = std::max(1.0, *m.batch / c.replicas);
-    w.requests = static_cast<long>(requests.value_or(3000));
-    how = fmt::format("offline: {} requests at t = 0{}", w.requests, requests ? "" : " (not published: 3000 assumed)");
+    w.requests = static_cast<long>(requests_or(3000));
+    how = fmt::format("offline: {} requests at t = 0{}", w.requests, counted ? "" : " (not published: 3000 assumed)");
   } else if (m.batch) {
     w.arrivals = Arrivals{ArrivalKind::kClosed, 1, 1, static_cast<int>(*m.batch), 0};
-    w.requests = static_cast<long>(requests.value_or(std::max(500.0, 10 * *m.batch)));
+    w.requests = static_cast<long>(requests_or(std::max(500.0, 10 * *m.batch)));
     how = fmt::format("closed loop of {} clients, {} requests{}", format_number(*m.batch), w.requests,
-                      requests ? "" : " (count not published)");
-  } else if (auto qps = note_number(m, "qps")) {
-    w.arrivals = Arrivals{ArrivalKind::kPoisson, *qps};
-    w.requests = static_cast<long>(requests.value_or(1000));
-    how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(*qps), w.requests);
+                      counted ? "" : " (count not published)");
+  } else if (serve.contains("rate")) {
+    const double qps = serve["rate"].get<double>();
+    w.arrivals = Arrivals{ArrivalKind::kPoisson, qps};
+    w.requests = static_cast<long>(requests_or(1000));
+    how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(qps), w.requests);
+  } else if (server) {
+    // A benchmark's server scenario: the highest Poisson rate that meets its latency limits, and
+    // the metric there (as `simulate --find-rate` finds it).
+    w.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+    w.requests = static_cast<long>(requests_or(1000));
   } else {
     return std::nullopt;
   }
   w.requests = std::clamp(w.requests, 1L, 200000L);
   c.warmup_fraction = 0;
-  auto r = simulate(c);
+  Result<SimResult> r = Error{};
+  if (server) {
+    c.slo = workload->slo;
+    auto found = find_rate(c);
+    if (!found) {
+      envelope.push_back("rate search refused: " + found.error().what);
+      return std::nullopt;
+    }
+    how = fmt::format("{} {}: the highest Poisson rate meeting its limits, {} req/s, {} requests",
+                      workload->preset.name, workload->mode, format_number(found->rate), w.requests);
+    r = std::move(found->at);
+  } else {
+    r = simulate(c);
+  }
   if (!r) {
     envelope.push_back("simulation refused: " + r.error().what);
     return std::nullopt;
@@ -813,6 +811,12 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     r.scenario = m.scenario;
     r.hardware = m.hardware;
     r.measured = m.value;
+    if (!m.notes_error.empty()) {
+      r.skip_reason = m.notes_error;
+      r.envelope = "error: the notes";
+      rep.rows.push_back(r);
+      continue;
+    }
     auto s_r = setup(m, ctx);
     if (!s_r) {
       r.skip_reason = s_r.error().message();
@@ -822,9 +826,24 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     }
     Setup s = std::move(s_r).value();
     s.in.model = &s.model;
-    const double isl = m.isl.value_or(0), osl = m.osl.value_or(0);
-    if (!m.isl && m.scenario != "training_step") {
-      r.skip_reason = "input length not published (production traffic)";
+    // A named workload gives the lengths the row leaves out (means for the one-step formula).
+    std::optional<RowWorkload> workload;
+    if (m.settings.contains("workload")) {
+      auto w = row_workload(m.settings["workload"].get<std::string>(), m.scenario);
+      if (w) workload = std::move(w).value();  // read_row_notes checked it
+    }
+    const double isl = m.isl ? *m.isl : workload && workload->preset.isl ? workload->preset.isl->mean() : 0;
+    const double osl = m.osl ? *m.osl : workload && workload->preset.osl ? workload->preset.osl->mean() : 0;
+    if (workload) {
+      auto length = [](const std::optional<double>& column, const std::optional<LengthDist>& preset) {
+        return column ? format_number(*column) : preset ? preset->str() : std::string("not published");
+      };
+      s.envelope.push_back(fmt::format("workload {} ({}): input {}, output {}", workload->preset.name, workload->mode,
+                                       length(m.isl, workload->preset.isl), length(m.osl, workload->preset.osl)));
+    }
+    if (!m.isl && !(workload && workload->preset.isl) && m.scenario != "training_step") {
+      r.skip_reason = workload ? "input length published by neither the row nor workload " + workload->preset.name
+                               : "input length not published (production traffic)";
       r.envelope = "outside: no sequence lengths";
       rep.rows.push_back(r);
       continue;
@@ -911,7 +930,7 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
     if (ctx.simulate_traffic && (m.scenario == "offline_throughput" || m.scenario == "online_load") &&
         m.metric != "mfu") {
       std::vector<std::string> notes(s.envelope.begin(), s.envelope.begin() + static_cast<std::ptrdiff_t>(setup_notes));
-      if (auto sim = simulate_row(m, s, notes, isl, osl)) {
+      if (auto sim = simulate_row(m, s, workload, notes, isl, osl)) {
         r.fixed_batch = pred;
         pred = sim;
         s.envelope = std::move(notes);

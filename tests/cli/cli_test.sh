@@ -226,6 +226,16 @@ json_ok validate-cross-validate "(lambda c: c['chips'][0]['hardware'] == 'a100-s
 bad validate-fit-alone "--fit: only with --cross-validate" "$bin" validate "$tmp/cv.csv" --fit step_overhead
 bad validate-cv-bad-fit "--fit: unknown parameter 'launch'" "$bin" validate "$tmp/cv.csv" --cross-validate --fit launch
 bad validate-cv-ideal "--cross-validate: the ideal roofline has nothing to fit" "$bin" validate "$tmp/cv.csv" --cross-validate --ideal
+# A row's notes go through the declared arguments: a misspelled key is that row's error, with the
+# nearest key; the other rows are still predicted; workload= rows run the named preset.
+{
+  echo "id,split,model,hardware,chips,tp,pp,ep,dp,cp,weight_dtype,kv_dtype,scenario,batch,isl,osl,metric,value,unit,source,notes"
+  echo "T1,dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,512,8192,,mfu,0.4,fraction,s,\"recompte=full\""
+  echo "T2,dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,512,8192,,mfu,0.4,fraction,s,\"recompute=full\""
+  echo "W1,dev,llama-2-70b,h100-sxm,8,8,1,,1,1,fp8,fp8,offline_throughput,,1024,,output_tokens_per_s,9000,tokens/s,s,\"engine=trtllm; requests=200; workload=mlperf-llama2-70b:offline\""
+} >"$tmp/notes.csv"
+json_ok validate-notes-misspelled "(lambda r: r['T1'].get('predicted') is None and 'row T1: notes recompte: unknown key (hint: did you mean recompute?)' in r['T1']['skip_reason'] and r['T2']['predicted'] > 0 and r['W1']['predicted'] > 0 and 'workload mlperf-llama2-70b (offline)' in r['W1']['envelope'])({x['id']: x for x in d['rows']})" \
+  "$bin" validate "$tmp/notes.csv" --json
 bad validate-bad-value "bad_value.csv:2: column 18 (value): 'abc' is not a number" "$bin" validate "$data/bad_value.csv"
 bad validate-missing "nope.csv: cannot open file" "$bin" validate "$data/nope.csv"
 bad calibrate-no-rows "--hw: no throughput or latency rows measured on 'mi325x'" "$bin" calibrate "$csv" --hw mi325x

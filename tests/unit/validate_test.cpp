@@ -627,3 +627,106 @@ TEST(Validate, TensorRtLlmFixedBatchRowsUnderTheEngineShare) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// A row's notes go through the arguments that declare them: a misspelled key, a bad value, a key
+// given twice with two values or a restated column that disagrees is that row's error, naming the
+// row and the key; the other rows are still predicted.
+TEST(ValidateNotes, BadKeysAndValuesAreRowErrors) {
+  const std::string row = ",dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,512,8192,,mfu,0.4,fraction,s,\"";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"recompte=full", {"row A:", "notes recompte", "unknown key", "did you mean recompute"}},
+      {"zero=7", {"row A:", "notes zero", "3"}},
+      {"recompute=ful", {"row A:", "notes recompute", "selective"}},
+      {"zero=1; zero=2", {"row A:", "notes zero", "given twice"}},
+      {"tp=2", {"row A:", "notes tp", "does not match the tp column (1)"}},
+      {"recompute_modules=core_attn+attn", {"row A:", "notes recompute_modules", "unknown module"}},
+      {"recompute=full; recompute_modules=mlp", {"row A:", "selective recomputation only"}},
+      {"dp_overlap=1.5", {"row A:", "notes dp_overlap"}},
+      {"qps=fast", {"row A:", "notes qps", "not a number"}},
+      {"isl_dist=lognormal:100", {"row A:", "notes isl_dist"}},
+      {"workload=mlperf-llama2-7b:server", {"row A:", "notes workload", "did you mean mlperf-llama2-70b"}},
+      {"workload=mlperf-llama2-70b:batch", {"row A:", "notes workload", "offline, NAME:server"}},
+  };
+  for (const auto& [notes, want] : cases) {
+    auto rows = read_validation_csv(kHeader + "A" + row + notes + "\"\nB" + row + "zero=1\"\n", "notes.csv");
+    ASSERT_TRUE(rows) << rows.error().message();
+    const ValidationReport rep = validate(*rows, context());
+    ASSERT_EQ(rep.rows.size(), 2u);
+    EXPECT_FALSE(rep.rows[0].predicted) << notes;
+    EXPECT_EQ(rep.rows[0].envelope, "error: the notes") << notes;
+    for (const auto& w : want)
+      EXPECT_NE(rep.rows[0].skip_reason.find(w), std::string::npos)
+          << notes << ": " << w << " in " << rep.rows[0].skip_reason;
+    EXPECT_TRUE(rep.rows[1].predicted) << rep.rows[1].skip_reason;
+  }
+}
+
+TEST(ValidateNotes, KeysAreReadAsDeclared) {
+  const std::string row = ",dev,llama-3.1-8b,h100-sxm,8,1,1,,8,1,bf16,,training_step,512,8192,,mfu,0.4,fraction,s,\"";
+  // Prose is not a key (DP=4, words=like this only after a separator), a restated column that
+  // agrees is accepted, the schema's microbatch is micro_batch, and a key repeated with its value
+  // is one setting.
+  auto rows = read_validation_csv(
+      kHeader + "A" + row + "paper prints DP=4; tp=1 batch=512 zero=2 microbatch=2; zero=2 (x=y)\"\n", "n.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const Measurement& m = (*rows)[0];
+  EXPECT_EQ(m.notes_error, "");
+  EXPECT_EQ(m.settings.dump(), R"({"zero":2,"microbatch":2})");
+  const ValidationReport rep = validate(*rows, context());
+  ASSERT_TRUE(rep.rows[0].predicted) << rep.rows[0].skip_reason;
+  EXPECT_NE(rep.rows[0].envelope.find("zero2"), std::string::npos) << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[0].envelope.find("mb2"), std::string::npos) << rep.rows[0].envelope;
+  // Every key the schema documents is declared (shared/validation/README.md).
+  for (const char* key :
+       {"train_tokens", "qps", "requests", "engine", "engine_version", "formats", "isl_dist", "osl_dist", "workload",
+        "max_num_seqs", "max_num_batched_tokens", "zero", "recompute", "schedule", "microbatch"}) {
+    EXPECT_NE(notes_spec().arg(key), nullptr) << key;
+  }
+  // Borrowed keys keep their analysis's bounds: max_num_seqs is simulate's --max-seqs.
+  ASSERT_NE(notes_spec().arg("max_num_seqs"), nullptr);
+  EXPECT_EQ(notes_spec().arg("max_num_seqs")->max, 1e5);
+}
+
+// workload=NAME:offline runs the preset's lengths with every request at t = 0; NAME:server finds
+// the highest Poisson rate meeting the preset's latency limits and reports the metric there.
+TEST(ValidateNotes, NamedWorkloadRowsArePredicted) {
+  const std::string tail = "llama-2-70b,h100-sxm,8,8,1,,1,1,fp8,fp8,";
+  auto rows = read_validation_csv(
+      kHeader + "A,dev," + tail +
+          "offline_throughput,,1024,,output_tokens_per_s,10000,tokens/s,s,\"engine=trtllm; requests=300; "
+          "workload=mlperf-llama2-70b:offline\"\n" +
+          "B,dev," + tail +
+          "online_load,,1024,,output_tokens_per_s,8000,tokens/s,s,\"engine=trtllm; requests=200; "
+          "workload=mlperf-llama2-70b:server\"\n" +
+          "C,dev," + tail +
+          "online_load,,,,output_tokens_per_s,8000,tokens/s,s,\"workload=mlperf-llama2-70b:server\"\n",
+      "mlperf.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const ValidationReport rep = validate_on_engines(*rows);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  // The preset publishes the output lengths (fixed 294); the row gives the input.
+  const auto& off = rep.rows[0];
+  ASSERT_TRUE(off.predicted) << off.skip_reason;
+  EXPECT_NE(off.envelope.find("workload mlperf-llama2-70b (offline): input 1024, output fixed:294"), std::string::npos)
+      << off.envelope;
+  EXPECT_NE(off.envelope.find("offline: 300 requests at t = 0"), std::string::npos) << off.envelope;
+  const auto& srv = rep.rows[1];
+  ASSERT_TRUE(srv.predicted) << srv.skip_reason;
+  EXPECT_NE(srv.envelope.find("mlperf-llama2-70b server: the highest Poisson rate meeting its limits"),
+            std::string::npos)
+      << srv.envelope;
+  // Serving at the highest rate that meets the limits yields less than serving everything at once.
+  EXPECT_LT(*srv.predicted, *off.predicted);
+  EXPECT_GT(*srv.predicted, 0.0);
+  // No input length in the row or the preset: said, not guessed.
+  EXPECT_FALSE(rep.rows[2].predicted);
+  EXPECT_NE(rep.rows[2].skip_reason.find("published by neither the row nor workload mlperf-llama2-70b"),
+            std::string::npos)
+      << rep.rows[2].skip_reason;
+}
+
+}  // namespace
+}  // namespace llmecon
