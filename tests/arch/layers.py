@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The structure the code must keep (docs/architecture.md), checked from the source alone:
+
+1. Modules depend only downward. Each module of src/CMakeLists.txt has a layer; a module may
+   link (DEPS) only modules of lower layers.
+2. Every #include "llmecon/..." of a module's sources names a header of that module or of one it
+   links (directly or not): the include graph has no edge the link graph lacks, so no upward edge.
+3. No source file grows past 600 lines; the few that still do (listed below, to be split) may
+   only shrink.
+
+Usage: layers.py REPO_ROOT. Prints each violation and exits 1, else one line and exits 0."""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+
+# The layers, bottom up (docs/architecture.md). A module links only modules of lower layers.
+LAYERS = [
+    ["units"],
+    ["catalog"],
+    ["args", "model"],
+    ["ops"],
+    ["roofline"],
+    ["parallel", "measure", "tco"],
+    ["economics", "plan", "simulate", "train"],
+    ["lecture", "validate"],
+    ["io"],
+]
+LAYER = {m: i for i, ms in enumerate(LAYERS) for m in ms}
+
+# Which module owns each public header (include/llmecon/). embedded.hpp only declares the data
+# each module embeds for itself, so any module may include it.
+OWNER = {
+    "units.hpp": "units", "units_parse.hpp": "units", "error.hpp": "units", "analysis.hpp": "units",
+    "dtype.hpp": "catalog", "hardware.hpp": "catalog", "efficiency.hpp": "catalog",
+    "serving_engine.hpp": "catalog", "toml_reader.hpp": "catalog",
+    "args.hpp": "args", "arg_builders.hpp": "args",
+    "model.hpp": "model", "ops.hpp": "ops", "roofline.hpp": "roofline",
+    "parallel.hpp": "parallel", "comm.hpp": "parallel",
+    "economics.hpp": "economics", "pricing.hpp": "economics", "lecture.hpp": "lecture",
+    "plan.hpp": "plan", "simulate.hpp": "simulate", "simulate_args.hpp": "simulate",
+    "train.hpp": "train", "train_args.hpp": "train", "tco.hpp": "tco", "measure.hpp": "measure",
+    "validate.hpp": "validate", "facade.hpp": "io", "plot.hpp": "io",
+}
+ANY = {"embedded.hpp"}
+
+# Files still over the limit, with the most lines each may have until it is split.
+OVERSIZE = {
+    "src/train/train.cpp": 1365,
+    "src/simulate/simulate.cpp": 1330,
+    "src/validate/validate.cpp": 736,
+    "apps/cli/output.cpp": 670,
+}
+MAX_LINES = 600
+
+
+def modules():
+    text = open(os.path.join(ROOT, "src", "CMakeLists.txt")).read()
+    deps = {}
+    for m in re.finditer(r"llmecon_module\((\w+)(.*?)\)\n", text, re.S):
+        name, body = m.group(1), m.group(2)
+        d = re.search(r"\bDEPS\b(.*?)(?:PRIVATE_DEPS|$)", body, re.S)
+        deps[name] = set(re.findall(r"llmecon::(\w+)", d.group(1))) if d else set()
+    return deps
+
+
+def closure(deps, m):
+    seen, todo = set(), [m]
+    while todo:
+        x = todo.pop()
+        for y in deps.get(x, ()):
+            if y not in seen:
+                seen.add(y)
+                todo.append(y)
+    return seen
+
+
+def main():
+    problems = []
+    deps = modules()
+    for m, ds in sorted(deps.items()):
+        if m not in LAYER:
+            problems.append(f"module {m} has no layer in tests/arch/layers.py (and docs/architecture.md)")
+            continue
+        for d in sorted(ds):
+            if d in LAYER and LAYER[d] >= LAYER[m]:
+                problems.append(f"module {m} (layer {LAYER[m]}) links {d} (layer {LAYER[d]}): not downward")
+    headers = set(os.listdir(os.path.join(ROOT, "include", "llmecon")))
+    for h in sorted(headers - set(OWNER) - ANY):
+        problems.append(f"include/llmecon/{h} has no owning module in tests/arch/layers.py")
+    include = re.compile(r'^\s*#\s*include\s+"llmecon/([^"]+)"', re.M)
+    edges = 0
+    for m in sorted(deps):
+        allowed = closure(deps, m) | {m}
+        for dirpath, _, files in os.walk(os.path.join(ROOT, "src", m)):
+            for f in sorted(files):
+                if not f.endswith((".cpp", ".hpp")):
+                    continue
+                path = os.path.join(dirpath, f)
+                for h in include.findall(open(path).read()):
+                    edges += 1
+                    owner = OWNER.get(h)
+                    if h in ANY or owner in allowed:
+                        continue
+                    rel = os.path.relpath(path, ROOT)
+                    problems.append(f"{rel} includes llmecon/{h} of module {owner}, which {m} does not link")
+    # Public headers include only headers of their own module or below it.
+    for h in sorted(headers & set(OWNER)):
+        allowed = closure(deps, OWNER[h]) | {OWNER[h]}
+        for inc in include.findall(open(os.path.join(ROOT, "include", "llmecon", h)).read()):
+            edges += 1
+            if inc not in ANY and OWNER.get(inc) not in allowed:
+                problems.append(f"include/llmecon/{h} ({OWNER[h]}) includes llmecon/{inc} ({OWNER.get(inc)})")
+    sizes = 0
+    for top in ("src", "include", "apps"):
+        for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
+            for f in files:
+                if not f.endswith((".cpp", ".hpp")):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, ROOT)
+                n = sum(1 for _ in open(path))
+                sizes += 1
+                limit = OVERSIZE.get(rel, MAX_LINES)
+                if n > limit:
+                    problems.append(f"{rel}: {n} lines, over {limit}: split it by concept")
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f"layers: {len(deps)} modules link downward; {edges} includes follow the links; {sizes} files in size")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
