@@ -13,7 +13,7 @@
 namespace llmecon {
 namespace cmd {
 
-using namespace argspec;
+using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
 using T = ArgType;
 
 std::vector<ArgSpec> step_args(bool lists) {

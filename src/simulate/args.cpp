@@ -6,7 +6,7 @@
 
 namespace llmecon {
 
-using namespace argspec;
+using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
 using T = ArgType;
 
 std::vector<ArgSpec> simulate_arguments() {

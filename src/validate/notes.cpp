@@ -18,7 +18,7 @@
 namespace llmecon {
 namespace {
 
-using namespace argspec;
+using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
 using T = ArgType;
 
 // A notes key and the argument of an analysis it sets (its key there; the notes may spell it

@@ -159,7 +159,7 @@ Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel
 
 // The board family's commands in the table (commands.hpp).
 std::vector<CommandSpec> board_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };

@@ -109,7 +109,7 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const C
 
 // The catalog family's commands in the table (commands.hpp).
 std::vector<CommandSpec> catalog_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
 

@@ -342,7 +342,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
 
 // The plan family's commands in the table (commands.hpp).
 std::vector<CommandSpec> plan_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };

@@ -249,7 +249,7 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
 
 // The roofline family's commands in the table (commands.hpp).
 std::vector<CommandSpec> roofline_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
   {

@@ -542,7 +542,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
 
 // The simulate family's commands in the table (commands.hpp).
 std::vector<CommandSpec> simulate_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
   {

@@ -42,7 +42,7 @@ Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&)
 
 // The tco family's commands in the table (commands.hpp).
 std::vector<CommandSpec> tco_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };

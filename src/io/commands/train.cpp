@@ -389,7 +389,7 @@ Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, con
 
 // The train family's commands in the table (commands.hpp).
 std::vector<CommandSpec> train_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };

@@ -234,7 +234,7 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
 
 // The validate family's commands in the table (commands.hpp).
 std::vector<CommandSpec> validate_specs() {
-  using namespace argspec;
+  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
   using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
