@@ -153,7 +153,9 @@ Status read_row_notes(Measurement& m) {
     if (a == nullptr) {
       std::vector<std::string> known;
       for (const ArgSpec& x : spec.args) known.push_back(x.key);
-      const std::string near = closest_names(key, known, std::max<std::size_t>(2, key.size() / 3));
+      // A key longer than any declared one has no near miss worth the edit distances.
+      const std::string near =
+          key.size() > 64 ? std::string() : closest_names(key, known, std::max<std::size_t>(2, key.size() / 3));
       std::string all;
       for (const std::string& k : known) all += (all.empty() ? "" : ", ") + k;
       return notes_error(m, key, "unknown key",
