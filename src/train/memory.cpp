@@ -1,0 +1,117 @@
+// A training layout's FLOPs per token, activations per layer and pipeline bubble (docs/model.md
+// §24.1-24.3).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "internal.hpp"
+#include "llmecon/train.hpp"
+
+namespace llmecon {
+
+using train_internal::attended;
+using train_internal::attention_core_flops_per_token;
+using train_internal::attn_dims;
+using train_internal::AttnDims;
+using train_internal::d;
+using train_internal::mla_layer;
+using train_internal::mlp_width_bytes;
+using train_internal::routed_copy_bytes;
+using train_internal::standalone_norms;
+using train_internal::StandaloneNorms;
+
+// ---- model.md §24.1: FLOPs ----
+
+Flops model_flops_per_token(const ModelSpec& m, double seq_len) {
+  // 6 N (forward 2 N, backward 4 N) plus attention three times over (forward and backward).
+  return units::flops(6.0 * m.params_active_matmul() + 3.0 * attention_core_flops_per_token(m, seq_len));
+}
+
+// ---- model.md §24.2: activations ----
+
+Bytes layer_activation_bytes(const ModelSpec& m, const Layer& layer, double seq, double batch, int tp, int cp,
+                             Recompute r, bool dropout, bool flash, DType gemm, unsigned modules, unsigned offload) {
+  const double h = d(m.d_model);
+  const double g = bytes_per_element(gemm);  // a GEMM input saved in the GEMMs' format
+  const double sb = seq / d(cp) * batch;     // tokens this chip's slice of the micro-batch holds
+  const double t = d(tp);
+  if (r == Recompute::kFull || r == Recompute::kReversible) return units::bytes(2.0 * sb * h / t);
+  // Megatron-Core's selective modules (model.md §24.2); none without selective recomputation.
+  const unsigned mods = r == Recompute::kSelective ? modules : 0U;
+  auto dropped = [mods](unsigned bit) { return (mods & bit) != 0; };
+  const AttnDims a = attn_dims(m);
+  const bool mla = mla_layer(m, layer);
+  const double mask = dropout ? h : 0.0;  // a 1-byte dropout mask per block
+  // Megatron recomputes only the norms that stand alone (standalone_norms).
+  const StandaloneNorms norms = standalone_norms(m, layer);
+  const bool norm_attn = dropped(kRecomputeLayernorm) && norms.attn;
+  const bool norm_mlp = dropped(kRecomputeLayernorm) && norms.mlp;
+  const bool up_proj = dropped(kRecomputeMlaUpProj) && mla;
+  // Attention block: the QKV projection's input (g h), Q, K and V (2 bytes each), the output
+  // projection's input (g o) (Korthikanti et al. 2022: 11 s b h for GPT-3 in bf16, with its
+  // dropout mask). A fused attention kernel also keeps its output for its backward; in bf16 that
+  // is the same tensor as the projection's input, in FP8 a second, bf16 copy. MLA also keeps its
+  // compressed query and key-value latents: the up projections' inputs and their norms' inputs.
+  // Recomputing the norm drops the GEMM input it makes (Megatron keeps no quantized copy then);
+  // recomputing MLA's up projections drops Q, K and V and keeps only the latents before their norms.
+  const double o_kept = flash && g < 2.0 ? 2.0 * a.o : 0.0;
+  // Offloaded modules (model.md §24.2) keep nothing here: attention's core its Q, K, V and the
+  // fused kernel's output, the output projection its input, a routed copy its first GEMM's input
+  // (expert_fc1) and its activation's input (moe_act).
+  auto off = [offload](unsigned bit) { return (offload & bit) != 0; };
+  const double core = off(kOffloadCoreAttn) ? 0.0 : (up_proj ? 0.0 : 2.0 * (a.q + a.k + a.v)) + o_kept;
+  double per_token = (norm_attn ? 0.0 : g * h) + core + (off(kOffloadAttnProj) ? 0.0 : g * a.o) + mask;
+  if (mla) per_token += (up_proj ? 2.0 : g + 2.0) * d(m.attn.q_lora_rank + m.attn.kv_lora_rank);
+  // MLP block: its input and the activation's inputs and output (19 s b h for a 4h GELU MLP with
+  // its mask in bf16; gated MLPs keep gate, up and their product). An MoE block keeps its router's
+  // input in bf16, each routed copy's own input in the GEMMs' format, and the shared expert's
+  // quantized copy of the router's input in FP8. Recomputing the experts' activation drops each
+  // copy's down-projection input; recomputing the whole block, a dense MLP or the shared experts
+  // keeps only their input, the residual a norm's input already is (or the router's).
+  if (layer.moe) {
+    const double router_in = norm_mlp ? 0.0 : 2.0 * h;
+    if (dropped(kRecomputeMoe)) {
+      per_token += router_in + mask;
+    } else {
+      double copy = routed_copy_bytes(m, g);
+      if (dropped(kRecomputeMoeAct)) copy -= g * d(m.moe.expert_ffn);
+      if (off(kOffloadExpertFc1)) copy -= g * h;
+      if (off(kOffloadMoeAct)) copy -= (mlp_width_bytes(m, g) - g) * d(m.moe.expert_ffn);
+      per_token += router_in + mask + d(m.moe.top_k) * copy;
+      if (m.moe.shared_ffn > 0 && !dropped(kRecomputeSharedExperts))
+        per_token += (g < 2.0 && !norm_mlp ? g * h : 0.0) + mlp_width_bytes(m, g) * d(m.moe.shared_ffn);
+    }
+  } else {
+    per_token += mask + (dropped(kRecomputeMlp) ? 0.0 : g * h + mlp_width_bytes(m, g) * d(layer.dense_ffn));
+  }
+  per_token += 2.0 * h * d(m.norms_per_layer);  // the norms' inputs
+  double bytes = sb * per_token / t;
+  // Without recomputation of attention's core and without a fused (flash) attention kernel, the
+  // scores, the softmax output and its dropout mask stay: 5 a s^2 b.
+  if (!dropped(kRecomputeCoreAttn) && !flash && layer.mixer != Mixer::kLinear)
+    bytes += 5.0 * a.heads * sb * attended(layer, seq) / t;
+  return units::bytes(bytes);
+}
+
+// ---- model.md §24.3: pipeline ----
+
+Seconds pipeline_bubble(PipeSchedule s, int p, int chunks, Seconds fwd, Seconds bwd) {
+  if (p <= 1) return Seconds{};
+  const double stages = d(p) - 1.0;
+  switch (s) {
+    case PipeSchedule::k1F1B:
+      return (fwd + bwd) * stages;
+    case PipeSchedule::kInterleaved:
+      return (fwd + bwd) * (stages / d(std::max(1, chunks)));
+    case PipeSchedule::kZeroBubble:
+      // ZB-H1: (p - 1)(F + B - W), the backward split evenly into input (B) and weight (W) grads.
+      return fwd * stages;
+    case PipeSchedule::kDualPipe:
+      // DeepSeek-V3: (p/2 - 1)(F&B + B - 3W) with F&B = F + B + W: (p/2 - 1) F.
+      return fwd * std::max(0.0, d(p) / 2.0 - 1.0);
+  }
+  return Seconds{};
+}
+
+}  // namespace llmecon

@@ -1,0 +1,143 @@
+// The layout search (docs/model.md §24.6).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "internal.hpp"
+#include "llmecon/train.hpp"
+
+namespace llmecon {
+
+using train_internal::d;
+
+// ---- model.md §24.6: search ----
+
+std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m, const TrainSearchSpace& space) {
+  std::vector<std::pair<Recompute, unsigned>> out;
+  auto add = [&out](Recompute rc, unsigned mods) {
+    const std::pair<Recompute, unsigned> x{rc, mods};
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  };
+  for (Recompute rc : space.recompute) {
+    if (rc != Recompute::kSelective) {
+      add(rc, kRecomputeCoreAttn);
+      continue;
+    }
+    for (unsigned set : space.module_sets) {
+      // A set the model has none of (the light set on a dense model without MLA) recomputes
+      // nothing: that is no recomputation, tried once.
+      const unsigned mods = applicable_modules(m, set);
+      if (mods == 0) {
+        add(Recompute::kNone, kRecomputeCoreAttn);
+      } else {
+        add(rc, mods);
+      }
+    }
+  }
+  return out;
+}
+
+TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
+                            std::size_t keep, const std::function<void(double, double)>& progress) {
+  const ModelSpec& m = *s.model;
+  const int domain = s.hw->domain_size;
+  const int max_tp = space.max_tp > 0 ? space.max_tp : domain;
+  std::vector<int> tps, cps, eps{1};
+  for (int t = 1; t <= std::min(max_tp, chips); t *= 2)
+    if (m.attn.heads % t == 0) tps.push_back(t);
+  for (int c = 1; c <= space.max_cp && c <= chips; c *= 2)
+    if (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024) cps.push_back(c);
+  if (m.is_moe()) {
+    for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
+      if (m.moe.experts % e == 0) eps.push_back(e);
+  }
+  const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
+  std::map<std::pair<std::string, std::string>, int> rejected;  // (reason class, issue) -> count
+  TrainSearch out;
+  std::vector<TrainResult> feasible;
+  // Outer loops first, to report progress.
+  std::vector<std::tuple<int, int, int>> shapes;  // tp, cp, pp
+  for (int tp : tps)
+    for (int cp : cps) {
+      if (chips % (tp * cp) != 0) continue;
+      const int rest = chips / (tp * cp);
+      for (int pp = 1; pp <= std::min(rest, m.n_layers()); ++pp)
+        if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
+    }
+  for (const auto& [tp, cp, pp] : shapes) out.dp_degrees.push_back(chips / (tp * cp * pp));
+  std::sort(out.dp_degrees.begin(), out.dp_degrees.end());
+  out.dp_degrees.erase(std::unique(out.dp_degrees.begin(), out.dp_degrees.end()), out.dp_degrees.end());
+  double done = 0;
+  for (const auto& [tp, cp, pp] : shapes) {
+    if (progress) progress(done, d(static_cast<int>(shapes.size())));
+    done += 1;
+    const int dp = chips / (tp * cp * pp);
+    for (int ep : eps) {
+      if ((tp * cp * dp) % ep != 0) continue;
+      for (double mb : space.micro_batches) {
+        if (std::fmod(s.global_batch, mb * d(dp)) != 0) {
+          rejected[{"global batch not a multiple of micro-batch x dp", "global_batch"}]++;
+          continue;
+        }
+        for (PipeSchedule sch : space.schedules) {
+          if (pp == 1 && sch != PipeSchedule::k1F1B) continue;
+          std::vector<int> chunk_options{1};
+          if (sch == PipeSchedule::kInterleaved) {
+            chunk_options.clear();
+            const int per_stage = m.n_layers() / pp;
+            for (int v = 2; v <= std::min(per_stage, 8); ++v)
+              if (per_stage % v == 0) chunk_options.push_back(v);
+            if (chunk_options.empty()) continue;
+          }
+          for (int v : chunk_options) {
+            for (int z : space.zero) {
+              for (const auto& [rc, mods] : recomputes) {
+                TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb, mods};
+                ++out.evaluated;
+                TrainResult r = evaluate_training(s, l, false);
+                if (!r.feasible) {
+                  // One class per reason with its figures left out ("memory" for every memory total).
+                  std::string kind =
+                      r.issue == "memory" ? "memory" : r.reason.substr(0, r.reason.find_first_of("0123456789("));
+                  while (!kind.empty() && (kind.back() == ' ' || kind.back() == ':')) kind.pop_back();
+                  rejected[{kind, r.issue}]++;
+                  continue;
+                }
+                feasible.push_back(std::move(r));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (progress) progress(done, done);
+  auto score = [objective](const TrainResult& r) {
+    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
+  };
+  std::sort(feasible.begin(), feasible.end(), [&](const TrainResult& a, const TrainResult& b) {
+    const double x = score(a), y = score(b);
+    if (x != y) return x < y;
+    return a.memory.total() < b.memory.total();
+  });
+  // Frontier: step time against memory headroom.
+  double best_headroom = -1;
+  for (const TrainResult& r : feasible) {
+    const double headroom = (r.memory.capacity - r.memory.total()).si();
+    if (headroom > best_headroom) {
+      out.frontier.push_back(r);
+      best_headroom = headroom;
+    }
+  }
+  if (feasible.size() > keep) feasible.resize(keep);
+  out.ranked = std::move(feasible);
+  for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
+  std::stable_sort(out.rejected.begin(), out.rejected.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  return out;
+}
+
+}  // namespace llmecon
