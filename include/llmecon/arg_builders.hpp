@@ -65,6 +65,9 @@ std::vector<ArgSpec> priced(std::vector<ArgSpec> a);
 std::vector<ArgSpec> formats();
 /// The serving engine whose defaults a deployment takes (data/engines, model.md §18.4).
 ArgSpec serving_engine();
+/// The built-in engine profiles' names, in data/engines' order; `launchable`: only those whose
+/// profile has a launch command (plan --emit).
+std::vector<std::string> engine_names(bool launchable);
 ArgSpec explain();
 ArgSpec ideal();
 /// A service-level target (--ttft-ms ...): positive, none when absent.

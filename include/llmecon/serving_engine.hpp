@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,16 @@ struct ServingEngine {
   double compute_sustained = 1.0;
   std::string compute_sustained_source;      ///< how compute_sustained was measured or fitted
   std::map<std::string, std::string> flags;  ///< launch-flag names, from the engine's documentation
+  /// How the launch command spells a plan (the profile's [launch] table); absent: the engine has
+  /// no launch command (`plan --emit` refuses it).
+  struct Launch {
+    bool tp_counts_instance = false;   ///< --tp counts every GPU of the instance, attention DP included
+    bool ep_switch = false;            ///< expert parallelism is a switch (it spans tp x dp), not a degree
+    bool options_file = false;         ///< attention DP and the KV format go in an options file (YAML)
+    bool fp8_from_checkpoint = false;  ///< FP8 weights come from the checkpoint, with no flag
+    std::string kv_fp8;                ///< the KV format flag's value for FP8 ("fp8", "fp8_e4m3")
+  };
+  std::optional<Launch> launch;
 };
 
 /// The KV format a checkpoint with `weights` gets when none is given: the engine's for an FP8

@@ -1,6 +1,8 @@
 // The argument builders (arg_builders.hpp): what every use of an argument shares.
 #include "llmecon/arg_builders.hpp"
 
+#include "llmecon/serving_engine.hpp"
+
 namespace llmecon::argspec {
 
 using T = ArgType;
@@ -117,7 +119,19 @@ ArgSpec serving_engine() {
   return choice("engine",
                 "serving engine profile: its KV memory rule, sequence cap, host time per step and sustained GEMM "
                 "share (data/engines)",
-                {"generic", "vllm", "sglang", "trtllm"});
+                engine_names(false));
+}
+std::vector<std::string> engine_names(bool launchable) {
+  // The profiles are data (data/engines/*.toml): adding an engine is adding a file.
+  static const std::vector<ServingEngine> engines = [] {
+    auto e = builtin_engines();
+    LLMECON_ASSERT(e.ok(), "the built-in engine profiles parse (tested)");
+    return e.ok() ? std::move(e).value() : std::vector<ServingEngine>{};
+  }();
+  std::vector<std::string> out;
+  for (const ServingEngine& e : engines)
+    if (!launchable || e.launch) out.push_back(e.name);
+  return out;
 }
 ArgSpec explain() {
   return flag("explain", "add the derivation: each formula with its values substituted");

@@ -11,9 +11,9 @@ namespace llmecon {
 Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string& origin) {
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
-  TRY_STATUS(rd.only_keys(
-      root, "",
-      {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead", "efficiency", "flags"}));
+  TRY_STATUS(rd.only_keys(root, "",
+                          {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead",
+                           "efficiency", "flags", "launch"}));
   ServingEngine e;
   TRY(name, rd.str(root, "", "name", true));
   TRY(display, rd.str(root, "", "display_name", true));
@@ -99,6 +99,33 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
       if (!s) return Error{origin, "flags." + std::string(k.str()), "expected a string", ""};
       e.flags[std::string(k.str())] = *s;
     }
+  }
+  TRY(launch, rd.table(root, "", "launch"));
+  if (launch != nullptr) {
+    TRY_STATUS(rd.only_keys(*launch, "launch", {"tp_counts", "ep", "attention_dp", "fp8_weights", "kv_fp8"}));
+    auto one_of = [&](const char* key, std::initializer_list<const char*> choices) -> Result<std::string> {
+      TRY(v, rd.str(*launch, "launch", key, true));
+      for (const char* c : choices)
+        if (v == c) return v;
+      std::string all;
+      for (const char* c : choices) all += (all.empty() ? "" : " or ") + std::string(c);
+      return Error{origin, std::string("launch.") + key, "unknown value '" + v + "'", all};
+    };
+    ServingEngine::Launch l;
+    TRY(tp, one_of("tp_counts", {"tensor", "instance"}));
+    TRY(ep, one_of("ep", {"switch", "degree"}));
+    TRY(dp, one_of("attention_dp", {"flags", "options"}));
+    TRY(w8, one_of("fp8_weights", {"flag", "checkpoint"}));
+    TRY(kv_value, rd.str(*launch, "launch", "kv_fp8", true));
+    l.tp_counts_instance = tp == "instance";
+    l.ep_switch = ep == "switch";
+    l.options_file = dp == "options";
+    l.fp8_from_checkpoint = w8 == "checkpoint";
+    l.kv_fp8 = kv_value;
+    if (e.flags.count("launch") == 0) {
+      return Error{origin, "flags.launch", "a [launch] table needs the command", "launch = \"serve {model}\""};
+    }
+    e.launch = l;
   }
   return e;
 }

@@ -47,35 +47,45 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
     out.notes.push_back(fmt::format("{} weights: serve a checkpoint quantized to {} ({} has no on-the-fly {})",
                                     name(pool.weights), name(pool.weights), e.name, name(pool.weights)));
   }
-  const bool vllm = e.name == "vllm", sglang = e.name == "sglang", trtllm = e.name == "trtllm";
-  if (!vllm && !sglang && !trtllm) {
-    out.notes.emplace_back("the generic engine has no launch command: choose --emit vllm, sglang or trtllm");
+  if (!e.launch) {
+    out.notes.push_back(fmt::format(
+        "the {} engine has no launch command in its profile: choose an --emit engine whose profile has one", e.name));
     return "";
   }
-  // vLLM: attention data parallelism is --data-parallel-size; experts span tp x dp with EP on.
-  // SGLang and TensorRT-LLM: the tensor size counts every GPU of the instance; SGLang splits
-  // attention with --dp-size, TensorRT-LLM in its LLM API options file, which also takes the KV
-  // format.
-  add("tp", std::to_string(vllm ? mp.tp : mp.tp * mp.dp_attn));
+  // How this engine spells the plan: its profile's [launch] table (data/engines, each cited).
+  const ServingEngine::Launch& how = *e.launch;
+  add("tp", std::to_string(how.tp_counts_instance ? mp.tp * mp.dp_attn : mp.tp));
   if (mp.pp > 1) add("pp", std::to_string(mp.pp));
-  if (mp.dp_attn > 1 && !trtllm) add("dp", std::to_string(mp.dp_attn));
-  if (mp.dp_attn > 1 && sglang) add("dp_attention", "");
-  if (mp.ep > 1) add("ep", vllm ? "" : std::to_string(mp.ep));
+  if (mp.dp_attn > 1 && !how.options_file) {
+    add("dp", std::to_string(mp.dp_attn));
+    if (e.flags.count("dp_attention") != 0) add("dp_attention", "");
+  }
+  if (mp.ep > 1) add("ep", how.ep_switch ? "" : std::to_string(mp.ep));
   if (quantized && pool.weights == DType::kFp8) {
-    if (trtllm) {
-      out.notes.emplace_back("fp8 weights: serve an FP8 checkpoint (TensorRT-LLM reads its quantization from it)");
+    if (how.fp8_from_checkpoint) {
+      out.notes.push_back(
+          fmt::format("fp8 weights: serve an FP8 checkpoint ({} reads its quantization from it)", e.display_name));
     } else {
       add("quantization", "fp8");
     }
   }
-  if (fp8_kv && !trtllm) add("kv_dtype", vllm ? "fp8" : "fp8_e4m3");
+  if (fp8_kv && !how.options_file) add("kv_dtype", how.kv_fp8);
   if (pool.batch > 0) add("max_seqs", batch);
   add("max_batched_tokens", tokens);
   add("memory_fraction", fraction);
-  if (trtllm) {
+  if (how.options_file) {
+    // The options file's keys are the profile's flag names; a dotted one is a nested key
+    // (kv_cache_config.dtype: fp8).
     std::string yaml;
-    if (mp.dp_attn > 1) yaml += flag(e, "dp_attention", out.notes) + ": true\n";
-    if (fp8_kv) yaml += "kv_cache_config:\n  dtype: fp8\n";
+    auto option = [&](const std::string& key, const std::string& value) {
+      const std::string f = flag(e, key, out.notes);
+      if (f.empty()) return;
+      const auto dot = f.find('.');
+      yaml += dot == std::string::npos ? f + ": " + value + "\n"
+                                       : f.substr(0, dot) + ":\n  " + f.substr(dot + 1) + ": " + value + "\n";
+    };
+    if (mp.dp_attn > 1) option("dp_attention", "true");
+    if (fp8_kv) option("kv_dtype", how.kv_fp8);
     if (!yaml.empty()) {
       const std::string file = pool.name + "-llm-api-options.yaml";
       add("options_file", file);

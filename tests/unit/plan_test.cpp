@@ -250,3 +250,87 @@ TEST(Emit, LaunchTextMatchesTheGoldenFiles) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// An engine is a file: a new profile with its own [flags] and [launch] spells a plan's launch
+// command with no code naming it, and the command table lists the built-in profiles' names.
+TEST(Emit, AnEngineIsAProfileFile) {
+  const ModelSpec m = models().load("qwen3-30b-a3b").value();
+  PlanRequest rq;
+  rq.model = &m;
+  rq.hw = hw().find("b200");
+  rq.chips = 8;
+  rq.isl = 2048;
+  rq.osl = 256;
+  const PlanResult r = plan(rq);
+  ASSERT_TRUE(r.best.has_value());
+  const std::string profile = R"(name = "myserve"
+display_name = "MyServe 1.0"
+sources = ["https://example.invalid/myserve/docs"]
+notes = "a test profile"
+[memory]
+rule = "total"
+fraction = 0.8
+[batching]
+max_seqs = 64
+max_batched_tokens = 4096
+chunked_prefill = true
+kv_block_tokens = 16
+prefix_caching = true
+[kv]
+fp8_checkpoint = "bf16"
+[overhead]
+host = "100 us"
+cuda_graphs = true
+[flags]
+launch = "myserve run {model}"
+tp = "--shards"
+ep = "--experts"
+max_seqs = "--batch"
+max_batched_tokens = "--tokens"
+memory_fraction = "--mem"
+[launch]
+tp_counts = "tensor"
+ep = "degree"
+attention_dp = "flags"
+fp8_weights = "flag"
+kv_fp8 = "fp8"
+)";
+  auto e = parse_engine_toml(profile, "myserve.toml");
+  ASSERT_TRUE(e) << e.error().message();
+  ASSERT_TRUE(e->launch.has_value());
+  const LaunchConfig c = launch_config(*e, m, "Qwen/Qwen3-30B-A3B", rq, *r.best);
+  ASSERT_FALSE(c.pools.empty());
+  EXPECT_EQ(c.pools[0].command.rfind("myserve run Qwen/Qwen3-30B-A3B", 0), 0u) << c.text;
+  EXPECT_NE(c.text.find("--shards " + std::to_string(r.best->map.tp)), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("--mem 0.8"), std::string::npos) << c.text;
+  // Without a [launch] table the engine has no launch command, and says so.
+  auto bare = parse_engine_toml(profile.substr(0, profile.find("[launch]")), "bare.toml");
+  ASSERT_TRUE(bare) << bare.error().message();
+  EXPECT_FALSE(bare->launch.has_value());
+  const LaunchConfig none = launch_config(*bare, m, "q", rq, *r.best);
+  EXPECT_TRUE(none.pools[0].command.empty());
+  EXPECT_NE(none.text.find("myserve engine has no launch command"), std::string::npos) << none.text;
+  // A launch rule the reader does not know is an error naming the field.
+  std::string odd = profile;
+  odd.replace(odd.find("tp_counts = \"tensor\""), 20, "tp_counts = \"ranks\"");
+  auto bad = parse_engine_toml(odd, "odd.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "launch.tp_counts");
+  EXPECT_NE(bad.error().hint.find("tensor or instance"), std::string::npos);
+  // The table's --engine and --emit choices are the built-in profiles (emit: those that launch).
+  const auto engines = builtin_engines().value();
+  std::vector<std::string> names, launchable{"none"};
+  for (const auto& x : engines) {
+    names.push_back(x.name);
+    if (x.launch) launchable.push_back(x.name);
+  }
+  EXPECT_EQ(find_command("plan")->arg("engine")->choices, names);
+  EXPECT_EQ(find_command("plan")->arg("emit")->choices, launchable);
+  EXPECT_EQ(find_command("simulate")->arg("engine")->choices, names);
+}
+
+}  // namespace
+}  // namespace llmecon

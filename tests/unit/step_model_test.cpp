@@ -323,9 +323,11 @@ TEST(ServingEngines, ProfilesParseCiteAndDiffer) {
     if (e.name != "generic") {
       EXPECT_FALSE(e.sources.empty()) << e.name;
       EXPECT_FALSE(e.flags.empty()) << e.name;
+      EXPECT_TRUE(e.launch.has_value()) << e.name;  // each real engine says how to launch it
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"generic", "sglang", "trtllm", "vllm"}));
+  // In the order --engine lists them (src/CMakeLists.txt embeds them so).
+  EXPECT_EQ(names, (std::vector<std::string>{"generic", "vllm", "sglang", "trtllm"}));
   auto bad =
       parse_engine_toml("name = \"x\"\ndisplay_name = \"x\"\nnotes = \"\"\n[memory]\nrule = \"half\"\n", "x.toml");
   ASSERT_FALSE(bad);

@@ -406,7 +406,11 @@ std::vector<CommandSpec> plan_specs() {
          integer("sim_requests", "capacity: requests per simulated run (at least 10x the layout's batch)", "", 2000,
                  100, 1e6),
          choice("emit", "write the launch command of this engine for the best point (or --point)",
-                {"none", "vllm", "sglang", "trtllm"}),
+                [] {
+                  std::vector<std::string> engines{"none"};
+                  for (std::string& n : engine_names(true)) engines.push_back(std::move(n));
+                  return engines;
+                }()),
          with_text(bounded(arg("point", T::kInteger, "with --emit: the frontier point to launch (0: the first listed)"),
                            0, 1e6),
                    "the best"),

@@ -1,0 +1,320 @@
+// The simulator's iterations: batch formation (continuous and static), admission, tokens and
+// completions (docs/model.md §23.2, §23.4).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim.hpp"
+
+namespace llmecon::sim_internal {
+
+// ---- iterations ----
+
+bool Sim::admit(Replica& rep, int r, double& budget) {
+  Request& q = reqs_[static_cast<std::size_t>(r)];
+  const bool first = q.scheduled < 0;
+  if (!q.looked_up && !q.swapped) {
+    lookup_prefix(rep, q);
+    q.looked_up = true;
+    if (first) {
+      q.hit = q.done;
+      cached_tokens_ += q.done;
+      admitted_prompt_ += q.isl;
+      rep.outstanding -= q.done;
+    }
+  }
+  if (q.swapped || q.done >= q.prompt) {
+    // Swapped back in, or prefilled on another pool: the whole context comes back (or over),
+    // and the request decodes from the next iteration.
+    if (!grow(rep, q, q.done + 1)) return false;
+    if (q.swapped) {
+      rep.extra_s += q.blocks * block_bytes_ / (tier_->bandwidth.si() * rep.in->map.replica_chips());
+    }
+    q.swapped = false;
+    q.state = State::kRunning;
+    rep.running.push_back(r);
+    return true;
+  }
+  const int rem = q.prompt - q.done;
+  int chunk = static_cast<int>(std::min<double>(rem, budget));
+  if (!c_.scheduler.chunked_prefill) {
+    // Without chunking a prompt goes whole. An engine that does not chunk sizes its token budget
+    // to its longest prompt (vLLM refuses max_num_batched_tokens below max_model_len, TensorRT-LLM
+    // max_num_tokens below max_input_len), so a prompt past the budget still runs beside the
+    // iteration's decodes, as its only prefill (model.md §23.4).
+    if (rem > budget) {
+      const bool prefilling = std::any_of(rep.plan.begin(), rep.plan.end(), [&](const std::pair<int, int>& e) {
+        const Request& o = reqs_[static_cast<std::size_t>(e.first)];
+        return o.done < o.prompt;
+      });
+      if (prefilling) return false;
+    }
+    chunk = rem;
+  }
+  if (chunk <= 0) return false;
+  // Reserving engines (TensorRT-LLM's GUARANTEED_NO_EVICT) hold blocks for the whole output.
+  const int ctx = c_.scheduler.reserve_kv ? q.prompt + q.osl - q.generated : q.done + chunk;
+  if (!grow(rep, q, ctx)) return false;
+  q.state = State::kRunning;
+  if (first) q.scheduled = now_;
+  rep.running.push_back(r);
+  rep.plan.emplace_back(r, chunk);
+  budget -= chunk;
+  return true;
+}
+
+bool Sim::form_continuous(Replica& rep) {
+  double budget = c_.scheduler.max_batched_tokens;
+  const bool prefill_first = c_.scheduler.priority == Priority::kPrefillFirst;
+  bool preempted = false;
+  auto decodes = [&]() {
+    for (std::size_t i = 0; i < rep.running.size() && budget >= 1;) {
+      const int r = rep.running[i];
+      Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (q.done < q.prompt) {
+        ++i;
+        continue;
+      }
+      bool self = false;
+      while (!grow(rep, q, q.done + 1)) {
+        const int victim = rep.running.back();
+        preempt(rep, victim);
+        preempted = true;
+        if (victim == r) {
+          self = true;
+          break;
+        }
+      }
+      if (self) break;
+      rep.plan.emplace_back(r, 1);
+      budget -= 1;
+      ++i;
+    }
+  };
+  auto prefills = [&]() {
+    // Partial prefills first, then new requests.
+    // A running request with prompt left was admitted in an earlier iteration, so it is not in
+    // this plan yet; growing its blocks never changes the running list.
+    for (const int r : rep.running) {
+      Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (q.done >= q.prompt || budget < 1) continue;
+      const int chunk = static_cast<int>(std::min<double>(q.prompt - q.done, budget));
+      if (!c_.scheduler.chunked_prefill && chunk < q.prompt - q.done && !rep.plan.empty()) continue;
+      if (!grow(rep, q, q.done + chunk)) break;
+      rep.plan.emplace_back(r, chunk);
+      budget -= chunk;
+    }
+    // No new requests in an iteration that had to preempt, unless nothing else can run.
+    if (preempted && !rep.plan.empty()) return;
+    while (!rep.waiting.empty() && budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
+      const int r = rep.waiting.front();
+      if (!admit(rep, r, budget)) break;
+      rep.waiting.pop_front();
+    }
+  };
+  if (prefill_first) {
+    prefills();
+    if (rep.plan.empty()) decodes();
+  } else {
+    decodes();
+    prefills();
+  }
+  // Requests admitted with their whole context (swapped in, or prefilled on the other pool)
+  // decode at once when nothing else would run.
+  if (rep.plan.empty() && !rep.running.empty()) decodes();
+  rep.plan_seqs = static_cast<double>(rep.plan.size());
+  return !rep.plan.empty();
+}
+
+bool Sim::form_static(Replica& rep) {
+  if (!rep.static_active) {
+    // A new batch: as many waiting requests as fit, each with its whole context reserved.
+    while (!rep.waiting.empty() && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
+      const int r = rep.waiting.front();
+      Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (!reserve(rep, blocks_for(q.isl + q.osl))) break;
+      q.blocks = blocks_for(q.isl + q.osl);
+      rep.waiting.pop_front();
+      q.state = State::kRunning;
+      q.scheduled = now_;
+      rep.running.push_back(r);
+      rep.plan.emplace_back(r, q.prompt);
+    }
+    rep.static_active = !rep.running.empty();
+    rep.plan_seqs = static_cast<double>(rep.plan.size());
+    return !rep.plan.empty();
+  }
+  for (const int r : rep.running) {
+    const Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.state == State::kRunning) rep.plan.emplace_back(r, 1);
+  }
+  // Finished sequences stay in the batch as padding until the longest one ends.
+  rep.plan_seqs = static_cast<double>(rep.running.size());
+  return !rep.plan.empty();
+}
+
+void Sim::try_start(Replica& rep, SimTime now) {
+  if (rep.busy) return;
+  rep.plan.clear();
+  rep.extra_s = 0;
+  const bool formed = c_.scheduler.kind == SchedulerKind::kStatic ? form_static(rep) : form_continuous(rep);
+  if (!formed) {
+    // Nothing can run: a request at the head of the queue that needs more KV than the replica has.
+    if (rep.running.empty() && !rep.waiting.empty()) {
+      const int r = rep.waiting.front();
+      rep.waiting.pop_front();
+      Request& q = reqs_[static_cast<std::size_t>(r)];
+      release(rep, q);
+      rep.outstanding -= q.prompt - q.done + q.osl - q.generated;
+      drop(r, "its context needs more KV blocks than a replica holds");
+      try_start(rep, now);
+    }
+    return;
+  }
+  // The iteration's cost: decode tokens at their mean context, prefill chunks with the context
+  // that gives their exact attention pairs (model.md §23.2).
+  double dseq = 0, dctx = 0, pk = 0, pt = 0, pairs = 0;
+  for (const auto& [r, tok] : rep.plan) {
+    const Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.done >= q.prompt) {
+      dseq += 1;
+      dctx += q.done;
+    } else {
+      pk += 1;
+      pt += tok;
+      pairs += tok * static_cast<double>(q.done) + tok * (tok + 1.0) / 2;
+    }
+  }
+  if (c_.scheduler.kind == SchedulerKind::kStatic && rep.plan_seqs > pk + dseq && dseq > 0) {
+    dctx *= rep.plan_seqs / dseq;  // padding rows attend over their own contexts too
+    dseq = rep.plan_seqs;
+  }
+  if (dseq > 0) dctx /= dseq;
+  double pctx = 0;
+  if (pk > 0) {
+    const double n = pt / pk;
+    pctx = std::max(0.0, (pairs - pk * n * (n + 1) / 2) / pt);
+  }
+  const StepMemo::Cost cost = rep.memo->get(dseq, dctx, pk, pt, pctx);
+  const Seconds step = cost.time;
+  const SimTime dur = to_ticks(step + units::seconds(rep.extra_s));
+  rep.busy_s += tick_seconds(dur);
+  rep.joules += cost.power.si() * rep.in->map.replica_chips() * tick_seconds(dur);
+  rep.busy = true;
+  rep.started = now;
+  push(now + dur, IterationEv{rep.id});
+  ++iterations_;
+  {
+    const auto b = static_cast<std::size_t>(dseq + pk);
+    if (b >= batch_counts_.size()) batch_counts_.resize(b + 1, 0);
+    ++batch_counts_[b];
+  }
+  const double util = rep.capacity > 0 ? static_cast<double>(rep.used) / static_cast<double>(rep.capacity) : 0;
+  kv_weighted_ += util * tick_seconds(dur);
+  busy_time_ += tick_seconds(dur);
+  kv_max_ = std::max(kv_max_, util);
+  if (rep.id == n_prefill_) {
+    if (sample_skip_ == 0) {
+      samples_.push_back(SimSample{tick_seconds(now), dseq + pk, util});
+      if (samples_.size() >= 4096) {
+        // Thin to half and sample half as often.
+        std::vector<SimSample> half;
+        for (std::size_t i = 0; i < samples_.size(); i += 2) half.push_back(samples_[i]);
+        samples_ = std::move(half);
+        sample_stride_ *= 2;
+      }
+      sample_skip_ = sample_stride_ - 1;
+    } else {
+      --sample_skip_;
+    }
+  }
+  if (c_.chrome_trace && trace_.size() < kTraceEvents) {
+    trace_.push_back(
+        SimResult::Event{"iteration", 'X', tick_seconds(now) * 1e6, tick_seconds(dur) * 1e6, rep.id, -1, dseq, pt});
+  }
+}
+
+void Sim::emit_token(Replica& rep, Request& q, SimTime now) {
+  ++q.generated;
+  ++out_tokens_;
+  ++rep.out_tokens;
+  rep.outstanding -= 1;
+  const auto idx = static_cast<long>(&q - reqs_.data());
+  const bool counted = idx >= counted_lo_ && idx < counted_hi_;
+  if (q.first_token < 0) {
+    q.first_token = now;
+  } else if (counted) {
+    itl_.add(tick_seconds(now - q.last_token));
+  }
+  q.last_token = now;
+  if (now >= win_lo_ && now <= win_hi_) ++win_out_;
+}
+
+void Sim::finish(Replica& rep, int r, SimTime now) {
+  Request& q = reqs_[static_cast<std::size_t>(r)];
+  q.finish = now;
+  q.state = State::kDone;
+  last_finish_ = std::max(last_finish_, now);
+  ++rep.completed;
+  if (now >= win_lo_ && now <= win_hi_) ++win_done_;
+  if (c_.chrome_trace && trace_.size() + 2 < kTraceEvents) {
+    trace_.push_back(SimResult::Event{"request", 'b', tick_seconds(q.arrival) * 1e6, 0, rep.id, r, 0, 0});
+    trace_.push_back(SimResult::Event{"request", 'e', tick_seconds(now) * 1e6, 0, rep.id, r, 0, 0});
+  }
+  if (c_.scheduler.kind != SchedulerKind::kStatic) {
+    release(rep, q);
+    rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
+  }
+  if (c_.progress && (++completed_ & 0xfff) == 0) {
+    c_.progress(std::min(1.0, static_cast<double>(completed_) / static_cast<double>(std::max(1L, target_))));
+  }
+  if (q.client >= 0) next_arrival(now, q.client);
+}
+
+void Sim::end_iteration(Replica& rep, SimTime now) {
+  rep.busy = false;
+  for (const auto& [r, tok] : rep.plan) {
+    Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.state != State::kRunning) continue;
+    if (q.done < q.prompt) {
+      q.done += tok;
+      prefill_tokens_ += tok;
+      rep.outstanding -= tok;
+      if (now >= win_lo_ && now <= win_hi_) win_in_ += tok;
+      if (q.done < q.prompt) continue;
+      // The prompt's last chunk yields a token.
+      insert_prefix(rep, q);
+      emit_token(rep, q, now);
+      if (q.generated >= q.osl) {
+        finish(rep, r, now);
+      } else if (rep.prefill_pool) {
+        // Disaggregated: the KV moves to a decode replica (model.md §23.4).
+        const Seconds move =
+            kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
+        release(rep, q);
+        rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
+        rep.outstanding -= q.osl - q.generated;
+        q.state = State::kTransfer;
+        push(now + to_ticks(move), TransferEv{r});
+      }
+    } else {
+      ++q.done;
+      emit_token(rep, q, now);
+      if (q.generated >= q.osl) finish(rep, r, now);
+    }
+  }
+  if (c_.scheduler.kind == SchedulerKind::kStatic && rep.static_active) {
+    const bool all_done = std::all_of(rep.running.begin(), rep.running.end(),
+                                      [&](int r) { return reqs_[static_cast<std::size_t>(r)].state == State::kDone; });
+    if (all_done) {
+      for (const int r : rep.running) release(rep, reqs_[static_cast<std::size_t>(r)]);
+      rep.running.clear();
+      rep.static_active = false;
+    }
+  }
+  rep.plan.clear();
+  try_start(rep, now);
+}
+
+}  // namespace llmecon::sim_internal

@@ -1,0 +1,237 @@
+// The serving simulator's state (internal to src/simulate): the step memo, requests, replicas,
+// events and the Sim class whose members live in arrivals.cpp, kv.cpp, scheduler.cpp and
+// simulate.cpp (docs/model.md §23).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <list>
+#include <map>
+#include <queue>
+#include <random>
+#include <unordered_map>
+#include <variant>
+
+#include "llmecon/simulate.hpp"
+#include "random.hpp"
+#include "stats.hpp"
+
+namespace llmecon::sim_internal {
+
+// ---- Step memo: iteration costs keyed by a coarse code of each count (model.md §23.2) ----
+
+// Exact below 128; above, 64 steps per octave (at most 0.8% off), as a 12-bit code.
+inline std::uint64_t code(double x) {
+  if (x < 128) return static_cast<std::uint64_t>(std::max(0.0, std::round(x)));
+  int e = 0;
+  const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+  const auto bucket = static_cast<std::uint64_t>(std::min(63.0, std::floor((m * 2 - 1) * 64)));
+  return 128 + static_cast<std::uint64_t>(e - 8) * 64 + bucket;
+}
+inline double decode(std::uint64_t c) {
+  if (c < 128) return static_cast<double>(c);
+  const std::uint64_t e = (c - 128) / 64 + 8, b = (c - 128) % 64;
+  return std::ldexp(1.0 + (static_cast<double>(b) + 0.5) / 64.0, static_cast<int>(e) - 1);
+}
+
+class StepMemo {
+ public:
+  StepMemo(const DeploymentInput* in, std::size_t* evals, std::size_t* lookups)
+      : in_(in), evals_(evals), lookups_(lookups) {}
+  // decode: sequences and their mean context; prefill: chunks, tokens and the context that
+  // gives them their exact attention pairs.
+  struct Cost {
+    Seconds time{};
+    Watts power{};  // per chip at the facility (model.md §25.6)
+  };
+  Cost get(double dseq, double dctx, double pchunks, double ptokens, double pctx) {
+    ++*lookups_;
+    const std::uint64_t key =
+        code(dseq) | code(dctx) << 12 | code(pchunks) << 24 | code(ptokens) << 36 | code(pctx) << 48;
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    ++*evals_;
+    SeqGroup g[2];
+    std::size_t n = 0;
+    if (dseq > 0) g[n++] = SeqGroup{Phase::kDecode, decode(code(dseq)), 1, decode(code(dctx))};
+    if (pchunks > 0) {
+      const double k = decode(code(pchunks)), t = decode(code(ptokens));
+      g[n++] = SeqGroup{Phase::kPrefill, k, std::max(1.0, t / k), decode(code(pctx))};
+    }
+    Cost c;
+    if (n > 0) {
+      const IterationTime one = iteration_time(*in_, std::span<const SeqGroup>(g, n));
+      c = Cost{one.time, one.power_per_chip};
+    }
+    memo_.emplace(key, c);
+    return c;
+  }
+
+ private:
+  const DeploymentInput* in_;
+  std::unordered_map<std::uint64_t, Cost> memo_;
+  std::size_t* evals_;
+  std::size_t* lookups_;
+};
+
+// ---- Requests, replicas and events ----
+
+enum class State : std::uint8_t { kWaiting, kRunning, kTransfer, kDone, kDropped };
+
+struct Request {
+  SimTime arrival = 0, scheduled = -1, first_token = -1, last_token = -1, finish = -1;
+  int isl = 1, osl = 1;
+  int prompt = 1;     // tokens to compute before the next token: isl, or isl + generated after recompute
+  int done = 0;       // of prompt, in the KV cache
+  int generated = 0;  // output tokens emitted
+  int shared = 0;     // tokens of context in pinned prefix-cache entries
+  int pinned = 0;     // leading prefix entries pinned
+  int blocks = 0;     // private KV blocks held
+  int replica = -1;
+  int client = -1;
+  int hit = 0;           // prompt tokens the cache served at first admission
+  bool swapped = false;  // preempted to host memory
+  bool looked_up = false;
+  State state = State::kWaiting;
+  std::int64_t prefix_id = -1;
+  int prefix_tokens = 0;
+  std::int64_t trace_row = -1;
+};
+
+struct CacheEntry {
+  int tokens = 0;
+  int blocks = 0;
+  int refs = 0;
+  std::list<std::uint64_t>::iterator lru;
+};
+
+struct Replica {
+  int id = 0;
+  bool prefill_pool = false;
+  const DeploymentInput* in = nullptr;
+  StepMemo* memo = nullptr;
+  long capacity = 0;  // KV blocks
+  long used = 0;      // private + cache
+  long peak = 0;
+  std::deque<int> waiting;
+  std::vector<int> running;
+  bool busy = false;
+  std::vector<std::pair<int, int>> plan;  // (request, tokens) of the iteration in flight
+  double plan_seqs = 0;                   // sequences the pass computes (static batching pads)
+  SimTime started = 0;
+  double outstanding = 0;  // tokens still to process, for routing
+  long out_tokens = 0;
+  long completed = 0;
+  std::unordered_map<std::uint64_t, CacheEntry> cache;
+  std::list<std::uint64_t> lru;  // front: most recent
+  long cache_blocks = 0;
+  std::unordered_map<std::uint64_t, int> host;  // spilled entries: tokens
+  std::list<std::uint64_t> host_lru;
+  long host_blocks = 0, host_capacity = 0;
+  double extra_s = 0;  // swap and tier transfers of the iteration being formed
+  bool static_active = false;
+  double busy_s = 0;  // seconds of iterations
+  double joules = 0;  // facility energy of its iterations (model.md §25.6)
+};
+
+struct ArrivalEv {
+  int client;
+};
+struct IterationEv {
+  int replica;
+};
+struct TransferEv {
+  int request;
+};
+// Ordered by (time, kind, sequence): iterations end before transfers land before arrivals.
+using EventData = std::variant<IterationEv, TransferEv, ArrivalEv>;
+struct Event {
+  SimTime t = 0;
+  std::uint64_t seq = 0;
+  EventData data;
+  bool operator>(const Event& o) const {
+    if (t != o.t) return t > o.t;
+    if (data.index() != o.data.index()) return data.index() > o.data.index();
+    return seq > o.seq;
+  }
+};
+
+class Sim {
+ public:
+  explicit Sim(const SimConfig& c)
+      : c_(c),
+        arrivals_(c.workload.seed),
+        lengths_(c.workload.seed ^ 0x5bd1e995ULL),
+        prefixes_(c.workload.seed ^ 0x27d4eb2fULL) {}
+
+  Result<SimResult> run();
+
+ private:
+  // ---- setup ----
+  Status build_replicas();
+  // ---- requests ----
+  void next_arrival(SimTime now, int client);
+  int make_request(SimTime t, int client);
+  void route(int r, SimTime now, bool to_decode_pool);
+  // ---- KV memory ----
+  [[nodiscard]] int blocks_for(int tokens) const { return (tokens + block_ - 1) / block_; }
+  std::vector<std::pair<std::uint64_t, int>> chain(const Request& q) const;
+  bool evict_one(Replica& rep);
+  bool reserve(Replica& rep, long blocks);
+  bool grow(Replica& rep, Request& q, int context);
+  void release(Replica& rep, Request& q);
+  void lookup_prefix(Replica& rep, Request& q);
+  void insert_prefix(Replica& rep, Request& q);
+  void preempt(Replica& rep, int r);
+  // ---- iterations ----
+  void try_start(Replica& rep, SimTime now);
+  bool form_continuous(Replica& rep);
+  bool form_static(Replica& rep);
+  bool admit(Replica& rep, int r, double& budget);
+  void end_iteration(Replica& rep, SimTime now);
+  void emit_token(Replica& rep, Request& q, SimTime now);
+  void finish(Replica& rep, int r, SimTime now);
+  void push(SimTime t, EventData d) { events_.push(Event{t, seq_++, d}); }
+  void drop(int r, const std::string& why);
+  SimResult collect();
+
+  const SimConfig& c_;
+  Stream arrivals_, lengths_, prefixes_;
+  std::vector<Request> reqs_;
+  std::vector<Replica> reps_;
+  int n_prefill_ = 0;  // the first n_prefill_ replicas are the prefill pool
+  std::vector<std::unique_ptr<StepMemo>> memos_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  int block_ = 16;
+  double block_bytes_ = 0;
+  long target_ = 0;
+  SimTime next_open_ = 0;
+  std::size_t rr_ = 0;
+  std::map<std::string, long> drops_;
+  LogHistogram itl_;
+  long completed_ = 0;
+  long counted_lo_ = 0, counted_hi_ = 0;
+  SimTime win_lo_ = 0, win_hi_ = 0;
+  long win_out_ = 0, win_in_ = 0, win_done_ = 0;
+  long preemptions_ = 0, iterations_ = 0, prefill_tokens_ = 0, out_tokens_ = 0, cached_tokens_ = 0,
+       admitted_prompt_ = 0;
+  double kv_weighted_ = 0, busy_time_ = 0, kv_max_ = 0;
+  std::vector<long> batch_counts_;  // iterations by sequences in the pass
+  std::vector<SimSample> samples_;
+  std::size_t sample_stride_ = 1, sample_skip_ = 0;
+  std::vector<SimResult::Event> trace_;
+  std::size_t evals_ = 0, lookups_ = 0;
+  SimTime now_ = 0, last_finish_ = 0;
+  SimTime first_arrival_ = std::numeric_limits<SimTime>::max();
+  const HostTier* tier_ = nullptr;
+};
+
+/// What routing balances: the tokens a replica still has to process.
+double load_of(const Replica& r);
+
+}  // namespace llmecon::sim_internal
