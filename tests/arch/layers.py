@@ -47,7 +47,6 @@ ANY = {"embedded.hpp"}
 
 # Files still over the limit, with the most lines each may have until it is split.
 OVERSIZE = {
-    "src/validate/validate.cpp": 736,
     "apps/cli/output.cpp": 670,
 }
 MAX_LINES = 600

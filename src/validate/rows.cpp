@@ -1,0 +1,416 @@
+// A validation row mapped onto the model and predicted (docs/model.md §18-§19, §23-§24).
+#include "llmecon/validate.hpp"
+
+#include "notes.hpp"
+
+#include "llmecon/plan.hpp"
+#include "llmecon/simulate.hpp"
+#include "llmecon/train.hpp"
+#include "llmecon/train_args.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include "llmecon/comm.hpp"
+#include "llmecon/embedded.hpp"
+#include "llmecon/parallel.hpp"
+#include "llmecon/units_parse.hpp"
+
+#include "rows.hpp"
+
+namespace llmecon::validate_internal {
+
+// The serving engine a row ran on: `engine=NAME` in its notes, else an engine the notes name
+// (TensorRT-LLM, vLLM, SGLang), else none (model.md §19).
+const ServingEngine* row_engine(const Measurement& m, const ValidationContext& ctx, bool& inferred) {
+  inferred = true;
+  if (ctx.engines == nullptr) return nullptr;
+  auto find = [&](std::string_view name) -> const ServingEngine* {
+    for (const auto& e : *ctx.engines)
+      if (e.name == name) return &e;
+    return nullptr;
+  };
+  inferred = false;
+  if (!m.engine.empty()) return find(m.engine);
+  if (const auto pos = m.notes.find("engine="); pos != std::string::npos) {
+    std::size_t end = pos + 7;
+    while (end < m.notes.size() && (std::isalnum(static_cast<unsigned char>(m.notes[end])) != 0)) ++end;
+    return find(m.notes.substr(pos + 7, end - pos - 7));
+  }
+  inferred = true;
+  std::string lower;
+  for (char c : m.notes) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("trt-llm") != std::string::npos || lower.find("tensorrt-llm") != std::string::npos ||
+      lower.find("trtllm") != std::string::npos)
+    return find("trtllm");
+  if (lower.find("sglang") != std::string::npos) return find("sglang");
+  if (lower.find("vllm") != std::string::npos) return find("vllm");
+  return nullptr;
+}
+
+Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
+  Setup s;
+  Result<ModelSpec> model = Error{};
+  if (m.model.find('/') != std::string::npos || m.model.find(".json") != std::string::npos) {
+    std::filesystem::path p = std::filesystem::path(ctx.csv_dir) / m.model;
+    model = load_model_file(p.string());
+  } else {
+    model = ctx.models->resolve(m.model, "model");
+  }
+  if (!model) return model.error();
+  s.model = std::move(model).value();
+  auto hw = ctx.hw->get(m.hardware, "hardware");
+  if (!hw) return hw.error();
+  s.hw = *hw;
+  const bool moe = s.model.is_moe();
+  // The schema's degrees: chips = tp x pp x dp x cp; with DP attention (MoE) dp is the attention
+  // data parallelism inside the EP group.
+  const bool stated = m.tp || m.pp || m.dp || m.cp;
+  int tp = m.tp.value_or(1), pp = m.pp.value_or(1), dp = m.dp.value_or(1), cp = m.cp.value_or(1);
+  // Degrees left unstated (none, or EP without TP, or degrees that do not multiply to the chips)
+  // are the planner's choice (model.md §17.5); this guess stands only when it finds nothing.
+  bool infer = !stated || (moe && m.ep && !m.tp);
+  if (!stated) {
+    tp = m.chips;
+    while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
+    dp = m.chips / tp;
+  } else if (static_cast<double>(tp) * pp * dp * cp != m.chips) {
+    // Each degree is at most the chips (10^6), so the product is computed in doubles.
+    const double known_d = static_cast<double>(tp) * pp * cp;
+    const int known = known_d > m.chips ? m.chips + 1 : static_cast<int>(known_d);
+    if (m.chips % known == 0 && !m.dp) {
+      dp = m.chips / known;
+    } else {
+      infer = true;
+    }
+  }
+  Mapping map;
+  map.tp = tp;
+  map.pp = pp;
+  map.cp = cp;
+  if (moe && m.ep && *m.ep > 1) {
+    map.dp_attn = dp;
+    map.ep = *m.ep;
+    map.dp = 1;
+    if ((map.stage_chips()) % map.ep != 0) {
+      s.envelope.emplace_back("EP does not divide the stage: experts spread over the stage");
+      map.ep = map.stage_chips();
+    }
+  } else {
+    map.dp = dp;
+  }
+  if (auto why = validate(map, s.model, map.chips())) s.envelope.push_back(*why);
+  s.replicas = map.dp;
+  s.in.model = &s.model;
+  s.in.hw = s.hw;
+  s.in.map = map;
+  auto dt = [](const std::string& name, DType fallback) {
+    if (name.empty()) return fallback;
+    auto d = parse_dtype(name);
+    return d ? *d : fallback;
+  };
+  const Precision native = Precision::native(s.model);
+  const DType w = dt(m.weight_dtype, native.weights);
+  // int8/int4 are weight-only: matmuls run at bf16 (schema).
+  const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
+  bool inferred = false;
+  s.engine = m.scenario == "training_step" ? nullptr : row_engine(m, ctx, inferred);
+  if (s.engine == nullptr && !inferred && ctx.engines != nullptr && m.scenario != "training_step") {
+    return Error{"engine", "", "unknown serving engine in row " + m.id, "generic, vllm, sglang or trtllm"};
+  }
+  // An unstated KV format is what the row's engine gives this checkpoint (model.md §18.4).
+  const DType kv_default = default_kv(s.engine, w);
+  s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, kv_default));
+  if (!m.formats.empty()) {
+    // Per tensor class, as the notes state them (model.md §19).
+    Precision& p = s.in.precision;
+    std::string said;
+    for (const auto& [cls, d] : m.formats) {
+      if (cls == "experts") p.experts = d;
+      if (cls == "dense") p.weights = d;
+      if (cls == "act") p.act = d;
+      if (cls == "kv") p.kv = d;
+      said += (said.empty() ? "" : ", ") + cls + " " + std::string(name(d));
+    }
+    s.envelope.push_back("formats from the notes: " + said);
+  }
+  if (m.kv_dtype.empty() && m.formats.count("kv") == 0 && m.scenario != "training_step") {
+    s.envelope.push_back(fmt::format("KV format not stated: {} assumed{}", name(kv_default),
+                                     s.engine != nullptr ? " (the engine's default)" : ""));
+  }
+  s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
+  if (s.engine != nullptr) {
+    apply_engine(s.in, *s.engine);
+    s.envelope.push_back(
+        fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}", s.engine->name,
+                    inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
+                    s.engine->fraction_of_free ? "the free" : "all", format_number(s.engine->max_seqs),
+                    s.engine->compute_sustained != 1.0
+                        ? fmt::format(", GEMMs at {} of the chip's rate", format_number(s.engine->compute_sustained))
+                        : ""));
+  }
+  if (infer && m.scenario != "training_step") {
+    // Keep what the row states; the planner picks the rest for the row's batch (or 32 sequences a
+    // chip when the engine chose it) at its mean context.
+    Mapping require{0, 0, 0, 0, 0, 0};
+    if (m.tp) require.tp = *m.tp;
+    if (m.pp) require.pp = *m.pp;
+    if (m.cp) require.cp = *m.cp;
+    if (m.ep) require.ep = *m.ep;
+    const double isl = m.isl.value_or(1024), osl = m.osl.value_or(0);
+    const double batch = m.batch.value_or(32.0 * m.chips);
+    if (auto best = infer_mapping(s.in, m.chips, require, batch, isl + osl / 2, isl)) {
+      s.in.map = *best;
+      s.replicas = best->dp;
+      s.envelope.push_back(
+          fmt::format("layout not {}: the planner's best for it, {}", stated ? "fully stated" : "stated", best->str()));
+    } else {
+      s.envelope.emplace_back(stated ? "degrees do not multiply to chips, and the planner finds no layout that fits"
+                                     : "parallel degrees not stated: tensor parallel over the chips assumed (no "
+                                       "layout the planner tried fits)");
+    }
+  }
+  return s;
+}
+
+// The largest batch per replica whose KV fits at `context` (for rows where the engine chose it).
+double max_batch(const Setup& s, double context) {
+  auto fits = [&](double b) { return evaluate_decode(s.in, b, context).feasible; };
+  if (!fits(s.in.map.pp)) return 0;
+  double lo = s.in.map.pp, hi = lo;
+  while (fits(hi * 2) && hi < 1 << 20) hi *= 2;
+  hi *= 2;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+double peak_bf16(const Hardware& hw) {
+  return hw.peak(DType::kBf16).si();
+}
+
+// Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
+double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
+  return step_cost(m, st, p, ExpertTouch::kExpected, false).flops_total().si();
+}
+
+// A training step through the training model (model.md §24): the row's layout, and in its notes
+// zero=, recompute=, recompute_modules= (Megatron's names joined by '+'; selective implied), schedule=, chunks=,
+// micro_batch=, train_dtype=, attention_dtype=, optimizer=, grad_dtype=, dp_overlap=, tp_overlap=, ep_overlap=,
+// ep_comm_sms=, moe_imbalance= and offload_modules= (Megatron's names joined by '+'). An unstated micro-batch or
+// recomputation is the fastest that fits (as `train
+// --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
+std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
+                                       std::optional<double> host_override) {
+  if (!m.batch || !m.isl) return std::nullopt;
+  TrainSetup ts;
+  ts.model = &s.model;
+  ts.hw = s.hw;
+  ts.eff = s.in.eff;
+  if (s.in.eff.ideal()) {
+    ts.kernel_efficiency = 1.0;
+    ts.expert_host = Seconds{};
+  }
+  if (k_override) ts.kernel_efficiency = *k_override;
+  if (host_override) ts.expert_host = units::seconds(*host_override);
+  ts.seq_len = *m.isl;
+  ts.global_batch = *m.batch;
+  ts.price = s.hw->price.value;
+  // The notes' training settings through `train`'s own arguments and readers (train_args.hpp).
+  static const CommandSpec train_spec = [] {
+    CommandSpec c;
+    c.name = "train";
+    c.args = train_arguments();
+    return c;
+  }();
+  Json given = train_settings(m);
+  if (m.weight_dtype == "fp8") given["train_dtype"] = "fp8";  // FP8 weights: FP8 GEMMs
+  auto args = Args::parse(train_spec, given);
+  if (!args) return std::nullopt;  // read_row_notes checked these values
+  const Args& a = *args;
+  const Seconds host = ts.expert_host;
+  const double kernel = ts.kernel_efficiency;
+  if (!read_train_settings(a, ts)) return std::nullopt;
+  ts.expert_host = host;  // the fitted constant (or none when ideal), not the flag's rounding of it
+  ts.kernel_efficiency = kernel;
+  ts.failures = FailureModel{};  // a measured step: no interruptions
+  ts.dropout = m.settings.value("dropout", 0) != 0;
+  ts.flash_attention = m.settings.value("flash", 1) != 0;
+  if (m.metric == "training_gpu_hours") {
+    if (!a.has("tokens")) return std::nullopt;
+    ts.tokens = a.number("tokens");
+  }
+  const Mapping& mp = s.in.map;
+  auto stated = read_train_layout(a, s.model);
+  if (!stated) return std::nullopt;
+  TrainLayout l = *stated;
+  l.tp = mp.tp;
+  l.pp = mp.pp;
+  l.cp = mp.cp;
+  l.ep = m.ep.value_or(1);
+  const int slice = l.tp * l.pp * l.cp;
+  if (slice <= 0 || m.chips % slice != 0) return std::nullopt;
+  l.dp = m.chips / slice;
+  // Unstated micro-batch or recomputation: the fastest that fits, as `train --search` chooses.
+  std::vector<double> micro{1, 2, 4, 8};
+  if (a.has("micro_batch")) micro = {l.micro_batch};
+  std::vector<std::pair<Recompute, unsigned>> rec;
+  if (a.has("recompute") || a.has("recompute_modules")) {
+    rec = {{l.recompute, l.modules}};
+  } else {
+    rec = recompute_choices(s.model, TrainSearchSpace{});
+  }
+  // The fastest layout that fits; when none fits, the one needing the least memory, noted (the
+  // row ran, so the memory model is what is off).
+  std::optional<TrainResult> best, least;
+  for (double mb : micro) {
+    for (const auto& [r, mods] : rec) {
+      TrainLayout x = l;
+      x.micro_batch = mb;
+      x.recompute = r;
+      x.modules = mods;
+      TrainResult res = evaluate_training(ts, x, false);
+      if (res.time.step.si() <= 0) continue;  // the layout itself is invalid
+      if (!res.feasible) {
+        if (!least || res.memory.total() < least->memory.total()) least = std::move(res);
+        continue;
+      }
+      if (!best || res.time.step < best->time.step) best = std::move(res);
+    }
+  }
+  if (!best && least) {
+    s.envelope.push_back("predicted not to fit in HBM: " + least->reason);
+    best = std::move(least);
+  }
+  if (!best) return std::nullopt;
+  if (micro.size() > 1 || rec.size() > 1) {
+    s.envelope.push_back("training: " + best->layout.str() +
+                         " (unstated micro-batch or recomputation: the fastest that fits)");
+  } else {
+    s.envelope.push_back("training: " + best->layout.str());
+  }
+  const double chips = m.chips;
+  if (m.metric == "mfu") return best->mfu;
+  if (m.metric == "hfu") return best->hfu;
+  if (m.metric == "tflops_per_gpu") return best->model_flops.si() / best->time.step.si() / chips / 1e12;
+  if (m.metric == "training_gpu_hours") return best->run.gpu_hours;
+  if (m.metric == "training_tokens_per_s_per_gpu") return best->tokens_per_s.si() / chips;
+  return std::nullopt;
+}
+
+// A row under traffic through the serving simulator (model.md §23): offline (every request at
+// t = 0, the batch as a cap when given) or online (a closed loop of `batch` clients, or Poisson
+// arrivals at qps=), with the row's engine scheduler. Rates are the benchmark's: every request's
+// tokens over the whole run; latencies are means over every request.
+std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
+                                   std::vector<std::string>& envelope, double isl, double osl) {
+  SimConfig c;
+  c.decode = s.in;
+  c.decode.map.dp = 1;
+  c.replicas = std::max(1, static_cast<int>(s.replicas));
+  Scheduler& k = c.scheduler;
+  if (s.engine != nullptr) {
+    apply_engine(k, *s.engine);
+  } else {
+    k.max_seqs = 1e5;  // no engine named: the batch is what fits
+  }
+  k.prefix_caching = false;  // benchmark prompts are random
+  const Json serve = serve_settings(m);
+  if (serve.contains("max_seqs")) k.max_seqs = serve["max_seqs"].get<double>();
+  if (serve.contains("max_batched_tokens")) k.max_batched_tokens = serve["max_batched_tokens"].get<double>();
+  // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
+  // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),
+  // unlike trtllm-serve (model.md §19).
+  if (m.settings.contains("chunked_prefill")) {
+    k.chunked_prefill = m.settings["chunked_prefill"] == "true";
+  } else if (m.notes.find("trtllm-bench") != std::string::npos && !k.chunked_prefill) {
+    k.chunked_prefill = true;
+    envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
+  }
+  Workload& w = c.workload;
+  w.isl = LengthDist::fixed(std::max(1.0, isl));
+  w.osl = LengthDist::fixed(std::max(1.0, osl));
+  if (workload) {
+    if (workload->preset.isl) w.isl = *workload->preset.isl;
+    if (workload->preset.osl) w.osl = *workload->preset.osl;
+  }
+  for (const char* key : {"isl", "osl"}) {
+    if (!serve.contains(key)) continue;
+    auto dist = parse_length_dist(serve[key].get<std::string>(), key);
+    if (dist) (std::string_view(key) == "isl" ? w.isl : w.osl) = *dist;
+  }
+  const bool counted = serve.contains("requests");  // the run's request count is published
+  auto requests_or = [&](double fallback) { return counted ? serve["requests"].get<double>() : fallback; };
+  std::string how;
+  const bool server = workload && workload->mode != "offline" && !serve.contains("rate") && !m.batch;
+  if (m.scenario == "offline_throughput" || (workload && workload->mode == "offline")) {
+    w.arrivals.kind = ArrivalKind::kOffline;
+    if (m.batch) k.max_seqs = std::max(1.0, *m.batch / c.replicas);
+    w.requests = static_cast<long>(requests_or(3000));
+    how = fmt::format("offline: {} requests at t = 0{}", w.requests, counted ? "" : " (not published: 3000 assumed)");
+  } else if (m.batch) {
+    w.arrivals = Arrivals{ArrivalKind::kClosed, 1, 1, static_cast<int>(*m.batch), 0};
+    w.requests = static_cast<long>(requests_or(std::max(500.0, 10 * *m.batch)));
+    how = fmt::format("closed loop of {} clients, {} requests{}", format_number(*m.batch), w.requests,
+                      counted ? "" : " (count not published)");
+  } else if (serve.contains("rate")) {
+    const double qps = serve["rate"].get<double>();
+    w.arrivals = Arrivals{ArrivalKind::kPoisson, qps};
+    w.requests = static_cast<long>(requests_or(1000));
+    how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(qps), w.requests);
+  } else if (server) {
+    // A benchmark's server scenario: the highest Poisson rate that meets its latency limits, and
+    // the metric there (as `simulate --find-rate` finds it).
+    w.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+    w.requests = static_cast<long>(requests_or(1000));
+  } else {
+    return std::nullopt;
+  }
+  w.requests = std::clamp(w.requests, 1L, 200000L);
+  c.warmup_fraction = 0;
+  Result<SimResult> r = Error{};
+  if (server) {
+    c.slo = workload->slo;
+    auto found = find_rate(c);
+    if (!found) {
+      envelope.push_back("rate search refused: " + found.error().what);
+      return std::nullopt;
+    }
+    how = fmt::format("{} {}: the highest Poisson rate meeting its limits, {} req/s, {} requests",
+                      workload->preset.name, workload->mode, format_number(found->rate), w.requests);
+    r = std::move(found->at);
+  } else {
+    r = simulate(c);
+  }
+  if (!r) {
+    envelope.push_back("simulation refused: " + r.error().what);
+    return std::nullopt;
+  }
+  envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration", how,
+                                 k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
+                                 format_number(k.max_batched_tokens), format_number(k.max_seqs)));
+  if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
+  const double span = std::max(1e-12, r->makespan_s);
+  if (m.metric == "output_tokens_per_s") return static_cast<double>(r->output_tokens) / span;
+  if (m.metric == "input_tokens_per_s") return static_cast<double>(r->input_tokens) / span;
+  if (m.metric == "total_tokens_per_s") return static_cast<double>(r->input_tokens + r->output_tokens) / span;
+  if (m.metric == "requests_per_s") return static_cast<double>(r->completed) / span;
+  if (m.metric == "ttft_s") return r->ttft_s.mean;
+  if (m.metric == "tpot_ms") return r->tpot_s.mean * 1e3;
+  if (m.metric == "e2e_latency_s") return r->e2e_s.mean;
+  return std::nullopt;
+}
+
+}  // namespace llmecon::validate_internal

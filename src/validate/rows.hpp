@@ -1,0 +1,45 @@
+// A validation row mapped onto the model (internal to src/validate): its model, chip, engine,
+// formats and layout, and its prediction by the one-step formula, the training model or the
+// serving simulator (docs/model.md §18-§19, §23-§24).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmecon/parallel.hpp"
+#include "llmecon/validate.hpp"
+#include "notes.hpp"
+
+namespace llmecon::validate_internal {
+
+struct Setup {
+  ModelSpec model;
+  const Hardware* hw = nullptr;
+  DeploymentInput in;
+  double replicas = 1;
+  const ServingEngine* engine = nullptr;  ///< the row's engine, when its notes name one
+  std::vector<std::string> envelope;
+};
+
+/// The row's model, chip, engine, formats and layout (the planner's best where unstated), with
+/// what was assumed in `envelope`; an Error when the row cannot be mapped.
+Result<Setup> setup(const Measurement& m, const ValidationContext& ctx);
+/// The largest batch per replica whose KV fits at `context` (for rows where the engine chose it).
+double max_batch(const Setup& s, double context);
+/// The chip's dense bf16 peak, FLOP/s.
+double peak_bf16(const Hardware& hw);
+/// Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
+double model_flops(const ModelSpec& m, const Step& st, const Precision& p);
+/// A training step through the training model (model.md §24), the notes' settings read through
+/// `train`'s arguments.
+std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
+                                       std::optional<double> host_override);
+/// A row under traffic through the serving simulator (model.md §23).
+std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
+                                   std::vector<std::string>& envelope, double isl, double osl);
+/// The training rows' fit of k_t and c_e, in-sample, k-fold and leave-one-source-out (model.md §24.3).
+std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Measurement>& rows,
+                                                          const ValidationContext& ctx);
+
+}  // namespace llmecon::validate_internal
