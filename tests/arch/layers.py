@@ -5,8 +5,8 @@
    link (DEPS) only modules of lower layers.
 2. Every #include "llmecon/..." of a module's sources names a header of that module or of one it
    links (directly or not): the include graph has no edge the link graph lacks, so no upward edge.
-3. No source file grows past 600 lines; the few that still do (listed below, to be split) may
-   only shrink.
+3. No source file in src/, include/ or apps/ passes 600 lines (OVERSIZE may hold a file being
+   split, with the most lines it may keep until it is).
 
 Usage: layers.py REPO_ROOT. Prints each violation and exits 1, else one line and exits 0."""
 import os
@@ -45,10 +45,8 @@ OWNER = {
 }
 ANY = {"embedded.hpp"}
 
-# Files still over the limit, with the most lines each may have until it is split.
-OVERSIZE = {
-    "apps/cli/output.cpp": 670,
-}
+# Files still over the limit, with the most lines each may have until it is split (none now).
+OVERSIZE = {}
 MAX_LINES = 600
 
 
