@@ -1,7 +1,7 @@
 // Deployment step evaluations per second and full-plan wall time (Google Benchmark).
 #include <benchmark/benchmark.h>
 
-#include "llmecon/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace {
 using namespace llmecon;

@@ -1,8 +1,8 @@
 // Roofline evaluations per second (Google Benchmark). Run: build/release/bench/llmecon_bench
 #include <benchmark/benchmark.h>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/roofline.hpp"
+#include "io/facade.hpp"
+#include "roofline/roofline.hpp"
 
 namespace {
 using namespace llmecon;

@@ -3,7 +3,7 @@
 // memoizes (model.md §23).
 #include <benchmark/benchmark.h>
 
-#include "llmecon/simulate.hpp"
+#include "simulate/simulate.hpp"
 
 namespace {
 using namespace llmecon;

@@ -2,7 +2,7 @@
 // layout of model.md §24.6 (the budget: 1 s on one core), and one layout's evaluation.
 #include <benchmark/benchmark.h>
 
-#include "llmecon/train.hpp"
+#include "train/train.hpp"
 
 namespace {
 using namespace llmecon;

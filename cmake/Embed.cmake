@@ -12,5 +12,5 @@ function(llmecon_embed)
     COMMENT "Embedding ${E_TARGET} data files"
     VERBATIM)
   add_library(${E_TARGET} OBJECT ${out})
-  target_include_directories(${E_TARGET} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(${E_TARGET} PRIVATE ${PROJECT_SOURCE_DIR}/src)
 endfunction()

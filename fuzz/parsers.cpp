@@ -6,13 +6,13 @@
 #include <string>
 #include <string_view>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/pricing.hpp"
-#include "llmecon/simulate.hpp"
-#include "llmecon/validate.hpp"
+#include "catalog/hardware.hpp"
+#include "economics/pricing.hpp"
+#include "io/facade.hpp"
+#include "model/model.hpp"
 #include "request.hpp"
+#include "simulate/simulate.hpp"
+#include "validate/validate.hpp"
 
 namespace {
 

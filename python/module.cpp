@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace py = pybind11;
 

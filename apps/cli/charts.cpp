@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/embedded.hpp"
 #include "output.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon::cli {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/args.hpp"
-#include "llmecon/facade.hpp"
+#include "args/args.hpp"
+#include "io/facade.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 #include "server.hpp"

@@ -1,7 +1,7 @@
 #include "output.hpp"
 #include "text.hpp"
 
-#include "llmecon/embedded.hpp"
+#include "units/embedded.hpp"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,8 @@
 
 #include <optional>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/plot.hpp"
+#include "io/facade.hpp"
+#include "io/plot.hpp"
 
 namespace llmecon::cli {
 

@@ -2,8 +2,8 @@
 // (--plot FILE.html): Chart.js and web/charts.js inlined from the binary, so it works offline.
 #include <string>
 
-#include "llmecon/embedded.hpp"
 #include "output.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon::cli {
 

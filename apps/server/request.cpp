@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "llmecon/args.hpp"
+#include "args/args.hpp"
 
 namespace llmecon::server {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon::server {
 

@@ -32,8 +32,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "llmecon/args.hpp"
-#include "llmecon/embedded.hpp"
+#include "args/args.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon::server {
 namespace {

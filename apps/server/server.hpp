@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon::server {
 

@@ -1,5 +1,5 @@
 // Arguments checked against the command table (args.hpp): one parser for every shell.
-#include "llmecon/args.hpp"
+#include "args/args.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 namespace {

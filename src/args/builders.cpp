@@ -1,7 +1,7 @@
 // The argument builders (arg_builders.hpp): what every use of an argument shares.
-#include "llmecon/arg_builders.hpp"
+#include "args/arg_builders.hpp"
 
-#include "llmecon/serving_engine.hpp"
+#include "catalog/serving_engine.hpp"
 
 namespace llmecon::argspec {
 

@@ -1,4 +1,4 @@
-#include "llmecon/dtype.hpp"
+#include "catalog/dtype.hpp"
 
 #include <string>
 

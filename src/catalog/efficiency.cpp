@@ -2,10 +2,10 @@
 // beside the chip catalog.
 #include <algorithm>
 
+#include "catalog/hardware.hpp"
+#include "catalog/toml_reader.hpp"
 #include "efficiency_fields.hpp"
-#include "llmecon/embedded.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/efficiency.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "catalog/efficiency.hpp"
+#include "catalog/toml_reader.hpp"
 
 namespace llmecon {
 

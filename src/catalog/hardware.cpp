@@ -1,15 +1,15 @@
 // Hardware TOML parsing (docs/model.md §1, hardware fields). Strict: unknown keys and
 // unit-less values are errors that carry file:line and a hint.
-#include "llmecon/hardware.hpp"
+#include "catalog/hardware.hpp"
 
 #include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "catalog/toml_reader.hpp"
 #include "efficiency_fields.hpp"
-#include "llmecon/embedded.hpp"
-#include "llmecon/toml_reader.hpp"
-#include "llmecon/units_parse.hpp"
+#include "units/embedded.hpp"
+#include "units/units_parse.hpp"
 
 namespace llmecon {
 

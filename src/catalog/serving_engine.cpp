@@ -1,10 +1,10 @@
 // Serving-engine profiles (data/engines/*.toml; docs/model.md §18.4).
-#include "llmecon/serving_engine.hpp"
+#include "catalog/serving_engine.hpp"
 
 #include <cmath>
 
-#include "llmecon/embedded.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "catalog/toml_reader.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 

@@ -1,5 +1,5 @@
 // The blackboard analyses (docs/model.md §6-§13).
-#include "llmecon/economics.hpp"
+#include "economics/economics.hpp"
 
 #include <fmt/format.h>
 

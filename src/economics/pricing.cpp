@@ -1,12 +1,12 @@
 // Price sheets and the forward/inverse price analyses (docs/model.md §9).
-#include "llmecon/pricing.hpp"
+#include "economics/pricing.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "llmecon/embedded.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "catalog/toml_reader.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 namespace {

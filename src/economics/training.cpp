@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "llmecon/economics.hpp"
+#include "economics/economics.hpp"
 
 namespace llmecon {
 namespace {

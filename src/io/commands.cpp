@@ -5,10 +5,10 @@
 #include <cctype>
 #include <limits>
 
+#include "args/arg_builders.hpp"
+#include "args/args.hpp"
 #include "commands/commands.hpp"
-#include "llmecon/arg_builders.hpp"
-#include "llmecon/args.hpp"
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 namespace cmd {

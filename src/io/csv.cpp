@@ -1,6 +1,6 @@
 // CSV of results: the table each command's answer holds, one line per row (the CLI's --csv and
 // the API's ?format=csv).
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon {
 

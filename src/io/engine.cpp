@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "commands/commands.hpp"
-#include "llmecon/facade.hpp"
-#include "llmecon/tco.hpp"
+#include "io/facade.hpp"
+#include "tco/tco.hpp"
 
 namespace llmecon {
 namespace {

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "commands/commands.hpp"
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon {
 

@@ -1,5 +1,5 @@
 // SVG line charts (docs/cli.md, --plot).
-#include "llmecon/plot.hpp"
+#include "io/plot.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 namespace {

@@ -1,14 +1,14 @@
 // The lecture's claims C1-C24 (docs/model.md §14), each recomputed with the lecture's inputs and
 // re-run on real catalog entries.
-#include "llmecon/lecture.hpp"
+#include "lecture/lecture.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
 
-#include "llmecon/economics.hpp"
-#include "llmecon/pricing.hpp"
+#include "economics/economics.hpp"
+#include "economics/pricing.hpp"
 
 namespace llmecon {
 

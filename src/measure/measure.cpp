@@ -1,7 +1,7 @@
 // Measuring this machine (docs/model.md §20).
-#include "llmecon/measure.hpp"
+#include "measure/measure.hpp"
 
-#include "llmecon/roofline.hpp"
+#include "roofline/roofline.hpp"
 
 #include <cblas.h>
 #include <fmt/format.h>

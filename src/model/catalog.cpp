@@ -3,11 +3,11 @@
 #include <cmath>
 #include <filesystem>
 
-#include "llmecon/toml_reader.hpp"
+#include "catalog/toml_reader.hpp"
 
-#include "llmecon/embedded.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 namespace {

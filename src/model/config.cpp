@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "llmecon/model.hpp"
+#include "model/model.hpp"
 
 namespace llmecon {
 namespace {

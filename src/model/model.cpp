@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "llmecon/model.hpp"
+#include "model/model.hpp"
 
 namespace llmecon {
 

@@ -1,5 +1,5 @@
 // Operator accounting for one forward pass (docs/model.md §4).
-#include "llmecon/ops.hpp"
+#include "ops/ops.hpp"
 
 #include <algorithm>
 #include <cmath>

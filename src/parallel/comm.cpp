@@ -1,5 +1,5 @@
 // Alpha-beta collectives (docs/model.md §15).
-#include "llmecon/comm.hpp"
+#include "parallel/comm.hpp"
 
 #include <algorithm>
 #include <cmath>

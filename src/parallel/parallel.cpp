@@ -1,12 +1,12 @@
 // A replica split across chips: per-chip memory, time and communication (docs/model.md §16).
-#include "llmecon/parallel.hpp"
+#include "parallel/parallel.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "llmecon/comm.hpp"
+#include "parallel/comm.hpp"
 
 namespace llmecon {
 

@@ -3,7 +3,7 @@
 // the flag names from the engine's profile (data/engines, each cited).
 #include <fmt/format.h>
 
-#include "llmecon/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace llmecon {
 

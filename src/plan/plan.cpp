@@ -1,5 +1,5 @@
 // The deployment planner (docs/model.md §17).
-#include "llmecon/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The single-domain roofline (docs/model.md §5).
-#include "llmecon/roofline.hpp"
+#include "roofline/roofline.hpp"
 
 #include <fmt/format.h>
 

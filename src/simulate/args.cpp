@@ -1,8 +1,8 @@
 // The `simulate` command's arguments, declared beside the serving simulator that reads them
 // (simulate_args.hpp); the command table and `validate`'s row notes both go through them.
-#include "llmecon/simulate_args.hpp"
+#include "simulate/simulate_args.hpp"
 
-#include "llmecon/arg_builders.hpp"
+#include "args/arg_builders.hpp"
 
 namespace llmecon {
 

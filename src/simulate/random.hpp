@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <random>
 
-#include "llmecon/simulate.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon::sim_internal {
 

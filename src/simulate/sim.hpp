@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <variant>
 
-#include "llmecon/simulate.hpp"
 #include "random.hpp"
+#include "simulate/simulate.hpp"
 #include "stats.hpp"
 
 namespace llmecon::sim_internal {

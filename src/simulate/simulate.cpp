@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <variant>
 
-#include "llmecon/simulate.hpp"
 #include "sim.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon {
 

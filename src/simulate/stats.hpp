@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "llmecon/simulate.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon::sim_internal {
 

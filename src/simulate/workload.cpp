@@ -6,9 +6,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "llmecon/embedded.hpp"
-#include "llmecon/simulate.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "catalog/toml_reader.hpp"
+#include "simulate/simulate.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 namespace {

@@ -1,14 +1,14 @@
 // What an owned accelerator-hour costs (docs/model.md §25).
-#include "llmecon/tco.hpp"
+#include "tco/tco.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "llmecon/embedded.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/toml_reader.hpp"
+#include "catalog/toml_reader.hpp"
+#include "roofline/roofline.hpp"
+#include "units/embedded.hpp"
 
 namespace llmecon {
 namespace {

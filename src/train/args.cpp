@@ -1,12 +1,12 @@
 // The `train` command's arguments, declared beside the training model that reads them
 // (train_args.hpp); the command table and `validate`'s row notes both go through them.
-#include "llmecon/train_args.hpp"
+#include "train/train_args.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "llmecon/arg_builders.hpp"
+#include "args/arg_builders.hpp"
 
 namespace llmecon {
 

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <string>
 
-#include "llmecon/comm.hpp"
-#include "llmecon/ops.hpp"
-#include "llmecon/train.hpp"
+#include "ops/ops.hpp"
+#include "parallel/comm.hpp"
+#include "train/train.hpp"
 
 namespace llmecon::train_internal {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "internal.hpp"
-#include "llmecon/train.hpp"
+#include "train/train.hpp"
 
 namespace llmecon {
 

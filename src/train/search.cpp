@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "internal.hpp"
-#include "llmecon/train.hpp"
+#include "train/train.hpp"
 
 namespace llmecon {
 

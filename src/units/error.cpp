@@ -1,4 +1,4 @@
-#include "llmecon/error.hpp"
+#include "units/error.hpp"
 
 #include <algorithm>
 #include <filesystem>

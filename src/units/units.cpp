@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "llmecon/units.hpp"
-#include "llmecon/units_parse.hpp"
+#include "units/units.hpp"
+#include "units/units_parse.hpp"
 
 namespace llmecon {
 

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <optional>
 
-#include "llmecon/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 

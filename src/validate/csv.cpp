@@ -9,9 +9,9 @@
 #include <map>
 #include <set>
 
-#include "llmecon/units_parse.hpp"
-#include "llmecon/validate.hpp"
 #include "notes.hpp"
+#include "units/units_parse.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 

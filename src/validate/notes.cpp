@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <cctype>
 
-#include "llmecon/arg_builders.hpp"
-#include "llmecon/simulate.hpp"
-#include "llmecon/simulate_args.hpp"
-#include "llmecon/train_args.hpp"
+#include "args/arg_builders.hpp"
 #include "notes.hpp"
+#include "simulate/simulate.hpp"
+#include "simulate/simulate_args.hpp"
+#include "train/train_args.hpp"
 
-#include "llmecon/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 namespace {

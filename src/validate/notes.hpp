@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "llmecon/simulate.hpp"
-#include "llmecon/validate.hpp"
+#include "simulate/simulate.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 

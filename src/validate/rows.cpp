@@ -1,12 +1,12 @@
 // A validation row mapped onto the model and predicted (docs/model.md §18-§19, §23-§24).
-#include "llmecon/validate.hpp"
+#include "validate/validate.hpp"
 
 #include "notes.hpp"
 
-#include "llmecon/plan.hpp"
-#include "llmecon/simulate.hpp"
-#include "llmecon/train.hpp"
-#include "llmecon/train_args.hpp"
+#include "plan/plan.hpp"
+#include "simulate/simulate.hpp"
+#include "train/train.hpp"
+#include "train/train_args.hpp"
 
 #include <fmt/format.h>
 
@@ -21,10 +21,10 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
-#include "llmecon/comm.hpp"
-#include "llmecon/embedded.hpp"
-#include "llmecon/parallel.hpp"
-#include "llmecon/units_parse.hpp"
+#include "parallel/comm.hpp"
+#include "parallel/parallel.hpp"
+#include "units/embedded.hpp"
+#include "units/units_parse.hpp"
 
 #include "rows.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/parallel.hpp"
-#include "llmecon/validate.hpp"
 #include "notes.hpp"
+#include "parallel/parallel.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon::validate_internal {
 

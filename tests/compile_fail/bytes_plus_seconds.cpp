@@ -1,5 +1,5 @@
 // Must not compile: bytes and seconds do not add.
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 using namespace llmecon;
 int main() {
   auto x = units::gb(1) + units::seconds(1);

@@ -1,5 +1,5 @@
 // Must compile: the same operations as the rejected snippets, with matching units.
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 using namespace llmecon;
 int main() {
   Bytes b = units::gb(1) + units::mb(5);

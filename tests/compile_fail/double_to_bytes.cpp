@@ -1,5 +1,5 @@
 // Must not compile: a bare double is not a quantity (no implicit construction).
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 using namespace llmecon;
 void take(Bytes) {}
 int main() {

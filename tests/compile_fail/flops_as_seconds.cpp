@@ -1,5 +1,5 @@
 // Must not compile: FLOPs / bytes-per-second is not a time.
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 using namespace llmecon;
 int main() {
   Seconds t = units::flops(1e12) / units::gb_per_s(1);

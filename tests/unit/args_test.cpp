@@ -7,8 +7,8 @@
 #include <regex>
 #include <set>
 
-#include "llmecon/args.hpp"
-#include "llmecon/facade.hpp"
+#include "args/args.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon {
 namespace {

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/pricing.hpp"
+#include "catalog/hardware.hpp"
+#include "economics/pricing.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "llmecon/economics.hpp"
-#include "llmecon/pricing.hpp"
+#include "economics/economics.hpp"
+#include "economics/pricing.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

@@ -1,7 +1,7 @@
 // The facade's JSON contract: keys other tools rely on, and errors naming the flag.
 #include <gtest/gtest.h>
 
-#include "llmecon/facade.hpp"
+#include "io/facade.hpp"
 
 namespace llmecon {
 namespace {

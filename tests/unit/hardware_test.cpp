@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "llmecon/hardware.hpp"
+#include "catalog/hardware.hpp"
 
 namespace llmecon {
 namespace {

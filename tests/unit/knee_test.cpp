@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "llmecon/hardware.hpp"
-#include "llmecon/measure.hpp"
-#include "llmecon/roofline.hpp"
+#include "catalog/hardware.hpp"
+#include "measure/measure.hpp"
+#include "roofline/roofline.hpp"
 
 namespace llmecon {
 namespace {

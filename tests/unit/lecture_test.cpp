@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "llmecon/lecture.hpp"
+#include "lecture/lecture.hpp"
 
 namespace llmecon {
 namespace {

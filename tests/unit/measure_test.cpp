@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "llmecon/hardware.hpp"
-#include "llmecon/measure.hpp"
+#include "catalog/hardware.hpp"
+#include "measure/measure.hpp"
 
 namespace llmecon {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "llmecon/model.hpp"
+#include "model/model.hpp"
 
 namespace llmecon {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "llmecon/ops.hpp"
+#include "ops/ops.hpp"
 
 namespace llmecon {
 namespace {

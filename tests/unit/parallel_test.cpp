@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "llmecon/comm.hpp"
-#include "llmecon/efficiency.hpp"
-#include "llmecon/parallel.hpp"
+#include "catalog/efficiency.hpp"
+#include "parallel/comm.hpp"
+#include "parallel/parallel.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

@@ -2,8 +2,8 @@
 // (../shared/validation/dev.csv).
 #include <gtest/gtest.h>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/plan.hpp"
+#include "io/facade.hpp"
+#include "plan/plan.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

@@ -1,7 +1,7 @@
 // SVG charts: every series becomes a polyline with its points, log axes place decades evenly.
 #include <gtest/gtest.h>
 
-#include "llmecon/plot.hpp"
+#include "io/plot.hpp"
 
 namespace llmecon {
 namespace {

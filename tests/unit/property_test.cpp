@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include "llmecon/roofline.hpp"
+#include "roofline/roofline.hpp"
 
 namespace llmecon {
 namespace {

@@ -1,7 +1,7 @@
 // Roofline: hand-derived cases, bound classification, cost and memory fit.
 #include <gtest/gtest.h>
 
-#include "llmecon/roofline.hpp"
+#include "roofline/roofline.hpp"
 
 namespace llmecon {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "llmecon/parallel.hpp"
-#include "llmecon/simulate.hpp"
+#include "parallel/parallel.hpp"
+#include "simulate/simulate.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "llmecon/facade.hpp"
-#include "llmecon/parallel.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/serving_engine.hpp"
+#include "catalog/serving_engine.hpp"
+#include "io/facade.hpp"
+#include "parallel/parallel.hpp"
+#include "roofline/roofline.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "llmecon/roofline.hpp"
-#include "llmecon/tco.hpp"
+#include "roofline/roofline.hpp"
+#include "tco/tco.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {

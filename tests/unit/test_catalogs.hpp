@@ -1,9 +1,9 @@
 // The embedded catalogs, loaded once per test binary.
 #pragma once
 
-#include "llmecon/efficiency.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
+#include "catalog/efficiency.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
 
 namespace llmecon::testing_catalogs {
 

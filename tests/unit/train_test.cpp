@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "llmecon/train.hpp"
 #include "test_catalogs.hpp"
+#include "train/train.hpp"
 
 namespace llmecon {
 namespace {

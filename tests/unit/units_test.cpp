@@ -1,8 +1,8 @@
 // Units: construction, conversion, arithmetic dimensions, formatting and strict parsing.
 #include <gtest/gtest.h>
 
-#include "llmecon/units.hpp"
-#include "llmecon/units_parse.hpp"
+#include "units/units.hpp"
+#include "units/units_parse.hpp"
 
 namespace llmecon {
 namespace {

@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "llmecon/parallel.hpp"
-#include "llmecon/plan.hpp"
-#include "llmecon/train.hpp"
-#include "llmecon/validate.hpp"
+#include "parallel/parallel.hpp"
+#include "plan/plan.hpp"
 #include "test_catalogs.hpp"
+#include "train/train.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 namespace {

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "commands.hpp"
-#include "llmecon/economics.hpp"
-#include "llmecon/lecture.hpp"
+#include "economics/economics.hpp"
+#include "lecture/lecture.hpp"
 
 namespace llmecon::cmd {
 namespace {

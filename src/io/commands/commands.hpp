@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/arg_builders.hpp"
-#include "llmecon/args.hpp"
-#include "llmecon/facade.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/tco.hpp"
+#include "args/arg_builders.hpp"
+#include "args/args.hpp"
+#include "io/facade.hpp"
+#include "roofline/roofline.hpp"
+#include "tco/tco.hpp"
 
 namespace llmecon::cmd {
 

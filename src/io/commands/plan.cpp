@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "commands.hpp"
-#include "llmecon/plan.hpp"
-#include "llmecon/simulate.hpp"
+#include "plan/plan.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon::cmd {
 namespace {

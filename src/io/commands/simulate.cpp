@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "commands.hpp"
-#include "llmecon/plan.hpp"
-#include "llmecon/simulate.hpp"
-#include "llmecon/simulate_args.hpp"
+#include "plan/plan.hpp"
+#include "simulate/simulate.hpp"
+#include "simulate/simulate_args.hpp"
 
 namespace llmecon::cmd {
 namespace {

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/tco.hpp"
+#include "roofline/roofline.hpp"
+#include "tco/tco.hpp"
 
 namespace llmecon::cmd {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "llmecon/train.hpp"
-#include "llmecon/train_args.hpp"
+#include "train/train.hpp"
+#include "train/train_args.hpp"
 
 namespace llmecon::cmd {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "commands.hpp"
-#include "llmecon/measure.hpp"
+#include "measure/measure.hpp"
 
 namespace llmecon::cmd {
 namespace {

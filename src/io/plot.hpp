@@ -1,4 +1,4 @@
-// llmecon/plot.hpp: small self-contained SVG line charts for the CLI's --plot (no dependencies).
+// io/plot.hpp: small self-contained SVG line charts for the CLI's --plot (no dependencies).
 //
 //   Chart c{"Decode step", "batch", "seconds per token"};
 //   c.log_x = c.log_y = true;

@@ -1,4 +1,4 @@
-// llmecon/comm.hpp: collective communication under an alpha-beta model (docs/model.md §15).
+// parallel/comm.hpp: collective communication under an alpha-beta model (docs/model.md §15).
 //
 // A collective over n chips moving S bytes per chip costs latency terms (alpha per message step)
 // plus bytes over the link bandwidth (beta = 1 / bandwidth). Groups that span scale-up domains are
@@ -10,8 +10,8 @@
 
 #include <string_view>
 
-#include "llmecon/hardware.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/hardware.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

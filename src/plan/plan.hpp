@@ -1,4 +1,4 @@
-// llmecon/plan.hpp: search every mapping x batch x format for the cheapest deployment that meets
+// plan/plan.hpp: search every mapping x batch x format for the cheapest deployment that meets
 // latency targets, and the Pareto frontier of throughput per chip against speed per user
 // (docs/model.md §17).
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/parallel.hpp"
+#include "parallel/parallel.hpp"
 
 namespace llmecon {
 

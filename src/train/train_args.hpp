@@ -1,4 +1,4 @@
-// llmecon/train_args.hpp: the `train` command's arguments, and how they set up a training run.
+// train/train_args.hpp: the `train` command's arguments, and how they set up a training run.
 //
 // The training model declares its own arguments (names, units, bounds, choices); the command
 // table lists them for the CLI, the API and Python, and `validate` reads a training row's notes
@@ -6,15 +6,15 @@
 //
 //   const std::vector<ArgSpec> spec = train_arguments();
 //   TrainSetup s;                                            // model, chip, sequence, batch set
-//   if (auto st = read_train_settings(args, s); !st) ...     // formats, overlaps, MoE, offload
+//   TRY_STATUS(read_train_settings(args, s));               // formats, overlaps, MoE, offload
 //   auto l = read_train_layout(args, *s.model);              // zero, recompute, schedule, micro-batch
 #pragma once
 
 #include <vector>
 
-#include "llmecon/args.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/train.hpp"
+#include "args/args.hpp"
+#include "train/train.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

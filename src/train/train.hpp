@@ -1,4 +1,4 @@
-// llmecon/train.hpp: a training run on a cluster (docs/model.md §24): FLOPs, memory per GPU,
+// train/train.hpp: a training run on a cluster (docs/model.md §24): FLOPs, memory per GPU,
 // time per step, MFU and HFU, failures and checkpoints, the whole run's days, GPU-hours, $ and
 // energy; a search over layouts; and scaling laws tied to those dollars.
 //
@@ -6,7 +6,7 @@
 //   s.seq_len = 8192; s.global_batch = 2048; s.tokens = 15e12;
 //   TrainLayout l{.tp = 8, .pp = 16, .dp = 128};
 //   TrainResult r = evaluate_training(s, l);   // r.feasible, r.memory, r.time, r.mfu, r.run
-//   TrainSearch best = search_training(s, 16384, TrainObjective::kTime);
+//   TrainSearch best = search_training(s, 16384, TrainObjective::kTime, TrainSearchSpace{}, /*keep=*/10);
 #pragma once
 
 #include <functional>
@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "llmecon/analysis.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
+#include "roofline/roofline.hpp"
+#include "units/analysis.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

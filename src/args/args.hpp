@@ -1,4 +1,4 @@
-// llmecon/args.hpp: every command and its arguments, declared once.
+// args/args.hpp: every command and its arguments, declared once.
 //
 // The command table (commands()) says, for each command, its arguments with their types,
 // defaults, bounds, units and help. Everything above the engine reads it: the facade validates
@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/dtype.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/dtype.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

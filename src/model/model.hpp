@@ -1,4 +1,4 @@
-// llmecon/model.hpp: transformer architectures as values, read from HuggingFace config.json,
+// model/model.hpp: transformer architectures as values, read from HuggingFace config.json,
 // DeepSeek's inference config format, or the embedded catalog.
 //
 //   auto cat = ModelCatalog::builtin();
@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/dtype.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/dtype.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

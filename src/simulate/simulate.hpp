@@ -1,4 +1,4 @@
-// llmecon/simulate.hpp: a discrete-event serving simulator (docs/model.md §23).
+// simulate/simulate.hpp: a discrete-event serving simulator (docs/model.md §23).
 //
 // Requests arrive (open loop at a rate, a closed loop of clients, all at once, or a trace), a
 // router spreads them over replicas, and each replica's scheduler forms engine iterations:
@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/error.hpp"
-#include "llmecon/parallel.hpp"
+#include "parallel/parallel.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/lecture.hpp: every claim of the lecture (C1-C24) as a computation with a verdict.
+// lecture/lecture.hpp: every claim of the lecture (C1-C24) as a computation with a verdict.
 //
 // Each claim is recomputed with the lecture's own inputs (the `blackboard` chip, the lecture's
 // DeepSeek-like model) and, where quantitative, re-run on real catalog entries side by side.
@@ -6,16 +6,17 @@
 // the corrected figure is shown next to it.
 //
 //   auto claims = lecture_claims(hw_catalog, model_catalog);   // Result<std::vector<Claim>>
-//   for (const auto& c : *claims) if (!c.pass) ...
+//   int off = 0;
+//   for (const auto& c : *claims) off += c.pass ? 0 : 1;   // claims outside their tolerance
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/toml_reader.hpp: the one strict reader every TOML catalog goes through (hardware,
+// catalog/toml_reader.hpp: the one strict reader every TOML catalog goes through (hardware,
 // prices, efficiency defaults, the model index). Unknown keys, values without units and
 // out-of-range numbers are errors that carry file:line, the dotted field and a hint.
 //
@@ -20,10 +20,10 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"  // Ranged
-#include "llmecon/units.hpp"
-#include "llmecon/units_parse.hpp"
+#include "catalog/hardware.hpp"  // Ranged
+#include "units/error.hpp"
+#include "units/units.hpp"
+#include "units/units_parse.hpp"
 
 namespace llmecon {
 

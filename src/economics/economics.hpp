@@ -1,11 +1,12 @@
-// llmecon/economics.hpp: the blackboard analyses (docs/model.md §6-§13) for any model and chip.
+// economics/economics.hpp: the blackboard analyses (docs/model.md §6-§13) for any model and chip.
 //
 // The lecture pools one scale-up domain into one big chip and reasons with closed forms:
 //   t_compute = 2·B·n·N_active / FLOPS,  t_weights = N_total·b_w / BW,  t_kv = B·c·kv / BW.
 // A Board holds those inputs, from the catalog (board_from) or typed in (the lecture's own
 // numbers). Each analysis returns an Analysis with figures, tables and its derivation.
 //
-//   Board b = board_from(model, hw, hw.domain_size, DType::kFp8, DType::kBf16);
+//   Board b = board_from(model, hw, hw.domain_size, Precision::with_weights(model, DType::kFp8,
+//                                                                       DType::kBf16, DType::kBf16));
 //   Analysis a = batch_analysis(b, /*context=*/4096);
 //   double bstar = a.get("b_star");
 #pragma once
@@ -13,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/analysis.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/ops.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
+#include "ops/ops.hpp"
+#include "units/analysis.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/analysis.hpp: the value every blackboard analysis returns.
+// units/analysis.hpp: the value every blackboard analysis returns.
 //
 // An Analysis is an ordered list of named figures (a value in SI base units with its unit),
 // tables, notes, and the derivation ("explain") written as the lecture would write it on the
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

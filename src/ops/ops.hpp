@@ -1,4 +1,4 @@
-// llmecon/ops.hpp: operator accounting for one forward pass (a prefill chunk or a decode step).
+// ops/ops.hpp: operator accounting for one forward pass (a prefill chunk or a decode step).
 //
 // Every GEMM goes through matmul_flops(m, n, k) = 2*m*n*k. Bytes are split by class: weights,
 // KV read, KV write and activations (docs/model.md §4).
@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/dtype.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/dtype.hpp"
+#include "model/model.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/serving_engine.hpp: what a serving engine does by default (data/engines/*.toml,
+// catalog/serving_engine.hpp: what a serving engine does by default (data/engines/*.toml,
 // docs/model.md §18.4): how much memory its KV cache gets, how many sequences and tokens one
 // iteration holds, the KV format it gives an FP8 checkpoint, and its exposed host time per step.
 #pragma once
@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/dtype.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/dtype.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/units_parse.hpp: strict parsing of quantities written with units ("3.35 TB/s").
+// units/units_parse.hpp: strict parsing of quantities written with units ("3.35 TB/s").
 //
 //   auto bw = parse_quantity<BytesPerSecond>("3.35 TB/s");   // Result<BytesPerSecond>
 //   auto c  = parse_quantity<Bytes>("32 GiB");                // binary prefix
@@ -10,8 +10,8 @@
 
 #include <string_view>
 
-#include "llmecon/error.hpp"
-#include "llmecon/units.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

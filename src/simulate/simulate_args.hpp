@@ -1,4 +1,4 @@
-// llmecon/simulate_args.hpp: the `simulate` command's arguments.
+// simulate/simulate_args.hpp: the `simulate` command's arguments.
 //
 // The serving simulator declares its own arguments (names, units, bounds, choices); the command
 // table lists them for the CLI, the API and Python, and `validate` reads a serving row's notes
@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "llmecon/args.hpp"
+#include "args/args.hpp"
 
 namespace llmecon {
 

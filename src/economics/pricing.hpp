@@ -1,4 +1,4 @@
-// llmecon/pricing.hpp: API price sheets, and what prices imply (docs/model.md §9).
+// economics/pricing.hpp: API price sheets, and what prices imply (docs/model.md §9).
 //
 //   auto sheets = PriceCatalog::builtin();
 //   const PriceSheet* s = sheets->find("claude-opus-4.6");
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/analysis.hpp"
-#include "llmecon/economics.hpp"
-#include "llmecon/error.hpp"
+#include "economics/economics.hpp"
+#include "units/analysis.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/parallel.hpp: a model split across chips and racks (docs/model.md §16).
+// parallel/parallel.hpp: a model split across chips and racks (docs/model.md §16).
 //
 // A Mapping places one model replica on tp x dp_attn x cp chips per pipeline stage, pp stages,
 // and dp replicas. Attention is tensor-parallel over tp and data-parallel over dp_attn (the
@@ -19,11 +19,11 @@
 #include <string_view>
 #include <tuple>
 
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/ops.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/serving_engine.hpp"
+#include "catalog/hardware.hpp"
+#include "catalog/serving_engine.hpp"
+#include "model/model.hpp"
+#include "ops/ops.hpp"
+#include "roofline/roofline.hpp"
 
 namespace llmecon {
 

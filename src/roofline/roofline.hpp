@@ -1,4 +1,4 @@
-// llmecon/roofline.hpp: one forward pass on one scale-up domain (the lecture's model).
+// roofline/roofline.hpp: one forward pass on one scale-up domain (the lecture's model).
 //
 // The domain's chips pool their FLOP/s and HBM bandwidth perfectly (docs/model.md §5):
 //   t_compute = FLOPs / (chips * peak * eff_compute)
@@ -9,7 +9,7 @@
 //
 //   RooflineInput in{&model, &hw, 8, Step{Phase::kDecode, 64, 1, 4096}, Precision::native(model)};
 //   auto r = roofline(in);   // Result<RooflineResult>
-//   r->t_step, r->bound, r->tokens_per_s, r->usd_per_token
+//   Seconds t = r->t_step;   // also r->bound, r->tokens_per_s, r->usd_per_token
 #pragma once
 
 #include <optional>
@@ -18,12 +18,12 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/efficiency.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/ops.hpp"
-#include "llmecon/serving_engine.hpp"
+#include "catalog/efficiency.hpp"
+#include "catalog/hardware.hpp"
+#include "catalog/serving_engine.hpp"
+#include "model/model.hpp"
+#include "ops/ops.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

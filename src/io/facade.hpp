@@ -1,4 +1,4 @@
-// llmecon/facade.hpp: the one entry point the CLI, the server and Python share.
+// io/facade.hpp: the one entry point the CLI, the server and Python share.
 //
 // Each call takes a JSON object of arguments and returns the JSON the CLI prints with --json,
 // so every shell gives the same answer to the same question. Bad arguments are an Error that
@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/analysis.hpp"
-#include "llmecon/args.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/pricing.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/serving_engine.hpp"
-#include "llmecon/validate.hpp"
+#include "args/args.hpp"
+#include "catalog/hardware.hpp"
+#include "catalog/serving_engine.hpp"
+#include "economics/pricing.hpp"
+#include "model/model.hpp"
+#include "roofline/roofline.hpp"
+#include "units/analysis.hpp"
+#include "units/error.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 

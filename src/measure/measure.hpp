@@ -1,4 +1,4 @@
-// llmecon/measure.hpp: this machine's own roofline, measured (docs/model.md §20).
+// measure/measure.hpp: this machine's own roofline, measured (docs/model.md §20).
 //
 // STREAM-style memory bandwidth (multi-threaded triad), single-precision GEMM rate through
 // OpenBLAS at several sizes, and cache sizes; then a real decode step of a synthetic transformer
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/efficiency.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/efficiency.hpp"
+#include "model/model.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

@@ -1,11 +1,11 @@
-// llmecon/tco.hpp: what an owned accelerator-hour costs (docs/model.md §25): capex per
+// tco/tco.hpp: what an owned accelerator-hour costs (docs/model.md §25): capex per
 // accelerator (chip, HBM, host, scale-up and scale-out fabric), opex (energy at the workload's
 // load, colocation, maintenance, staff), capital (a capital-recovery factor over the life), and
 // the comparison with renting; energy per hour.
 //
 //   auto cat = TcoCatalog::builtin();                 // data/tco.toml, embedded
 //   TcoInputs in; in.chips = 1024; in.utilization = 0.8;
-//   Analysis a = tco_analysis(hw, *cat->system("h100-sxm"), cat->defaults(), in);
+//   Analysis a = tco_analysis(hw, **cat->system("h100-sxm"), cat->defaults(), in);
 #pragma once
 
 #include <optional>
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/analysis.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/roofline.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/hardware.hpp"
+#include "roofline/roofline.hpp"
+#include "units/analysis.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

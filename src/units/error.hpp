@@ -1,4 +1,4 @@
-// llmecon/error.hpp: typed errors for bad input, and Result<T>.
+// units/error.hpp: typed errors for bad input, and Result<T>.
 //
 // Bad input (a catalog file, a config, a CLI flag, an HTTP body) is reported as an Error value
 // that names where it came from (file or flag), the field, what is wrong and a hint. The shells

@@ -1,4 +1,4 @@
-// llmecon/hardware.hpp: accelerators as sourced data, and the catalog that holds them.
+// catalog/hardware.hpp: accelerators as sourced data, and the catalog that holds them.
 //
 // Every figure comes from a TOML file with units in its values and source URLs
 // (data/hardware/*.toml, embedded in the binary). Users add or override chips with their own
@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "llmecon/dtype.hpp"
-#include "llmecon/efficiency.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/units.hpp"
+#include "catalog/dtype.hpp"
+#include "catalog/efficiency.hpp"
+#include "units/error.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

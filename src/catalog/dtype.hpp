@@ -1,4 +1,4 @@
-// llmecon/dtype.hpp: numeric formats of weights, activations and KV cache.
+// catalog/dtype.hpp: numeric formats of weights, activations and KV cache.
 //
 //   DType d = *parse_dtype("fp8");
 //   double b = bytes_per_element(d);   // 1.0
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "llmecon/error.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 

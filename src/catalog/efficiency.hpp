@@ -1,4 +1,4 @@
-// llmecon/efficiency.hpp: what real kernels reach, operator by operator (docs/model.md §18).
+// catalog/efficiency.hpp: what real kernels reach, operator by operator (docs/model.md §18).
 #pragma once
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/units.hpp"
+#include "units/units.hpp"
 
 namespace llmecon {
 

@@ -1,4 +1,4 @@
-// llmecon/embedded.hpp: data files compiled into the binary (see cmake/Embed.cmake).
+// units/embedded.hpp: data files compiled into the binary (see cmake/Embed.cmake).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// llmecon/arg_builders.hpp: the pieces every command's argument list is built from.
+// args/arg_builders.hpp: the pieces every command's argument list is built from.
 //
 // Each analysis declares its own arguments with these (src/train/args.cpp, src/simulate/args.cpp,
 // ...); the command table in src/io assembles them, and `validate` reads a row's notes through
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/args.hpp"
+#include "args/args.hpp"
 
 namespace llmecon::argspec {
 

@@ -1,4 +1,4 @@
-// llmecon/units.hpp: physical quantities as types.
+// units/units.hpp: physical quantities as types.
 //
 // Every quantity stores one double in SI base units (byte, FLOP, second, US dollar, token,
 // joule). Its dimension is part of the type, so adding bytes to seconds does not compile and

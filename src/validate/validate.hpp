@@ -1,4 +1,4 @@
-// llmecon/validate.hpp: predictions against published measurements, and calibration
+// validate/validate.hpp: predictions against published measurements, and calibration
 // (docs/model.md §18-§19).
 //
 //   auto rows = read_validation_csv(text, "dev.csv");          // Result<std::vector<Measurement>>
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "llmecon/args.hpp"
-#include "llmecon/error.hpp"
-#include "llmecon/hardware.hpp"
-#include "llmecon/model.hpp"
-#include "llmecon/roofline.hpp"
+#include "args/args.hpp"
+#include "catalog/hardware.hpp"
+#include "model/model.hpp"
+#include "roofline/roofline.hpp"
+#include "units/error.hpp"
 
 namespace llmecon {
 
