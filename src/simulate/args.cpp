@@ -3,6 +3,7 @@
 #include "simulate/simulate_args.hpp"
 
 #include "args/arg_builders.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon {
 
@@ -23,11 +24,15 @@ std::vector<ArgSpec> simulate_arguments() {
   for (ArgSpec x : std::vector<ArgSpec>{
            serving_engine(),
            choice("scheduler", "continuous (iteration-level, chunked prefill), static, or disaggregated pools",
-                  {"continuous", "static", "disaggregated"}),
+                  names_in(kSchedulerNames)),
            choice("priority", "which work an iteration takes first: the engine's order, decodes or prefills",
-                  {"engine", "decode-first", "prefill-first"}),
+                  [] {
+                    std::vector<std::string> c{"engine"};
+                    for (std::string& n : names_in(kPriorityNames)) c.push_back(std::move(n));
+                    return c;
+                  }()),
            choice("preemption", "when KV runs out: recompute the victim, or swap it to host memory",
-                  {"recompute", "swap"}),
+                  names_in(kPreemptionNames)),
            unit(with_text(bounded(arg("max_batched_tokens", T::kInteger, "tokens one iteration processes"), 1, 1e6),
                           "the engine's"),
                 "tok"),
@@ -42,7 +47,7 @@ std::vector<ArgSpec> simulate_arguments() {
            prefill_hw(),
            optional_integer("prefill_chips", "disaggregated: chips per prefill replica", "chip", 1, 1e6, "--chips"),
            integer("prefill_replicas", "disaggregated: prefill replicas", "", 1, 1, 4096),
-           choice("router", "how requests spread over replicas", {"least-tokens", "round-robin", "prefix-affinity"}),
+           choice("router", "how requests spread over replicas", names_in(kRouterNames)),
            with_text(unit(bounded(arg("rate", T::kNumber, "open-loop arrivals per second"), 1e-6, 1e7), "req/s"),
                      "the workload's"),
            with_default(arg("arrival", T::kString, "poisson, constant, or gamma:CV (bursty, CV > 1)"), "poisson"),

@@ -18,30 +18,6 @@
 
 namespace llmecon {
 
-std::string_view name(SchedulerKind k) {
-  switch (k) {
-    case SchedulerKind::kContinuous:
-      return "continuous";
-    case SchedulerKind::kStatic:
-      return "static";
-    case SchedulerKind::kDisaggregated:
-      return "disaggregated";
-  }
-  return "?";
-}
-
-std::string_view name(Router r) {
-  switch (r) {
-    case Router::kRoundRobin:
-      return "round-robin";
-    case Router::kLeastTokens:
-      return "least-tokens";
-    case Router::kPrefixAffinity:
-      return "prefix-affinity";
-  }
-  return "?";
-}
-
 void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.max_batched_tokens = e.max_batched_tokens >= 1e6 ? 8192.0 : e.max_batched_tokens;
   s.max_seqs = std::min(e.max_seqs, 1e5);

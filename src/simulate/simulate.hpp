@@ -27,6 +27,7 @@
 
 #include "parallel/parallel.hpp"
 #include "units/error.hpp"
+#include "units/names.hpp"
 
 namespace llmecon {
 
@@ -139,11 +140,26 @@ enum class SchedulerKind {
   kStatic,         ///< a batch runs to its longest output before the next starts (FasterTransformer)
   kDisaggregated,  ///< prefill and decode on separate pools, KV moved between them
 };
-std::string_view name(SchedulerKind k);
+inline constexpr NameTable<SchedulerKind, 3> kSchedulerNames{{{SchedulerKind::kContinuous, "continuous"},
+                                                              {SchedulerKind::kStatic, "static"},
+                                                              {SchedulerKind::kDisaggregated, "disaggregated"}}};
+inline std::string_view name(SchedulerKind k) {
+  return name_in(kSchedulerNames, k);
+}
 enum class Priority { kDecodeFirst, kPrefillFirst };
+inline constexpr NameTable<Priority, 2> kPriorityNames{
+    {{Priority::kDecodeFirst, "decode-first"}, {Priority::kPrefillFirst, "prefill-first"}}};
 enum class Preemption { kRecompute, kSwap };
+inline constexpr NameTable<Preemption, 2> kPreemptionNames{
+    {{Preemption::kRecompute, "recompute"}, {Preemption::kSwap, "swap"}}};
 enum class Router { kRoundRobin, kLeastTokens, kPrefixAffinity };
-std::string_view name(Router r);
+/// Router's names, in the order `simulate --router` lists them (least-tokens, the default, first).
+inline constexpr NameTable<Router, 3> kRouterNames{{{Router::kLeastTokens, "least-tokens"},
+                                                    {Router::kRoundRobin, "round-robin"},
+                                                    {Router::kPrefixAffinity, "prefix-affinity"}}};
+inline std::string_view name(Router r) {
+  return name_in(kRouterNames, r);
+}
 
 struct Scheduler {
   SchedulerKind kind = SchedulerKind::kContinuous;

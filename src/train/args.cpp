@@ -45,7 +45,7 @@ std::vector<ArgSpec> train_arguments() {
       optional_integer("dp", "data-parallel degree", "", 1, 1e9, "chips / (tp x pp x cp)"),
       optional_integer("zero", "ZeRO stage over the data-parallel group (3 = FSDP)", "", 0, 3,
                        "searched (1 with a layout)"),
-      unstated(choice("recompute", "activation recomputation", {"selective", "none", "full", "reversible"}),
+      unstated(choice("recompute", "activation recomputation", names_in(kRecomputeNames)),
                "searched (selective with a layout)"),
       with_text(arg("recompute_modules", T::kString,
                     "what selective recomputation reruns, Megatron-Core's recompute_modules joined by ',': core_attn, "
@@ -57,8 +57,7 @@ std::vector<ArgSpec> train_arguments() {
                     "for the backward, Megatron-Core's offload_modules joined by ',': core_attn, attn_proj, "
                     "expert_fc1, moe_act"),
                 "none"),
-      unstated(choice("schedule", "pipeline schedule", {"1f1b", "interleaved", "zero-bubble", "dualpipe"}),
-               "searched (1f1b with a layout)"),
+      unstated(choice("schedule", "pipeline schedule", names_in(kScheduleNames)), "searched (1f1b with a layout)"),
       integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
       optional_integer("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
       choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),

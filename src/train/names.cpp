@@ -12,25 +12,6 @@ namespace llmecon {
 
 using train_internal::num;
 
-std::string_view name(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-    case Recompute::kReversible:
-      return "reversible";
-  }
-  return "?";
-}
-std::optional<Recompute> parse_recompute(std::string_view s) {
-  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull, Recompute::kReversible}) {
-    if (s == name(r)) return r;
-  }
-  return std::nullopt;
-}
 namespace {
 constexpr std::pair<unsigned, std::string_view> kModuleNames[] = {
     {kRecomputeCoreAttn, "core_attn"},
@@ -105,27 +86,6 @@ unsigned applicable_modules(const ModelSpec& m, unsigned modules) {
   if (!m.is_moe() || m.moe.shared_ffn <= 0) modules &= ~kRecomputeSharedExperts;
   if (!dense) modules &= ~kRecomputeMlp;
   return modules & kRecomputeAllModules;
-}
-
-std::string_view name(PipeSchedule s) {
-  switch (s) {
-    case PipeSchedule::k1F1B:
-      return "1f1b";
-    case PipeSchedule::kInterleaved:
-      return "interleaved";
-    case PipeSchedule::kZeroBubble:
-      return "zero-bubble";
-    case PipeSchedule::kDualPipe:
-      return "dualpipe";
-  }
-  return "?";
-}
-std::optional<PipeSchedule> parse_schedule(std::string_view s) {
-  for (PipeSchedule p :
-       {PipeSchedule::k1F1B, PipeSchedule::kInterleaved, PipeSchedule::kZeroBubble, PipeSchedule::kDualPipe}) {
-    if (s == name(p)) return p;
-  }
-  return std::nullopt;
 }
 
 std::string TrainLayout::recompute_label() const {

@@ -20,6 +20,7 @@
 #include "model/model.hpp"
 #include "roofline/roofline.hpp"
 #include "units/analysis.hpp"
+#include "units/names.hpp"
 #include "units/units.hpp"
 
 namespace llmecon {
@@ -31,8 +32,17 @@ enum class Recompute {
   kFull,        ///< only each layer's input stored; the whole forward recomputed
   kReversible,  ///< RevNet-style reversible layers: one layer's activations, inputs rebuilt backwards
 };
-std::string_view name(Recompute r);
-std::optional<Recompute> parse_recompute(std::string_view s);
+/// Recompute's names, in the order `train --recompute` lists them.
+inline constexpr NameTable<Recompute, 4> kRecomputeNames{{{Recompute::kSelective, "selective"},
+                                                          {Recompute::kNone, "none"},
+                                                          {Recompute::kFull, "full"},
+                                                          {Recompute::kReversible, "reversible"}}};
+inline std::string_view name(Recompute r) {
+  return name_in(kRecomputeNames, r);
+}
+inline std::optional<Recompute> parse_recompute(std::string_view s) {
+  return value_in(kRecomputeNames, s);
+}
 
 /// Megatron-Core's selective recomputation modules (its recompute_modules), a bit set that
 /// Recompute::kSelective applies (model.md §24.2): each drops tensors from the saved set and its
@@ -75,8 +85,17 @@ std::optional<unsigned> parse_offload_modules(std::string_view s);
 
 /// The pipeline schedule (model.md §24.3).
 enum class PipeSchedule { k1F1B, kInterleaved, kZeroBubble, kDualPipe };
-std::string_view name(PipeSchedule s);
-std::optional<PipeSchedule> parse_schedule(std::string_view s);
+/// PipeSchedule's names, in the order `train --schedule` lists them.
+inline constexpr NameTable<PipeSchedule, 4> kScheduleNames{{{PipeSchedule::k1F1B, "1f1b"},
+                                                            {PipeSchedule::kInterleaved, "interleaved"},
+                                                            {PipeSchedule::kZeroBubble, "zero-bubble"},
+                                                            {PipeSchedule::kDualPipe, "dualpipe"}}};
+inline std::string_view name(PipeSchedule s) {
+  return name_in(kScheduleNames, s);
+}
+inline std::optional<PipeSchedule> parse_schedule(std::string_view s) {
+  return value_in(kScheduleNames, s);
+}
 
 /// How a run is split: tp x cp chips share a micro-batch's layers, pp stages, dp replicas;
 /// routed experts spread over ep of the tp x cp x dp chips of a stage (Megatron's expert

@@ -9,6 +9,8 @@
 
 #include "args/args.hpp"
 #include "io/facade.hpp"
+#include "simulate/simulate.hpp"
+#include "train/train.hpp"
 
 namespace llmecon {
 namespace {
@@ -393,6 +395,45 @@ TEST(Finite, EveryCommandAtTheEndsOfItsArguments) {
   }
   EXPECT_GT(answered, 100);
   std::printf("%d answered, %d refused with a typed error\n", answered, refused);
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// An enum's names are typed once (units/names.hpp): name(), parsing and the command table's
+// choices read the same table, in the same order.
+template <class E, std::size_t N>
+void round_trips(const NameTable<E, N>& table) {
+  for (const auto& [value, text] : table) {
+    ASSERT_EQ(value_in(table, text), value) << text;
+    EXPECT_EQ(name_in(table, value), text);
+  }
+  EXPECT_FALSE(value_in(table, "no-such-name").has_value());
+}
+
+TEST(NameTables, ChoicesAreTheEnumsNames) {
+  round_trips(kRecomputeNames);
+  round_trips(kScheduleNames);
+  round_trips(kSchedulerNames);
+  round_trips(kPriorityNames);
+  round_trips(kPreemptionNames);
+  round_trips(kRouterNames);
+  EXPECT_EQ(name(Recompute::kFull), "full");
+  EXPECT_EQ(parse_schedule("dualpipe"), PipeSchedule::kDualPipe);
+  EXPECT_EQ(name(Router::kPrefixAffinity), "prefix-affinity");
+  EXPECT_EQ(find_command("train")->arg("recompute")->choices, names_in(kRecomputeNames));
+  EXPECT_EQ(find_command("train")->arg("schedule")->choices, names_in(kScheduleNames));
+  EXPECT_EQ(find_command("simulate")->arg("scheduler")->choices, names_in(kSchedulerNames));
+  EXPECT_EQ(find_command("simulate")->arg("router")->choices, names_in(kRouterNames));
+  EXPECT_EQ(find_command("simulate")->arg("preemption")->choices, names_in(kPreemptionNames));
+  std::vector<std::string> priority{"engine"};
+  for (auto& n : names_in(kPriorityNames)) priority.push_back(n);
+  EXPECT_EQ(find_command("simulate")->arg("priority")->choices, priority);
+  // The first name is the table's default.
+  EXPECT_EQ(find_command("simulate")->arg("router")->def, "least-tokens");
 }
 
 }  // namespace

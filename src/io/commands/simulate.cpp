@@ -204,8 +204,9 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
   const std::string prio = a.text("priority");
-  if (prio != "engine") s.priority = prio == "prefill-first" ? Priority::kPrefillFirst : Priority::kDecodeFirst;
-  s.preemption = a.text("preemption") == "swap" ? Preemption::kSwap : Preemption::kRecompute;
+  // The table checked each choice: every name here is one of the enum's.
+  if (prio != "engine") s.priority = value_in(kPriorityNames, prio).value_or(Priority::kDecodeFirst);
+  s.preemption = value_in(kPreemptionNames, a.text("preemption")).value_or(Preemption::kRecompute);
   s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
   if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
 }
@@ -356,14 +357,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   require.dp = 1;
   Scheduler& s = c.scheduler;
   use_engine(c, *engine, a);
-  const std::string sched = a.text("scheduler");
-  s.kind = sched == "static"          ? SchedulerKind::kStatic
-           : sched == "disaggregated" ? SchedulerKind::kDisaggregated
-                                      : SchedulerKind::kContinuous;
-  const std::string router = a.text("router");
-  c.router = router == "round-robin"       ? Router::kRoundRobin
-             : router == "prefix-affinity" ? Router::kPrefixAffinity
-                                           : Router::kLeastTokens;
+  s.kind = value_in(kSchedulerNames, a.text("scheduler")).value_or(SchedulerKind::kContinuous);
+  c.router = value_in(kRouterNames, a.text("router")).value_or(Router::kLeastTokens);
   c.replicas = static_cast<int>(a.number("replicas"));
   c.warmup_fraction = a.number("warmup");
   const bool stated = require.tp > 0 && require.pp > 0 && require.ep > 0 && require.dp_attn > 0;
