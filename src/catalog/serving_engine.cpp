@@ -1,6 +1,7 @@
 // Serving-engine profiles (data/engines/*.toml; docs/model.md §18.4).
 #include "catalog/serving_engine.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include "catalog/toml_reader.hpp"
@@ -13,12 +14,18 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   const TomlReader rd(root, origin);
   TRY_STATUS(rd.only_keys(root, "",
                           {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead",
-                           "efficiency", "flags", "launch"}));
+                           "efficiency", "flags", "launch", "mentioned_as"}));
   ServingEngine e;
   TRY(name, rd.str(root, "", "name", true));
   TRY(display, rd.str(root, "", "display_name", true));
   TRY(sources, rd.strings(root, "", "sources", false));
   TRY(notes, rd.str(root, "", "notes", true));
+  TRY(mentioned, rd.strings(root, "", "mentioned_as", false));
+  for (std::string& x : mentioned) {
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (x.empty()) return Error{origin, "mentioned_as", "an empty name", "the words a text names this engine by"};
+  }
+  e.mentioned_as = mentioned;
   e.name = name;
   e.display_name = display;
   e.sources = sources;

@@ -39,6 +39,9 @@ struct ServingEngine {
   double compute_sustained = 1.0;
   std::string compute_sustained_source;      ///< how compute_sustained was measured or fitted
   std::map<std::string, std::string> flags;  ///< launch-flag names, from the engine's documentation
+  /// The words (lowercase) a measurement's free text names this engine by ("tensorrt-llm",
+  /// "trt-llm"); empty: never inferred from text.
+  std::vector<std::string> mentioned_as;
   /// How the launch command spells a plan (the profile's [launch] table); absent: the engine has
   /// no launch command (`plan --emit` refuses it).
   struct Launch {

@@ -42,20 +42,23 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
   };
   inferred = false;
   if (!m.engine.empty()) return find(m.engine);
-  if (const auto pos = m.notes.find("engine="); pos != std::string::npos) {
-    std::size_t end = pos + 7;
-    while (end < m.notes.size() && (std::isalnum(static_cast<unsigned char>(m.notes[end])) != 0)) ++end;
-    return find(m.notes.substr(pos + 7, end - pos - 7));
-  }
+  if (m.settings.contains("engine")) return find(m.settings["engine"].get<std::string>());
+  // Else the engine the notes name first, by the words its profile lists (data/engines).
   inferred = true;
   std::string lower;
   for (char c : m.notes) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.find("trt-llm") != std::string::npos || lower.find("tensorrt-llm") != std::string::npos ||
-      lower.find("trtllm") != std::string::npos)
-    return find("trtllm");
-  if (lower.find("sglang") != std::string::npos) return find("sglang");
-  if (lower.find("vllm") != std::string::npos) return find("vllm");
-  return nullptr;
+  const ServingEngine* first = nullptr;
+  std::size_t at = std::string::npos;
+  for (const auto& e : *ctx.engines) {
+    for (const std::string& word : e.mentioned_as) {
+      const std::size_t pos = lower.find(word);
+      if (pos < at) {
+        at = pos;
+        first = &e;
+      }
+    }
+  }
+  return first;
 }
 
 Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {

@@ -730,3 +730,35 @@ TEST(ValidateNotes, NamedWorkloadRowsArePredicted) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// Notes that do not say engine= run on the engine they name first, by the words its profile lists
+// (mentioned_as in data/engines); a profile that lists none (generic) is never inferred.
+TEST(ValidateNotes, TheEngineNamedFirstByItsProfilesWords) {
+  const std::string row =
+      ",dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,fp8,,offline_throughput,,128,2048,output_tokens_per_s,900,tokens/s,s,";
+  auto rows = read_validation_csv(kHeader + "A" + row + "\"vLLM 0.6 against TensorRT-LLM\"\nB" + row +
+                                      "\"TensorRT-LLM, unlike vLLM\"\nC" + row + "\"a generic GEMM sweep\"\nD" + row +
+                                      "\"MyServe 1.0\"\n",
+                                  "mentions.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  auto engines = builtin_engines().value();
+  ValidationContext c = context();
+  c.engines = &engines;
+  const ValidationReport rep = validate(*rows, c);
+  ASSERT_EQ(rep.rows.size(), 4u);
+  EXPECT_NE(rep.rows[0].envelope.find("engine vllm (named in the notes)"), std::string::npos) << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[1].envelope.find("engine trtllm (named in the notes)"), std::string::npos) << rep.rows[1].envelope;
+  EXPECT_EQ(rep.rows[2].envelope.find("engine "), std::string::npos) << rep.rows[2].envelope;
+  // A profile's words are data: give sglang's profile another and the text finds it.
+  for (auto& e : engines)
+    if (e.name == "sglang") e.mentioned_as.push_back("myserve");
+  const ValidationReport again = validate(*rows, c);
+  EXPECT_NE(again.rows[3].envelope.find("engine sglang (named in the notes)"), std::string::npos)
+      << again.rows[3].envelope;
+}
+
+}  // namespace
+}  // namespace llmecon
