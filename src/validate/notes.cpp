@@ -233,7 +233,9 @@ Result<RowWorkload> row_workload(std::string_view text, const std::string& scena
     return Error{"", "", fmt::format("unknown scenario '{}' of workload {}", w.mode, name),
                  "NAME:offline, NAME:server or NAME:interactive"};
   }
-  auto presets = builtin_workloads();
+  // The embedded presets, parsed once: every row that names a workload is read twice (its notes
+  // at CSV time, its prediction later), and a file may hold thousands.
+  static const Result<std::vector<WorkloadPreset>> presets = builtin_workloads();
   if (!presets) return presets.error();
   std::vector<std::string> names;
   for (const WorkloadPreset& p : *presets) {
