@@ -20,6 +20,7 @@
 #include "economics/pricing.hpp"
 #include "model/model.hpp"
 #include "roofline/roofline.hpp"
+#include "scenario/catalogs.hpp"
 #include "units/analysis.hpp"
 #include "units/error.hpp"
 #include "validate/validate.hpp"
@@ -77,15 +78,21 @@ class Engine {
   /// and with decode the measured against predicted step times across batch sizes.
   [[nodiscard]] Result<Json> measure(const Json& args) const;
   /// The efficiency a chip gets by default, and where it comes from.
-  [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const;
+  [[nodiscard]] Efficiency efficiency(const Hardware& hw, std::string* source = nullptr) const {
+    return cat_.efficiency(hw, source);
+  }
   /// The serving-engine profile of this name (data/engines), or an Error naming `flag`.
   [[nodiscard]] Result<const ServingEngine*> serving_engine(std::string_view name,
-                                                            const std::string& flag = "--engine") const;
-  [[nodiscard]] const std::vector<ServingEngine>& serving_engines() const { return engines_; }
+                                                            const std::string& flag = "--engine") const {
+    return cat_.serving_engine(name, flag);
+  }
+  [[nodiscard]] const std::vector<ServingEngine>& serving_engines() const { return cat_.engines; }
   /// The parameters of that efficiency fitted to measurements (the rest are sourced).
-  [[nodiscard]] std::vector<std::string> fitted_parameters(const Hardware& hw) const;
+  [[nodiscard]] std::vector<std::string> fitted_parameters(const Hardware& hw) const {
+    return cat_.fitted_parameters(hw);
+  }
   /// Whether that efficiency is a prior: its family has no measurements behind it (model.md §18.3).
-  [[nodiscard]] bool efficiency_is_prior(const Hardware& hw) const;
+  [[nodiscard]] bool efficiency_is_prior(const Hardware& hw) const { return cat_.efficiency_is_prior(hw); }
   /// Every command run() dispatches, in the order the CLI lists them (the table in args.hpp).
   static const std::vector<std::string>& commands();
   /// Whether run() has an implementation for this command of the table.
@@ -97,16 +104,14 @@ class Engine {
   /// The evaluated input for roofline(args) (for callers that want the typed result).
   [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
 
-  [[nodiscard]] const HardwareCatalog& hardware_catalog() const { return hw_; }
-  [[nodiscard]] const ModelCatalog& model_catalog() const { return models_; }
-  [[nodiscard]] const PriceCatalog& price_catalog() const { return prices_; }
+  [[nodiscard]] const HardwareCatalog& hardware_catalog() const { return cat_.hw; }
+  [[nodiscard]] const ModelCatalog& model_catalog() const { return cat_.models; }
+  [[nodiscard]] const PriceCatalog& price_catalog() const { return cat_.prices; }
+  /// Every catalog, as the scenario layer resolves arguments against them (scenario.hpp).
+  [[nodiscard]] const Catalogs& catalogs() const { return cat_; }
 
  private:
-  HardwareCatalog hw_;
-  ModelCatalog models_;
-  PriceCatalog prices_;
-  std::vector<FamilyEfficiency> families_;
-  std::vector<ServingEngine> engines_;
+  Catalogs cat_;
 };
 
 /// JSON of one roofline evaluation (the keys documented in docs/cli.md).

@@ -4,6 +4,7 @@
 #include "notes.hpp"
 
 #include "plan/plan.hpp"
+#include "scenario/layout.hpp"
 #include "simulate/simulate.hpp"
 #include "train/train.hpp"
 #include "train/train_args.hpp"
@@ -61,6 +62,61 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
   return first;
 }
 
+// The row's layout by the one rule for unstated degrees (scenario/layout.hpp, model.md §17.5).
+// The schema's degrees: chips = tp x pp x dp x cp; with EP in a MoE model, dp is the attention
+// data parallelism inside the EP group. A training row's layout is the training model's to read.
+void place(const Measurement& m, Setup& s, std::size_t notes_at) {
+  const bool attention = s.model.is_moe() && m.ep && *m.ep > 1;
+  Mapping given{m.tp.value_or(0), 0, m.ep.value_or(0), m.cp.value_or(0), m.pp.value_or(0), m.dp.value_or(0)};
+  if (attention && m.dp) {
+    given.dp_attn = *m.dp;
+    given.dp = 1;
+  }
+  const bool stated = m.tp || m.pp || m.dp || m.cp;
+  if (m.scenario != "training_step") {
+    // The planner's layout, when it chooses one, holds the row's batch (or 32 sequences a chip when
+    // the engine chose it) at its mean context.
+    const double isl = m.isl.value_or(1024), osl = m.osl.value_or(0);
+    const LayoutLoad load{m.batch.value_or(32.0 * m.chips), isl + osl / 2, isl};
+    if (const auto l = complete_layout(s.in, m.chips, given, load)) {
+      s.in.map = l->map;
+      s.replicas = l->map.dp;
+      if (l->inferred) {
+        s.envelope.push_back(fmt::format("layout not {}: the planner's best for it, {}",
+                                         stated ? "fully stated" : "stated", l->map.str()));
+      }
+      return;
+    }
+  }
+  // What the row states, unstated degrees 1 but DP, which takes the rest (tensor parallelism over
+  // the chips, up to the heads and the domain, when nothing is stated).
+  Mapping map{std::max(1, given.tp), std::max(1, given.dp_attn), std::max(1, given.ep),
+              std::max(1, given.cp), std::max(1, given.pp),      std::max(1, given.dp)};
+  if (!stated) {
+    int tp = m.chips;
+    while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
+    map.tp = tp;
+    map.dp = m.chips / tp;
+  } else if (int& rest = attention ? map.dp_attn : map.dp; !m.dp && m.chips % map.chips() == 0) {
+    rest = m.chips / map.chips();
+  }
+  // What is wrong with the stated layout reads first, before the formats and the engine.
+  std::vector<std::string> wrong;
+  if (attention && map.stage_chips() % map.ep != 0) {
+    wrong.emplace_back("EP does not divide the stage: experts spread over the stage");
+    map.ep = map.stage_chips();
+  }
+  if (auto why = validate(map, s.model, map.chips())) wrong.push_back(*why);
+  s.envelope.insert(s.envelope.begin() + static_cast<std::ptrdiff_t>(notes_at), wrong.begin(), wrong.end());
+  s.in.map = map;
+  s.replicas = map.dp;
+  if (m.scenario != "training_step" && (!stated || map.chips() != m.chips)) {
+    s.envelope.emplace_back(stated ? "degrees do not multiply to chips, and the planner finds no layout that fits"
+                                   : "parallel degrees not stated: tensor parallel over the chips assumed (no "
+                                     "layout the planner tried fits)");
+  }
+}
+
 Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   Setup s;
   Result<ModelSpec> model = Error{};
@@ -75,48 +131,9 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   auto hw = ctx.hw->get(m.hardware, "hardware");
   if (!hw) return hw.error();
   s.hw = *hw;
-  const bool moe = s.model.is_moe();
-  // The schema's degrees: chips = tp x pp x dp x cp; with DP attention (MoE) dp is the attention
-  // data parallelism inside the EP group.
-  const bool stated = m.tp || m.pp || m.dp || m.cp;
-  int tp = m.tp.value_or(1), pp = m.pp.value_or(1), dp = m.dp.value_or(1), cp = m.cp.value_or(1);
-  // Degrees left unstated (none, or EP without TP, or degrees that do not multiply to the chips)
-  // are the planner's choice (model.md §17.5); this guess stands only when it finds nothing.
-  bool infer = !stated || (moe && m.ep && !m.tp);
-  if (!stated) {
-    tp = m.chips;
-    while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
-    dp = m.chips / tp;
-  } else if (static_cast<double>(tp) * pp * dp * cp != m.chips) {
-    // Each degree is at most the chips (10^6), so the product is computed in doubles.
-    const double known_d = static_cast<double>(tp) * pp * cp;
-    const int known = known_d > m.chips ? m.chips + 1 : static_cast<int>(known_d);
-    if (m.chips % known == 0 && !m.dp) {
-      dp = m.chips / known;
-    } else {
-      infer = true;
-    }
-  }
-  Mapping map;
-  map.tp = tp;
-  map.pp = pp;
-  map.cp = cp;
-  if (moe && m.ep && *m.ep > 1) {
-    map.dp_attn = dp;
-    map.ep = *m.ep;
-    map.dp = 1;
-    if ((map.stage_chips()) % map.ep != 0) {
-      s.envelope.emplace_back("EP does not divide the stage: experts spread over the stage");
-      map.ep = map.stage_chips();
-    }
-  } else {
-    map.dp = dp;
-  }
-  if (auto why = validate(map, s.model, map.chips())) s.envelope.push_back(*why);
-  s.replicas = map.dp;
   s.in.model = &s.model;
   s.in.hw = s.hw;
-  s.in.map = map;
+  const std::size_t layout_notes_at = s.envelope.size();
   auto dt = [](const std::string& name, DType fallback) {
     if (name.empty()) return fallback;
     auto d = parse_dtype(name);
@@ -162,27 +179,7 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
                         ? fmt::format(", GEMMs at {} of the chip's rate", format_number(s.engine->compute_sustained))
                         : ""));
   }
-  if (infer && m.scenario != "training_step") {
-    // Keep what the row states; the planner picks the rest for the row's batch (or 32 sequences a
-    // chip when the engine chose it) at its mean context.
-    Mapping require{0, 0, 0, 0, 0, 0};
-    if (m.tp) require.tp = *m.tp;
-    if (m.pp) require.pp = *m.pp;
-    if (m.cp) require.cp = *m.cp;
-    if (m.ep) require.ep = *m.ep;
-    const double isl = m.isl.value_or(1024), osl = m.osl.value_or(0);
-    const double batch = m.batch.value_or(32.0 * m.chips);
-    if (auto best = infer_mapping(s.in, m.chips, require, batch, isl + osl / 2, isl)) {
-      s.in.map = *best;
-      s.replicas = best->dp;
-      s.envelope.push_back(
-          fmt::format("layout not {}: the planner's best for it, {}", stated ? "fully stated" : "stated", best->str()));
-    } else {
-      s.envelope.emplace_back(stated ? "degrees do not multiply to chips, and the planner finds no layout that fits"
-                                     : "parallel degrees not stated: tensor parallel over the chips assumed (no "
-                                       "layout the planner tried fits)");
-    }
-  }
+  place(m, s, layout_notes_at);
   return s;
 }
 

@@ -25,6 +25,7 @@ LAYERS = [
     ["roofline"],
     ["parallel", "measure", "tco"],
     ["economics", "plan", "simulate", "train"],
+    ["scenario"],
     ["lecture", "validate"],
     ["io"],
 ]

@@ -18,9 +18,9 @@ struct BoardArgs {
 // The analyses pool one scale-up domain of one chip (model.md §6).
 Result<BoardArgs> board_args(const Engine& e, const Args& a) {
   BoardArgs out;
-  TRY(model, load_model(e, a));
+  TRY(model, load_model(e.catalogs(), a));
   out.model = std::move(model);
-  TRY(hw, priced_hardware(e, a, a.text("hw")));
+  TRY(hw, priced_hardware(e.catalogs(), a, a.text("hw")));
   const double chips = a.number_or("chips", hw->domain_size);
   if (chips > hw->domain_size) {
     return Error{"--chips", "",
@@ -108,7 +108,7 @@ Result<Json> cache(const Engine& e, const Args& a, const Progress&, const Cancel
 Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   LifecycleInputs in;
   if (a.has("model")) {
-    TRY(m, load_model(e, a));
+    TRY(m, load_model(e.catalogs(), a));
     in.n_active = m.params_active_matmul();
   }
   in.n_active = a.number_or("n_active", in.n_active);
@@ -123,7 +123,7 @@ Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&, const Ca
 }
 
 Result<Json> revnet(const Engine& e, const Args& a, const Progress&, const Cancel&) {
-  TRY(m, load_model(e, a));
+  TRY(m, load_model(e.catalogs(), a));
   Json out = to_json(revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype")));
   out["model"] = m.name;
   return out;

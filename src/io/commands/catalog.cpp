@@ -62,7 +62,7 @@ Result<Json> hardware(const Engine& e, const Args&, const Progress&, const Cance
 }
 
 Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const Cancel&) {
-  TRY(m, load_model(e, a));
+  TRY(m, load_model(e.catalogs(), a));
   const DType kv = *a.dtype("kv_dtype");
   Json layers = Json::object();
   for (const auto& l : m.layers) {

@@ -11,6 +11,7 @@
 #include "args/args.hpp"
 #include "io/facade.hpp"
 #include "roofline/roofline.hpp"
+#include "scenario/scenario.hpp"
 #include "tco/tco.hpp"
 
 namespace llmecon::cmd {
@@ -76,26 +77,7 @@ inline Error cancelled_error() {
 Uncertainty uncertainty(const Args& a);
 /// {"p10", "p50", "p90"} of a sample.
 Json quantiles_json(const Quantiles& x);
-/// The `model` argument: a built-in name, a config.json path, or the config object itself.
-Result<ModelSpec> load_model(const Engine& e, const Args& a);
-/// data/tco.toml, with --tco-file over it when the command takes one and it is given.
-Result<TcoCatalog> tco_catalog(const Args& a);
-/// The owner profile --cost names: none for rented, "cluster" for owned, NAME for owned:NAME.
-Result<std::optional<std::string>> owner_profile(const Args& a);
-/// What a chip of `hw` draws (model.md §25.6): idle and host power from data/tco.toml's system
-/// (an HGX-like estimate for chips it does not price), PUE from --cost's profile or the defaults.
-Result<PowerModel> power_model(const Args& a, const Hardware& hw);
-/// The chip named `name`, priced at --usd-per-hour when given, or owned under --cost owned[:NAME]
-/// (tco at the profile's cluster and utilization): the catalog's entry, or a copy with that
-/// price. The pointer stays valid however the holder moves.
-Result<std::shared_ptr<const Hardware>> priced_hardware(const Engine& e, const Args& a, const std::string& name);
-/// The prefill pool's chip, --prefill-hw: the catalog's entry, or under --cost owned a copy at its
-/// owned price, kept alive by `holder` (--usd-per-hour prices the decode chip only).
-Result<const Hardware*> prefill_hardware(const Engine& e, const Args& a, std::shared_ptr<const Hardware>& holder);
 /// The items of a comma-separated list, empty ones dropped.
 std::vector<std::string> split_list(const std::string& text);
-/// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
-/// released ones (model.md §4.7).
-Precision precision_from(const Args& a, const ModelSpec& m);
 
 }  // namespace llmecon::cmd

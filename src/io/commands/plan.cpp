@@ -195,28 +195,24 @@ Result<Json> capacity_json(const PlanRequest& rq, const PlanResult& r, const Arg
 }  // namespace
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
-  TRY(model, load_model(e, a));
-  TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
-  const Hardware* hw = hw_owner.get();
+  // --emit ENGINE plans under that engine's limits unless --engine names another.
+  const bool emit = a.text("emit") != "none";
+  ScenarioDefaults defaults;
+  if (emit && a.text("engine") == "generic") defaults.engine = a.text("emit");
+  TRY(sc, resolve_scenario(e.catalogs(), a, defaults));
+  const ModelSpec& model = *sc.model;
+  const Hardware* hw = sc.hw.get();
   PlanRequest rq;
   rq.model = &model;
   rq.hw = hw;
-  rq.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
-  TRY(power, power_model(a, *hw));
-  rq.power = power;
-  rq.prefill_power = power;
+  rq.eff = sc.eff;
+  rq.power = sc.power;
+  rq.prefill_power = sc.power;
   rq.rank = a.text("rank") == "cost"     ? PlanRank::kCost
             : a.text("rank") == "energy" ? PlanRank::kEnergy
                                          : PlanRank::kThroughput;
-  // --emit ENGINE plans under that engine's limits unless --engine names another.
-  const bool emit = a.text("emit") != "none";
-  TRY(engine, e.serving_engine(emit && a.text("engine") == "generic" ? a.text("emit") : a.text("engine")));
-  rq.engine = engine;
-  if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
-  const double chips =
-      a.has("racks") ? a.number_or("racks", 1) * hw->domain_size : a.number_or("chips", hw->domain_size);
-  if (chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};
-  rq.chips = static_cast<int>(chips);
+  rq.engine = sc.engine;
+  rq.chips = sc.chips;
   rq.isl = a.number("isl");
   rq.osl = a.number("osl");
   // An SLO of 0 passes the table's bound (>= 0) but no deployment can meet it.
@@ -242,7 +238,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.has("prefill_hw") || a.has("prefill_chips")) {
     const Hardware* phw = hw;  // without --prefill-hw, the decode pool's chip at its price
     if (a.has("prefill_hw")) {
-      TRY(ph, prefill_hardware(e, a, prefill_owner));
+      TRY(ph, prefill_hardware(e.catalogs(), a, prefill_owner));
       phw = ph;
     }
     rq.prefill_hw = phw;
@@ -266,7 +262,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
   if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
   out["slo"] = slo;
-  out["engine"] = engine->name;
+  out["engine"] = sc.engine->name;
   out["formats"] = a.text("formats");
   // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
   const bool prior = !a.flag("ideal") && e.efficiency_is_prior(*hw);

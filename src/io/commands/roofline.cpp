@@ -9,10 +9,10 @@
 namespace llmecon::cmd {
 namespace {
 
-// Everything roofline needs, resolved; the model is owned here.
+// Everything roofline needs, resolved (scenario.hpp); the model is owned here.
 struct Resolved {
-  ModelSpec model;
-  std::shared_ptr<const Hardware> hw;  // the catalog's, or a copy at the user's --usd-per-hour
+  Scenario scenario;
+  const ModelSpec& model() const { return *scenario.model; }
   RooflineInput in;
 };
 
@@ -37,19 +37,17 @@ Result<Step> step_at(const Args& a, double batch, double context) {
 
 Result<Resolved> resolve(const Engine& e, const Args& a) {
   Resolved r;
-  TRY(model, load_model(e, a));
-  r.model = std::move(model);
-  TRY(hw, priced_hardware(e, a, a.text("hw")));
-  r.hw = hw;
-  r.in.hw = hw.get();
-  r.in.chips = static_cast<int>(a.number_or("chips", hw->domain_size));
-  r.in.precision = precision_from(a, r.model);
+  TRY(sc, resolve_scenario(e.catalogs(), a));
+  r.scenario = std::move(sc);
+  const Scenario& s = r.scenario;
+  r.in.model = s.model.get();
+  r.in.hw = s.hw.get();
+  r.in.chips = s.chips;
+  r.in.precision = s.precision;
   r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
-  r.in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
-  TRY(power, power_model(a, *hw));
-  r.in.power = power;
-  TRY(engine, e.serving_engine(a.text("engine")));
-  if (!a.flag("ideal")) apply_engine(r.in, *engine);  // the pure roofline fills all of HBM (F21)
+  r.in.eff = s.eff;
+  r.in.power = s.power;
+  if (!s.ideal) apply_engine(r.in, *s.engine);  // the pure roofline fills all of HBM (F21)
   return r;
 }
 
@@ -94,7 +92,6 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, a.number("batch"), a.number("context")));
   res.in.step = step;
-  res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   // The result must not point into `res`; detach the model pointer for callers.
   r.in.model = nullptr;
@@ -117,11 +114,10 @@ Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Can
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, a.number("batch"), a.number("context")));
   res.in.step = step;
-  res.in.model = &res.model;
   TRY(r, llmecon::roofline(res.in));
   Json out = to_json(r);
-  out["price_source"] = res.hw->price_source;
-  warn_past_max_context(res.model, a.number("context"), out);
+  out["price_source"] = res.scenario.hw->price_source;
+  warn_past_max_context(res.model(), a.number("context"), out);
   if (a.flag("explain")) out["explain"] = explain(r);
   if (a.flag("range")) {
     const RooflineRange rr = roofline_range(res.in, uncertainty(a));
@@ -132,7 +128,7 @@ Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Can
   }
   if (a.flag("ops")) {
     Json kinds;
-    Json ops = ops_json(res.model, res.in, kinds);
+    Json ops = ops_json(res.model(), res.in, kinds);
     out["ops_by_kind"] = std::move(kinds);
     out["ops"] = std::move(ops);
   }
@@ -149,7 +145,6 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
                  "use geometric ranges (1:16384:x2) or fewer contexts"};
   }
   TRY(res, resolve(e, a));
-  res.in.model = &res.model;  // parsed once
   Json rows = Json::array();
   const bool with_explain = a.flag("explain");
   const double total = static_cast<double>(contexts.size() * batches.size());
@@ -167,12 +162,12 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
     }
   }
   if (progress) progress(1.0);
-  Json out{{"model", res.model.name},
-           {"hardware", res.hw->name},
+  Json out{{"model", res.model().name},
+           {"hardware", res.scenario.hw->name},
            {"chips", res.in.chips},
-           {"price_source", res.hw->price_source},
+           {"price_source", res.scenario.hw->price_source},
            {"rows", rows}};
-  warn_past_max_context(res.model, *std::max_element(contexts.begin(), contexts.end()), out);
+  warn_past_max_context(res.model(), *std::max_element(contexts.begin(), contexts.end()), out);
   return out;
 }
 
@@ -180,7 +175,6 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, 1, a.number("context")));
   res.in.step = step;
-  res.in.model = &res.model;
   const RooflineInput in0 = res.in;
   TRY(first, llmecon::roofline(in0));  // checks the chips against the domain
   auto at = [&](double b) {
@@ -189,7 +183,7 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
     return roofline_unchecked(in);
   };
   TRY(show, e.run("model", Json{{"model", a.raw("model")}, {"kv_dtype", std::string(name(in0.precision.kv))}}));
-  const Hardware& hw = *res.hw;
+  const Hardware& hw = *res.scenario.hw;
   const double n = in0.chips;
   Json hardware{{"name", hw.name},
                 {"display_name", hw.display_name},
@@ -227,7 +221,7 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
            {"best", best},
            {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
            {"rows", rows}};
-  warn_past_max_context(res.model, a.number("context"), out);
+  warn_past_max_context(res.model(), a.number("context"), out);
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
     std::vector<std::string> lines = explain(first);

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "plan/plan.hpp"
+#include "scenario/layout.hpp"
 #include "simulate/simulate.hpp"
 #include "simulate/simulate_args.hpp"
 
@@ -275,10 +276,10 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
-  TRY(model, load_model(e, a));
-  TRY(hw_owner, priced_hardware(e, a, a.text("hw")));
-  const Hardware* hw = hw_owner.get();
-  TRY(engine, e.serving_engine(a.text("engine")));
+  TRY(sc, resolve_scenario(e.catalogs(), a, ScenarioDefaults{8, std::nullopt}));
+  const ModelSpec& model = *sc.model;
+  const Hardware* hw = sc.hw.get();
+  const ServingEngine* engine = sc.engine;
   SimConfig c;
   Json envelope = Json::array();
 
@@ -341,46 +342,31 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
 
   // The replica: its chips, layout (stated or inferred), formats, efficiency and engine.
   DeploymentInput& in = c.decode;
-  in.model = &model;
-  in.hw = hw;
-  in.precision = precision_from(a, model);
-  in.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*hw);
-  TRY(power, power_model(a, *hw));
-  in.power = power;
-  const int chips = static_cast<int>(a.number_or("chips", std::min(hw->domain_size, 8)));
-  Mapping require{};
-  require.tp = a.has("tp") ? static_cast<int>(a.number("tp")) : 0;
-  require.pp = a.has("pp") ? static_cast<int>(a.number("pp")) : 0;
-  require.ep = a.has("ep") ? static_cast<int>(a.number("ep")) : 0;
-  require.dp_attn = a.has("dp_attn") ? static_cast<int>(a.number("dp_attn")) : 0;
-  require.cp = 0;
-  require.dp = 1;
+  in = sc.deployment();
+  const int chips = sc.chips;
   Scheduler& s = c.scheduler;
   use_engine(c, *engine, a);
   s.kind = value_in(kSchedulerNames, a.text("scheduler")).value_or(SchedulerKind::kContinuous);
   c.router = value_in(kRouterNames, a.text("router")).value_or(Router::kLeastTokens);
   c.replicas = static_cast<int>(a.number("replicas"));
   c.warmup_fraction = a.number("warmup");
-  const bool stated = require.tp > 0 && require.pp > 0 && require.ep > 0 && require.dp_attn > 0;
-  const double mean_ctx = w.isl.mean() + w.osl.mean() / 2;
-  if (stated || (require.tp > 0 && require.tp * std::max(1, require.pp) * std::max(1, require.dp_attn) == chips)) {
-    in.map = Mapping{
-        std::max(1, require.tp), std::max(1, require.dp_attn), std::max(1, require.ep), 1, std::max(1, require.pp), 1};
+  // One replica (--replicas counts them) without context parallelism; the rest as stated, and
+  // what is not, by the one rule (model.md §17.5): the planner's best for min(256, the engine's
+  // sequence cap) sequences at the mean context, halved until some layout holds them.
+  Mapping stated = sc.stated;
+  stated.cp = 1;
+  stated.dp = 1;
+  const auto layout = complete_layout(
+      in, chips, stated, LayoutLoad{std::min(s.max_seqs, 256.0), w.isl.mean() + w.osl.mean() / 2, w.isl.mean()});
+  if (!layout) {
+    return Error{"--chips", "", fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
+                 "more chips per replica, or a narrower --weight-dtype"};
+  }
+  in.map = layout->map;
+  in.map.dp = 1;
+  if (!layout->inferred) {
     if (auto why = validate(in.map, model, chips)) return Error{"--tp", "", *why, "a layout whose degrees fit"};
   } else {
-    // Unstated degrees: the planner's best layout under what is stated (model.md §17.5), for the
-    // largest batch up to 256 (or the engine's cap) that some layout holds at the mean context:
-    // long prompts may leave room for only a few sequences.
-    std::optional<Mapping> best;
-    for (double want = std::min(s.max_seqs, 256.0); !best && want >= 1; want = want > 1 ? std::floor(want / 2) : 0) {
-      best = infer_mapping(in, chips, require, want, mean_ctx, w.isl.mean());
-    }
-    if (!best) {
-      return Error{"--chips", "", fmt::format("no layout of {} on {} x {} fits", model.name, chips, hw->name),
-                   "more chips per replica, or a narrower --weight-dtype"};
-    }
-    in.map = *best;
-    in.map.dp = 1;
     envelope.push_back(fmt::format("layout not stated: the planner's best on {} chips, {}", chips, in.map.str()));
   }
   std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
@@ -388,17 +374,17 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     DeploymentInput p = in;
     const Hardware* phw = hw;
     if (a.has("prefill_hw")) {
-      TRY(ph, prefill_hardware(e, a, prefill_owner));
+      TRY(ph, prefill_hardware(e.catalogs(), a, prefill_owner));
       phw = ph;
       p.hw = phw;
-      p.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*phw);
+      p.eff = efficiency_from(e.catalogs(), a, *phw);
       TRY(ppower, power_model(a, *phw));
       p.power = ppower;
     }
     const int pchips = static_cast<int>(a.number_or("prefill_chips", chips));
-    auto best = infer_mapping(p, pchips, Mapping{0, 0, 0, 0, 0, 1}, 1, w.isl.mean(), w.isl.mean());
+    const auto best = complete_layout(p, pchips, Mapping{0, 0, 0, 0, 0, 1}, LayoutLoad{1, w.isl.mean(), w.isl.mean()});
     if (!best) return Error{"--prefill-chips", "", "no prefill layout fits", "more prefill chips"};
-    p.map = *best;
+    p.map = best->map;
     p.map.dp = 1;
     c.prefill = p;
     c.prefill_replicas = static_cast<int>(a.number("prefill_replicas"));

@@ -24,16 +24,14 @@ struct TrainArgs {
 
 Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   TrainArgs t;
-  TRY(m, load_model(e, a));
-  t.model = std::make_shared<const ModelSpec>(std::move(m));
-  TRY(hw, priced_hardware(e, a, a.text("hw")));
-  t.hw = std::move(hw);
-  if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
-  t.chips = static_cast<int>(a.has("racks") ? a.number("racks") * t.hw->domain_size : a.number("chips"));
+  TRY(sc, resolve_scenario(e.catalogs(), a));
+  t.model = sc.model;
+  t.hw = sc.hw;
+  t.chips = sc.chips;
   TrainSetup& s = t.setup;
   s.model = t.model.get();
   s.hw = t.hw.get();
-  s.eff = a.flag("ideal") ? Efficiency{} : e.efficiency(*t.hw);
+  s.eff = sc.eff;
   if (a.flag("ideal")) s.kernel_efficiency = 1.0;
   s.seq_len = a.number("seq_len");
   s.price = t.hw->price.value;
@@ -42,8 +40,7 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   s.global_batch = a.has("global_batch") ? a.number("global_batch")
                                          : std::max(1.0, std::round(a.number("batch_tokens") / s.seq_len));
   TRY_STATUS(read_train_settings(a, s));
-  TRY(power, power_model(a, *t.hw));
-  s.power = power;
+  s.power = sc.power;
   if (a.has("pue")) s.power.pue = a.number("pue");
   TRY(cat, tco_catalog(a));
   TRY(profile_name, owner_profile(a));

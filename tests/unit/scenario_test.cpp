@@ -1,0 +1,137 @@
+// The scenario layer: a command's arguments resolved once, and the one rule for unstated degrees
+// (scenario.hpp, layout.hpp; model.md §17.5).
+#include <gtest/gtest.h>
+
+#include "io/facade.hpp"
+#include "plan/plan.hpp"
+#include "scenario/layout.hpp"
+#include "scenario/scenario.hpp"
+
+namespace llmecon {
+namespace {
+
+const Catalogs& catalogs() {
+  static const Catalogs c = Catalogs::open({}).value();
+  return c;
+}
+
+Args parse(const std::string& command, const Json& given) {
+  const CommandSpec* spec = find_command(command);
+  EXPECT_NE(spec, nullptr);
+  return Args::parse(*spec, given).value();
+}
+
+TEST(Scenario, ResolvesModelChipEngineFormatsAndChipsOnce) {
+  const Args a = parse("simulate", {{"model", "llama-3.1-70b"},
+                                    {"hw", "h100-sxm"},
+                                    {"engine", "vllm"},
+                                    {"weight_dtype", "fp8"},
+                                    {"tp", 4},
+                                    {"rate", 1}});
+  const auto s = resolve_scenario(catalogs(), a, ScenarioDefaults{8, std::nullopt});
+  ASSERT_TRUE(s) << s.error().message();
+  EXPECT_EQ(s->model->name, "llama-3.1-70b");
+  EXPECT_EQ(s->hw->name, "h100-sxm");
+  ASSERT_NE(s->engine, nullptr);
+  EXPECT_EQ(s->engine->name, "vllm");
+  EXPECT_EQ(s->precision.weights, DType::kFp8);
+  EXPECT_EQ(s->chips, 8);  // simulate's default: the domain, up to 8
+  EXPECT_EQ(s->stated.tp, 4);
+  EXPECT_EQ(s->stated.pp, 0);  // unstated
+  // The deployment carries the engine's memory rule, which --ideal drops.
+  EXPECT_EQ(s->deployment().kv_of_free, s->engine->fraction_of_free);
+  EXPECT_FALSE(s->deployment().eff.ideal());
+  const Args ideal = parse("roofline", {{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"ideal", true}});
+  const auto r = resolve_scenario(catalogs(), ideal);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->eff.ideal());
+  EXPECT_EQ(r->chips, r->hw->domain_size);  // roofline's default: one scale-up domain
+}
+
+TEST(Scenario, BadInputNamesTheFlag) {
+  const auto both = resolve_scenario(
+      catalogs(), parse("plan", {{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 8}, {"racks", 1}}));
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().where, "--racks");
+  const auto model = resolve_scenario(catalogs(), parse("roofline", {{"model", "llama-9-8b"}, {"hw", "h100-sxm"}}));
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error().where, "--model");
+  const auto price = resolve_scenario(
+      catalogs(),
+      parse("roofline", {{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"usd_per_hour", 2}, {"cost", "owned"}}));
+  ASSERT_FALSE(price);
+  EXPECT_EQ(price.error().where, "--cost");
+}
+
+DeploymentInput on_h100(const ModelSpec& m) {
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = *catalogs().hw.get("h100-sxm", "hw");
+  in.precision = Precision::native(m);
+  return in;
+}
+
+TEST(Layout, StatedDegreesThatMultiplyToTheChipsStand) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-70b", "model").value();
+  const DeploymentInput in = on_h100(m);
+  // Every degree stated: taken as it is.
+  const auto all = complete_layout(in, 8, Mapping{2, 1, 1, 1, 4, 1}, LayoutLoad{64, 2048, 2048});
+  ASSERT_TRUE(all);
+  EXPECT_FALSE(all->inferred);
+  EXPECT_EQ(all->map.str(), (Mapping{2, 1, 1, 1, 4, 1}).str());
+  // TP 8 on 8 chips, the rest unstated: 1.
+  const auto tp = complete_layout(in, 8, Mapping{8, 0, 0, 0, 0, 1}, LayoutLoad{64, 2048, 2048});
+  ASSERT_TRUE(tp);
+  EXPECT_FALSE(tp->inferred);
+  EXPECT_EQ(tp->map.tp, 8);
+  EXPECT_EQ(tp->map.pp, 1);
+  // TP 4 on 16 chips with DP unstated: DP takes the rest.
+  const auto dp = complete_layout(in, 16, Mapping{4, 0, 0, 0, 0, 0}, LayoutLoad{64, 2048, 2048});
+  ASSERT_TRUE(dp);
+  EXPECT_FALSE(dp->inferred);
+  EXPECT_EQ(dp->map.dp, 4);
+}
+
+TEST(Layout, AttentionDataParallelismFillsTheEpGroupOfAMoe) {
+  const ModelSpec m = catalogs().models.resolve("mixtral-8x7b", "model").value();
+  const auto l = complete_layout(on_h100(m), 8, Mapping{1, 0, 8, 0, 0, 0}, LayoutLoad{64, 2048, 2048});
+  ASSERT_TRUE(l);
+  EXPECT_FALSE(l->inferred);
+  EXPECT_EQ(l->map.dp_attn, 8);
+  EXPECT_EQ(l->map.ep, 8);
+  EXPECT_EQ(l->map.dp, 1);
+  // EP without TP is the planner's to complete, keeping EP.
+  const auto free_tp = complete_layout(on_h100(m), 8, Mapping{0, 0, 8, 0, 0, 0}, LayoutLoad{64, 2048, 2048});
+  ASSERT_TRUE(free_tp);
+  EXPECT_TRUE(free_tp->inferred);
+  EXPECT_EQ(free_tp->map.ep, 8);
+}
+
+TEST(Layout, OtherwiseThePlannersBestKeepingWhatIsStated) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-70b", "model").value();
+  const DeploymentInput in = on_h100(m);
+  // PP 2 and one replica on 16 chips do not multiply: the planner fills TP (and the rest).
+  const auto l = complete_layout(in, 16, Mapping{0, 0, 0, 0, 2, 1}, LayoutLoad{64, 1088, 1024});
+  ASSERT_TRUE(l);
+  EXPECT_TRUE(l->inferred);
+  EXPECT_EQ(l->map.pp, 2);
+  EXPECT_EQ(l->map.dp, 1);
+  EXPECT_EQ(l->map.chips(), 16);
+  EXPECT_EQ(l->map.str(), infer_mapping(in, 16, Mapping{0, 0, 0, 0, 2, 1}, 64, 1088, 1024)->str());
+  EXPECT_EQ(l->batch, 64);
+  // A batch no layout holds is halved until one does: 2^20 sequences of 128k tokens on 8 chips.
+  const auto halved = complete_layout(in, 8, Mapping{0, 0, 0, 0, 0, 1}, LayoutLoad{1 << 20, 131072, 131072});
+  ASSERT_TRUE(halved);
+  EXPECT_LT(halved->batch, 1 << 20);
+  EXPECT_GE(halved->batch, 1);
+  // Nothing holds a 405B model in bf16 on one H100, so the planner has nothing to offer; a layout
+  // the caller states in full stands, and its memory is the evaluation's to check.
+  const ModelSpec big = catalogs().models.resolve("llama-3.1-405b", "model").value();
+  EXPECT_FALSE(complete_layout(on_h100(big), 1, Mapping{0, 0, 0, 0, 0, 0}, LayoutLoad{1, 1024, 1024}));
+  const auto stated = complete_layout(on_h100(big), 1, Mapping{1, 0, 0, 0, 0, 1}, LayoutLoad{1, 1024, 1024});
+  ASSERT_TRUE(stated);
+  EXPECT_FALSE(stated->inferred);
+}
+
+}  // namespace
+}  // namespace llmecon
