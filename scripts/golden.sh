@@ -58,6 +58,7 @@ ask plan --model llama-3.1-8b --hw h100-sxm
 ask plan --model llama-3.1-8b --hw h100-sxm --tpot-ms 30 --batches 1:256:x4 --weight-dtypes bf16,fp8 --range --explain
 ask plan --model llama-3.1-8b --hw h100-sxm --batches 16,64 --cost owned --rank energy --scaleup 8,72
 ask plan --model llama-3.1-8b --hw h100-sxm --rate 20 --sim-requests 500
+ask plan --model llama-3.1-8b --hw h100-sxm --rate 20 --sim-requests 500 --ttft-ms 500 --tpot-ms 30
 ask plan --model llama-3.1-8b --hw h100-sxm --emit vllm
 ask simulate
 ask simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --rate 20 --requests 500 --isl lognormal:1000,0.5 --slo ttft_p99=1s,tpot_p99=20ms --seed 3

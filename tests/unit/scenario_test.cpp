@@ -1,10 +1,16 @@
 // The scenario layer: a command's arguments resolved once, and the one rule for unstated degrees
+#include <cmath>
+
 // (scenario.hpp, layout.hpp; model.md §17.5).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "io/facade.hpp"
 #include "plan/plan.hpp"
+#include "scenario/capacity.hpp"
 #include "scenario/layout.hpp"
+#include "scenario/scale.hpp"
 #include "scenario/scenario.hpp"
 
 namespace llmecon {
@@ -131,6 +137,74 @@ TEST(Layout, OtherwiseThePlannersBestKeepingWhatIsStated) {
   const auto stated = complete_layout(on_h100(big), 1, Mapping{1, 0, 0, 0, 0, 1}, LayoutLoad{1, 1024, 1024});
   ASSERT_TRUE(stated);
   EXPECT_FALSE(stated->inferred);
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(Capacity, AFleetPerLayoutCheapestFirst) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
+  PlanRequest rq;
+  rq.model = &m;
+  rq.hw = *catalogs().hw.get("h100-sxm", "hw");
+  rq.chips = 8;
+  rq.isl = 1024;
+  rq.osl = 128;
+  const PlanResult plan_result = plan(rq);
+  // No latency target: nothing to size a fleet against.
+  const auto none = size_capacity(rq, plan_result, CapacityAsk{10, 200, nullptr});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().where, "--rate");
+  rq.ttft = units::ms(500);
+  rq.tpot = units::ms(40);
+  const auto cap = size_capacity(rq, plan_result, CapacityAsk{30, 200, nullptr});
+  ASSERT_TRUE(cap) << cap.error().message();
+  ASSERT_FALSE(cap->options.empty());
+  EXPECT_LE(cap->options.size(), cap->simulated_layouts);
+  for (std::size_t i = 0; i < cap->options.size(); ++i) {
+    const CapacityOption& o = cap->options[i];
+    EXPECT_EQ(o.replicas, std::ceil(30 / o.rate_per_replica));
+    EXPECT_EQ(o.chips, o.replicas * o.map.replica_chips());
+    EXPECT_LE(o.ttft_p99.si(), 0.5);  // the rate one replica sustains meets the SLO
+    EXPECT_LE(o.tpot_p99.si(), 0.04);
+    if (i > 0) {
+      EXPECT_LE(cap->options[i - 1].cost, o.cost);
+    }
+  }
+  // Cancelled before the first simulation.
+  const auto stop = size_capacity(rq, plan_result, CapacityAsk{30, 200, [] { return true; }});
+  ASSERT_FALSE(stop);
+  EXPECT_EQ(stop.error().what.rfind("cancelled", 0), 0U);
+}
+
+TEST(Scale, TrainingAndServingRatesFromTheReference) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
+  const Hardware* h100 = *catalogs().hw.get("h100-sxm", "hw");
+  TrainSetup s;
+  s.model = &m;
+  s.hw = h100;
+  s.eff = catalogs().efficiency(*h100);
+  s.price = h100->price.value;
+  s.seq_len = 8192;
+  const auto ref = scale_reference(s, 64);
+  ASSERT_TRUE(ref) << ref.error().message();
+  EXPECT_GT(ref->train_mfu, 0.2);
+  EXPECT_LT(ref->train_mfu, 0.8);
+  EXPECT_GT(ref->serve_mfu, 0);
+  EXPECT_LT(ref->serve_mfu, ref->train_mfu);  // decode is memory-bound
+  EXPECT_EQ(ref->reference_params, m.params_active_matmul());
+  // The training rate is the cluster's price over what it achieves.
+  EXPECT_NEAR(ref->train_usd_per_flop, h100->price.value.si() * 64 / ref->train_flops_per_s,
+              1e-9 * ref->train_usd_per_flop);
+  // Too few chips to hold a 405B model's training state.
+  const ModelSpec big = catalogs().models.resolve("llama-3.1-405b", "model").value();
+  s.model = &big;
+  const auto none = scale_reference(s, 1);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().where, "--chips");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "plan/plan.hpp"
-#include "simulate/simulate.hpp"
+#include "scenario/capacity.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -119,77 +119,31 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
               {"text", c.text}};
 }
 
-// plan --rate: the analytic frontier's best distinct layouts, each simulated as one replica under
-// the SLO at p99 (model.md §23.7), then as many replicas as the rate needs; cheapest first.
-Result<Json> capacity_json(const PlanRequest& rq, const PlanResult& r, const Args& a, const Cancel& cancel) {
-  if (!rq.ttft && !rq.tpot) {
-    return Error{"--rate", "", "capacity needs a latency target", "--ttft-ms and/or --tpot-ms (held at p99)"};
-  }
-  const double rate = a.number("rate");
-  Slo slo;
-  if (rq.ttft) slo.ttft_s = rq.ttft->si();
-  if (rq.tpot) slo.tpot_s = rq.tpot->si();
-  std::vector<const PlanPoint*> picks;
-  std::vector<std::string> seen;
-  for (const auto& p : r.ranked) {
-    Mapping m = p.map;
-    m.dp = 1;
-    const std::string key = m.str() + std::string(name(p.weights)) + std::string(name(p.kv));
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-    seen.push_back(key);
-    picks.push_back(&p);
-    if (picks.size() == 5) break;
-  }
+// plan --rate (scenario/capacity.hpp) as JSON.
+Json capacity_json(const Capacity& cap, double osl) {
   Json options = Json::array();
-  for (const PlanPoint* pick : picks) {
-    Mapping m = pick->map;
-    m.dp = 1;
-    if (cancel && cancel()) return cancelled_error();
-    SimConfig c;
-    c.decode = deployment_input(rq, m, pick->weights, pick->kv);
-    if (rq.engine != nullptr) apply_engine(c.scheduler, *rq.engine);
-    c.workload.isl = LengthDist::fixed(rq.isl);
-    c.workload.osl = LengthDist::fixed(rq.osl);
-    // Enough requests to pass through the analytic batch ten times over, so the run reaches its
-    // steady state.
-    c.workload.requests = static_cast<long>(std::max(a.number("sim_requests"), 10 * pick->batch));
-    c.slo = slo;
-    c.cancelled = cancel;
-    auto found = find_rate(c, 8);
-    if (!found) {
-      if (found.error().what.rfind("cancelled", 0) == 0) return cancelled_error();
-      continue;  // a layout the simulator refuses (no KV room) is no option
-    }
-    if (found->rate <= 0) continue;
-    const double per = found->rate;
-    const double replicas = std::ceil(rate / per);
-    const double chips = replicas * m.replica_chips();
-    const double usd_per_hour = chips * rq.hw->price.value.si() * 3600;
-    options.push_back({{"mapping", m.str()},
-                       {"weight_dtype", std::string(name(pick->weights))},
-                       {"kv_dtype", std::string(name(pick->kv))},
-                       {"chips_per_replica", m.replica_chips()},
-                       {"rate_per_replica", per},
-                       {"replicas", replicas},
-                       {"chips", chips},
+  for (const CapacityOption& o : cap.options) {
+    const double usd_per_hour = o.cost.si() * 3600;
+    options.push_back({{"mapping", o.map.str()},
+                       {"weight_dtype", std::string(name(o.weights))},
+                       {"kv_dtype", std::string(name(o.kv))},
+                       {"chips_per_replica", o.map.replica_chips()},
+                       {"rate_per_replica", o.rate_per_replica},
+                       {"replicas", o.replicas},
+                       {"chips", o.chips},
                        {"usd_per_hour", usd_per_hour},
-                       {"usd_per_mtok_output", usd_per_hour / 3600 / (rate * rq.osl) * 1e6},
-                       {"ttft_s_p99", found->at.ttft_s.p99},
-                       {"tpot_ms_p99", found->at.tpot_s.p99 * 1e3},
-                       {"batch_mean", found->at.batch.mean}});
+                       {"usd_per_mtok_output", usd_per_hour / 3600 / (cap.rate * osl) * 1e6},
+                       {"ttft_s_p99", o.ttft_p99.si()},
+                       {"tpot_ms_p99", o.tpot_p99.si() * 1e3},
+                       {"batch_mean", o.batch_mean}});
   }
-  std::vector<Json> sorted(options.begin(), options.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Json& x, const Json& y) {
-    return x["usd_per_hour"].get<double>() < y["usd_per_hour"].get<double>();
-  });
-  Json out{{"rate", rate},
-           {"slo",
-            {{"ttft_s_p99", slo.ttft_s ? Json(*slo.ttft_s) : Json(nullptr)},
-             {"tpot_s_p99", slo.tpot_s ? Json(*slo.tpot_s) : Json(nullptr)}}},
-           {"simulated_layouts", picks.size()},
-           {"options", sorted},
-           {"best", sorted.empty() ? Json(nullptr) : sorted.front()}};
-  return out;
+  return Json{{"rate", cap.rate},
+              {"slo",
+               {{"ttft_s_p99", cap.ttft_p99 ? Json(cap.ttft_p99->si()) : Json(nullptr)},
+                {"tpot_s_p99", cap.tpot_p99 ? Json(cap.tpot_p99->si()) : Json(nullptr)}}},
+              {"simulated_layouts", cap.simulated_layouts},
+              {"options", options},
+              {"best", options.empty() ? Json(nullptr) : options.front()}};
 }
 
 }  // namespace
@@ -291,8 +245,9 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     out["launch"] = std::move(launch);
   }
   if (a.has("rate")) {
-    TRY(cap, capacity_json(rq, main, a, cancel));
-    out["capacity"] = std::move(cap);
+    auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel});
+    if (!cap) return cap.error().what.rfind("cancelled", 0) == 0 ? cancelled_error() : cap.error();
+    out["capacity"] = capacity_json(*cap, rq.osl);
   }
   if (a.has("scaleup")) {
     // Each domain size carries its own scale-up fabric (model.md §25.5): the capex beyond the

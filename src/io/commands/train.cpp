@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "scenario/scale.hpp"
 #include "train/train.hpp"
 #include "train/train_args.hpp"
 
@@ -330,51 +331,16 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
 
 Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(t, train_args(e, a, false));
-  TrainSetup& s = t.setup;
-  // The reference run: the fastest layout of the reference model on --chips, at 16M-token batches.
-  s.global_batch = std::max(1.0, std::round(16777216.0 / s.seq_len));
-  s.tokens = 0;
   auto report = [&](double done, double total) {
     if (progress && total > 0) progress(0.9 * done / total);
   };
-  const TrainSearch found = search_training(s, t.chips, TrainObjective::kTime, TrainSearchSpace{}, 1, report);
+  TRY(in, scale_reference(t.setup, t.chips, report));
   if (cancel && cancel()) return cancelled_error();
-  if (found.ranked.empty()) {
-    return Error{"--chips", "", fmt::format("no layout of {} chips trains {}", t.chips, t.model->name),
-                 "give more chips or a smaller reference model"};
-  }
-  const TrainResult& best = found.ranked.front();
-  ScaleInputs in;
   in.fit = find_loss_fit(a.text("fit"));
   in.budget_flops = a.has("loss") && !a.has("budget_flops") ? 0.0 : a.number_or("budget_flops", 3.8e25);
   in.target_loss = a.number_or("loss", 0);
   in.inference_tokens = a.number("inference_tokens");
   in.rl_multiplier = a.number("rl_multiplier");
-  const double step_usd = (s.price * best.time.step * static_cast<double>(t.chips)).si();
-  in.train_usd_per_flop = step_usd / best.model_flops.si();
-  in.train_flops_per_s = best.model_flops.si() / best.time.step.si();
-  in.train_mfu = best.mfu;
-  in.train_basis = fmt::format("{} on {} x {}, {}, MFU {:.1f}%", t.model->name, t.chips, t.hw->name, best.layout.str(),
-                               100 * best.mfu);
-  // Serving: decode on one scale-up domain at the practical batch (2.5 B*), model.md §6.
-  RooflineInput ri;
-  ri.model = t.model.get();
-  ri.hw = t.hw.get();
-  ri.chips = t.hw->domain_size;
-  ri.precision = Precision::native(*t.model);
-  ri.eff = s.eff;
-  ri.usable_hbm = 0.9;
-  ri.step = Step{Phase::kDecode, 1, 1, 4096};
-  const double bstar = balance_batch(ri).value_or(256.0);
-  ri.step.batch = std::max(1.0, std::min(kPracticalBatchFactor * bstar, max_fitting_batch(ri)));
-  const RooflineResult rr = roofline_unchecked(ri);
-  const double n_active = t.model->params_active_matmul();
-  in.serve_usd_per_flop = rr.usd_per_token.si() / (2.0 * n_active);
-  in.serve_mfu = rr.mfu;
-  in.reference_params = n_active;
-  in.serve_basis = fmt::format("{} decode on {} x {} at batch {} and 4096 tokens of context, {}/Mtok, MFU {:.1f}%",
-                               t.model->name, ri.chips, t.hw->name, format_number(ri.step.batch),
-                               format(units::usd(rr.usd_per_token.si() * 1e6)), 100 * rr.mfu);
   if (progress) progress(1.0);
   Json out = to_json(scale_analysis(in));
   out["model"] = t.model->name;
