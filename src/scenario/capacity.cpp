@@ -60,8 +60,8 @@ Result<Capacity> size_capacity(const PlanRequest& rq, const PlanResult& r, const
     o.replicas = std::ceil(ask.rate / o.rate_per_replica);
     o.chips = o.replicas * m.replica_chips();
     o.cost = rq.hw->price.value * o.chips;
-    o.ttft_p99 = units::seconds(found->at.ttft_s.p99);
-    o.tpot_p99 = units::seconds(found->at.tpot_s.p99);
+    o.ttft_p99 = found->at.ttft.p99;
+    o.tpot_p99 = found->at.tpot.p99;
     o.batch_mean = found->at.batch.mean;
     out.options.push_back(o);
   }

@@ -216,7 +216,7 @@ void Sim::try_start(Replica& rep, SimTime now) {
   kv_max_ = std::max(kv_max_, util);
   if (rep.id == n_prefill_) {
     if (sample_skip_ == 0) {
-      samples_.push_back(SimSample{tick_seconds(now), dseq + pk, util});
+      samples_.push_back(SimSample{units::seconds(tick_seconds(now)), dseq + pk, util});
       if (samples_.size() >= 4096) {
         // Thin to half and sample half as often.
         std::vector<SimSample> half;

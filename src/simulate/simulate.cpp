@@ -28,12 +28,6 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
 }
 
-double Distribution::percentile(double p) const {
-  if (p <= 50) return p50;
-  if (p <= 90) return p90;
-  return p99;
-}
-
 namespace sim_internal {
 
 Result<SimResult> Sim::run() {
@@ -122,7 +116,7 @@ SimResult Sim::collect() {
   out.cached_tokens = cached_tokens_;
   out.prefix_hit_rate =
       admitted_prompt_ > 0 ? static_cast<double>(cached_tokens_) / static_cast<double>(admitted_prompt_) : 0;
-  out.makespan_s = tick_seconds(last_finish_);
+  out.makespan = units::seconds(tick_seconds(last_finish_));
   const bool offline = c_.workload.arrivals.kind == ArrivalKind::kOffline;
   SimTime lo = win_lo_, hi = win_hi_;
   if (offline || hi <= lo || hi == std::numeric_limits<SimTime>::max() || lo == hi) {
@@ -130,8 +124,10 @@ SimResult Sim::collect() {
     lo = 0;
     hi = last_finish_;
     out.rule = "every request, from t = 0 to the last completion";
-    out.output_tokens_per_s = hi > 0 ? static_cast<double>(out_tokens_) / tick_seconds(hi) : 0;
-    out.input_tokens_per_s = hi > 0 ? static_cast<double>(prefill_tokens_) / tick_seconds(hi) : 0;
+    if (hi > 0) {
+      out.output_throughput = units::tokens(static_cast<double>(out_tokens_)) / units::seconds(tick_seconds(hi));
+      out.input_throughput = units::tokens(static_cast<double>(prefill_tokens_)) / units::seconds(tick_seconds(hi));
+    }
     out.requests_per_s = hi > 0 ? static_cast<double>(out.completed) / tick_seconds(hi) : 0;
   } else {
     out.rule = fmt::format(
@@ -139,17 +135,17 @@ SimResult Sim::collect() {
         "first of them arriving to the last arriving",
         counted_lo_ + 1, counted_hi_, c_.warmup_fraction * 100);
     const double win = tick_seconds(hi - lo);
-    out.output_tokens_per_s = static_cast<double>(win_out_) / win;
-    out.input_tokens_per_s = static_cast<double>(win_in_) / win;
+    out.output_throughput = units::tokens(static_cast<double>(win_out_)) / units::seconds(win);
+    out.input_throughput = units::tokens(static_cast<double>(win_in_)) / units::seconds(win);
     out.requests_per_s = static_cast<double>(win_done_) / win;
   }
-  out.window_s = tick_seconds(hi - lo);
+  out.window = units::seconds(tick_seconds(hi - lo));
   for (const Replica& r : reps_) out.chips += r.in->map.replica_chips();
-  out.ttft_s = distribution(ttft);
-  out.tpot_s = distribution(tpot);
-  out.e2e_s = distribution(e2e);
-  out.queue_s = distribution(queue);
-  out.itl_s = itl_.dist();
+  out.ttft = in_seconds(distribution(ttft));
+  out.tpot = in_seconds(distribution(tpot));
+  out.e2e = in_seconds(distribution(e2e));
+  out.queue = in_seconds(distribution(queue));
+  out.itl = in_seconds(itl_.dist());
   out.batch = count_distribution(batch_counts_);
   out.kv_mean = busy_time_ > 0 ? kv_weighted_ / busy_time_ : 0;
   out.kv_max = kv_max_;
@@ -175,11 +171,11 @@ SimResult Sim::collect() {
     out.imbalance = sum > 0 ? mx / (sum / n) - 1 : 0;
   }
   // Cost at the achieved rate: every chip of every pool, for the tokens served.
-  double usd_per_s = 0;
-  for (const Replica& r : reps_) usd_per_s += r.in->hw->price.value.si() * r.in->map.replica_chips();
-  if (out.output_tokens_per_s > 0) out.usd_per_mtok_output = usd_per_s / out.output_tokens_per_s * 1e6;
-  if (out.output_tokens_per_s + out.input_tokens_per_s > 0) {
-    out.usd_per_mtok = usd_per_s / (out.output_tokens_per_s + out.input_tokens_per_s) * 1e6;
+  DollarsPerSecond rent{};
+  for (const Replica& r : reps_) rent += units::usd_per_s(r.in->hw->price.value.si() * r.in->map.replica_chips());
+  if (out.output_throughput > TokensPerSecond{}) out.cost_per_output_token = rent / out.output_throughput;
+  if (out.output_throughput + out.input_throughput > TokensPerSecond{}) {
+    out.cost_per_token = rent / (out.output_throughput + out.input_throughput);
   }
   // Energy over the run (model.md §25.6), from the first arrival to the last completion: each
   // replica's iterations, and its idle power for the rest of that span.
@@ -191,11 +187,13 @@ SimResult Sim::collect() {
       const Watts idle = idle_power(*r.in->hw, r.in->power);
       joules += r.joules + idle.si() * r.in->map.replica_chips() * std::max(0.0, run_s - r.busy_s);
     }
-    out.energy_j = joules;
-    out.run_s = run_s;
-    if (out.emitted_tokens > 0) out.joules_per_token_output = joules / static_cast<double>(out.emitted_tokens);
+    out.energy = units::joules(joules);
+    out.run = units::seconds(run_s);
+    if (out.emitted_tokens > 0) {
+      out.energy_per_output_token = out.energy / units::tokens(static_cast<double>(out.emitted_tokens));
+    }
     const double all = static_cast<double>(out.emitted_tokens + out.prefill_tokens);
-    if (all > 0) out.joules_per_token = joules / all;
+    if (all > 0) out.energy_per_token = out.energy / units::tokens(all);
   }
   // The prefill the cache avoided, at the price of prefilling those tokens (model.md §23.5).
   if (cached_tokens_ > 0) {
@@ -203,19 +201,20 @@ SimResult Sim::collect() {
     const double isl =
         std::max(1.0, static_cast<double>(admitted_prompt_) / static_cast<double>(std::max(1L, out.arrived)));
     const PhaseResult p = evaluate_prefill(*r.in, 1, isl);
-    out.usd_saved = static_cast<double>(cached_tokens_) * p.usd_per_token.si();
+    out.saved_by_cache = units::tokens(static_cast<double>(cached_tokens_)) * p.usd_per_token;
   }
   // SLOs and goodput: the share of counted requests within every bound, times the request rate.
   const Slo& s = c_.slo;
-  auto check = [&](const char* metric, const std::optional<double>& bound, double pct, const Distribution& d) {
+  auto check = [&](const char* metric, const std::optional<double>& bound, double pct, const Latency& d) {
     if (!bound) return;
-    SloCheck k{metric, pct, *bound, d.percentile(pct), d.percentile(pct) <= *bound};
+    const Seconds limit = units::seconds(*bound);
+    SloCheck k{metric, pct, limit, d.percentile(pct), d.percentile(pct) <= limit};
     out.slo_met = out.slo_met && k.met;
     out.slo.push_back(k);
   };
-  check("ttft", s.ttft_s, s.ttft_pct, out.ttft_s);
-  check("tpot", s.tpot_s, s.tpot_pct, out.tpot_s);
-  check("e2e", s.e2e_s, s.e2e_pct, out.e2e_s);
+  check("ttft", s.ttft_s, s.ttft_pct, out.ttft);
+  check("tpot", s.tpot_s, s.tpot_pct, out.tpot);
+  check("e2e", s.e2e_s, s.e2e_pct, out.e2e);
   if (s.empty()) out.goodput_requests_per_s = out.requests_per_s;  // no bound to miss
   if (!s.empty() && out.counted > 0) {
     long good = 0;

@@ -206,23 +206,29 @@ struct SimConfig {
 };
 inline constexpr std::size_t kTraceEvents = 200000;
 
+/// Mean, percentiles, maximum and a thinned CDF of a sample of Q: Seconds for latencies, a plain
+/// count for batch sizes (model.md §23.6).
+template <class Q>
 struct Distribution {
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  Q mean{}, p50{}, p90{}, p99{}, max{};
   long n = 0;
-  [[nodiscard]] double percentile(double p) const;  ///< p50, p90 or p99 (others: nearest of those)
-  std::vector<double> cdf_x, cdf_y;                 ///< up to 101 points of the CDF, for plots
+  std::vector<Q> cdf_x;       ///< up to 101 points of the CDF, for plots
+  std::vector<double> cdf_y;  ///< the fraction at or below each
+  /// p50, p90 or p99 (others: the nearest of those above).
+  [[nodiscard]] Q percentile(double p) const { return p <= 50 ? p50 : p <= 90 ? p90 : p99; }
 };
+using Latency = Distribution<Seconds>;
 
 struct SloCheck {
   std::string metric;  ///< "ttft", "tpot", "e2e"
   double pct = 99;
-  double bound_s = 0;
-  double observed_s = 0;
+  Seconds bound{};
+  Seconds observed{};  ///< that percentile of the run
   bool met = false;
 };
 
 struct SimSample {
-  double t_s = 0;
+  Seconds t{};
   double batch = 0;
   double kv_used = 0;  ///< fraction of the replica's KV blocks in use
 };
@@ -230,14 +236,14 @@ struct SimSample {
 struct SimResult {
   long arrived = 0, completed = 0, dropped = 0, counted = 0;
   std::vector<std::string> drop_reasons;  ///< one per kind, with a count
-  double window_s = 0;                    ///< the measurement window
-  double makespan_s = 0;
-  double requests_per_s = 0;
-  double input_tokens_per_s = 0;
-  double output_tokens_per_s = 0;
+  Seconds window{};                       ///< the measurement window
+  Seconds makespan{};                     ///< to the last completion
+  double requests_per_s = 0;              ///< completed requests per second of the window
+  TokensPerSecond input_throughput{};     ///< prompt tokens prefilled per second of the window
+  TokensPerSecond output_throughput{};    ///< output tokens per second of the window
   int chips = 0;
-  Distribution ttft_s, tpot_s, itl_s, e2e_s, queue_s;
-  Distribution batch;  ///< sequences per iteration, over iterations
+  Latency ttft, tpot, itl, e2e, queue;
+  Distribution<double> batch;  ///< sequences per iteration, over iterations
   double kv_mean = 0, kv_max = 0;
   long iterations = 0;
   long preemptions = 0;
@@ -246,18 +252,21 @@ struct SimResult {
   long emitted_tokens = 0;     ///< output tokens emitted by iterations, counted as they happen
   long cached_tokens = 0;      ///< prompt tokens served from the prefix cache
   double prefix_hit_rate = 0;  ///< cached / prompt tokens of admitted requests
-  double usd_saved = 0;        ///< prefill the cache avoided, at the replica's price
+  Dollars saved_by_cache{};    ///< prefill the cache avoided, at the replica's price
   long kv_blocks_capacity = 0, kv_blocks_peak = 0, kv_blocks_end = 0;
   std::vector<long> replica_completed;
   double imbalance = 0;  ///< max / mean - 1 of output tokens per replica
   double goodput_requests_per_s = 0;
   std::vector<SloCheck> slo;
   bool slo_met = true;
-  double usd_per_mtok_output = 0, usd_per_mtok = 0;
+  /// What every chip of every pool costs for the tokens served: per output token, and per token
+  /// processed (prompt and output).
+  DollarsPerToken cost_per_output_token{}, cost_per_token{};
   /// Facility energy of the whole run, busy and idle (model.md §25.6), over every output token,
   /// and over every token processed (prompt tokens prefilled and output tokens).
-  double energy_j = 0, joules_per_token_output = 0, joules_per_token = 0;
-  double run_s = 0;                ///< simulated time from the start to the last event
+  Joules energy{};
+  JoulesPerToken energy_per_output_token{}, energy_per_token{};
+  Seconds run{};                   ///< simulated time from the first arrival to the last completion
   std::vector<SimSample> samples;  ///< batch and KV use over time (thinned to at most 4096)
   std::size_t step_evaluations = 0, step_lookups = 0;
   std::string rule;  ///< the warm-up rule in words

@@ -6,8 +6,8 @@
 
 namespace llmecon::sim_internal {
 
-Distribution distribution(std::vector<double> v) {
-  Distribution d;
+Distribution<double> distribution(std::vector<double> v) {
+  Distribution<double> d;
   d.n = static_cast<long>(v.size());
   if (v.empty()) return d;
   std::sort(v.begin(), v.end());
@@ -33,8 +33,8 @@ Distribution distribution(std::vector<double> v) {
 }
 
 // The distribution of a whole-number quantity from its counts (value i seen counts[i] times).
-Distribution count_distribution(const std::vector<long>& counts) {
-  Distribution d;
+Distribution<double> count_distribution(const std::vector<long>& counts) {
+  Distribution<double> d;
   double sum = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     d.n += counts[i];
@@ -56,6 +56,20 @@ Distribution count_distribution(const std::vector<long>& counts) {
   d.p99 = rank(99);
   d.max = rank(100);
   return d;
+}
+
+Latency in_seconds(const Distribution<double>& d) {
+  Latency out;
+  out.mean = units::seconds(d.mean);
+  out.p50 = units::seconds(d.p50);
+  out.p90 = units::seconds(d.p90);
+  out.p99 = units::seconds(d.p99);
+  out.max = units::seconds(d.max);
+  out.n = d.n;
+  out.cdf_x.reserve(d.cdf_x.size());
+  for (const double x : d.cdf_x) out.cdf_x.push_back(units::seconds(x));
+  out.cdf_y = d.cdf_y;
+  return out;
 }
 
 }  // namespace llmecon::sim_internal

@@ -38,8 +38,8 @@ class LogHistogram {
     }
     return max_;
   }
-  [[nodiscard]] Distribution dist() const {
-    Distribution d;
+  [[nodiscard]] Distribution<double> dist() const {
+    Distribution<double> d;
     d.n = n_;
     if (n_ == 0) return d;
     d.mean = sum_ / static_cast<double>(n_);
@@ -64,8 +64,10 @@ class LogHistogram {
 };
 
 /// Mean, percentiles and a thinned CDF of samples.
-Distribution distribution(std::vector<double> v);
+Distribution<double> distribution(std::vector<double> v);
 /// The same of a histogram of counts (counts[i] occurrences of the value i).
-Distribution count_distribution(const std::vector<long>& counts);
+Distribution<double> count_distribution(const std::vector<long>& counts);
+/// A distribution of samples in seconds, as Seconds.
+Latency in_seconds(const Distribution<double>& d);
 
 }  // namespace llmecon::sim_internal

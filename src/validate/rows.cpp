@@ -402,14 +402,14 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
                                  k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
                                  format_number(k.max_batched_tokens), format_number(k.max_seqs)));
   if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
-  const double span = std::max(1e-12, r->makespan_s);
+  const double span = std::max(1e-12, r->makespan.si());
   if (m.metric == "output_tokens_per_s") return static_cast<double>(r->output_tokens) / span;
   if (m.metric == "input_tokens_per_s") return static_cast<double>(r->input_tokens) / span;
   if (m.metric == "total_tokens_per_s") return static_cast<double>(r->input_tokens + r->output_tokens) / span;
   if (m.metric == "requests_per_s") return static_cast<double>(r->completed) / span;
-  if (m.metric == "ttft_s") return r->ttft_s.mean;
-  if (m.metric == "tpot_ms") return r->tpot_s.mean * 1e3;
-  if (m.metric == "e2e_latency_s") return r->e2e_s.mean;
+  if (m.metric == "ttft_s") return r->ttft.mean.si();
+  if (m.metric == "tpot_ms") return r->tpot.mean.si() * 1e3;
+  if (m.metric == "e2e_latency_s") return r->e2e.mean.si();
   return std::nullopt;
 }
 

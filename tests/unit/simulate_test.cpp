@@ -56,7 +56,7 @@ TEST(Simulate, MD1WaitMatchesPollaczekKhinchine) {
     c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, rho / s};
     const SimResult r = simulate(c).value();
     const double w = rho * s / (2 * (1 - rho));
-    EXPECT_NEAR(r.queue_s.mean, w, 0.02 * w) << "rho " << rho << " service " << s;
+    EXPECT_NEAR(r.queue.mean.si(), w, 0.02 * w) << "rho " << rho << " service " << s;
     EXPECT_EQ(r.completed, 100000);
   }
 }
@@ -71,7 +71,7 @@ TEST(Simulate, ClosedLoopObeysLittlesLaw) {
   c.workload.isl = LengthDist{LengthKind::kUniform, 256, 2048};
   c.workload.osl = LengthDist{LengthKind::kUniform, 16, 256};
   const SimResult r = simulate(c).value();
-  const double little = r.requests_per_s * (r.e2e_s.mean + think);
+  const double little = r.requests_per_s * (r.e2e.mean.si() + think);
   EXPECT_NEAR(little, n, 0.01 * n);
 }
 
@@ -112,16 +112,16 @@ TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
   const SimResult slow = simulate(c).value();
   const double idle = (70 + 350 * 0.5) * 1.25 * 8, full = (700 + 350 * 0.75) * 1.25 * 8;
-  ASSERT_GT(slow.run_s, 0);
-  EXPECT_LE(slow.run_s, slow.makespan_s);
-  EXPECT_GT(slow.energy_j, idle * slow.run_s);
-  EXPECT_LT(slow.energy_j, full * slow.run_s);
-  EXPECT_NEAR(slow.joules_per_token_output * static_cast<double>(slow.emitted_tokens), slow.energy_j,
-              1e-9 * slow.energy_j);
-  EXPECT_LT(slow.joules_per_token, slow.joules_per_token_output);
+  ASSERT_GT(slow.run.si(), 0);
+  EXPECT_LE(slow.run.si(), slow.makespan.si());
+  EXPECT_GT(slow.energy.si(), idle * slow.run.si());
+  EXPECT_LT(slow.energy.si(), full * slow.run.si());
+  EXPECT_NEAR(slow.energy_per_output_token.si() * static_cast<double>(slow.emitted_tokens), slow.energy.si(),
+              1e-9 * slow.energy.si());
+  EXPECT_LT(slow.energy_per_token.si(), slow.energy_per_output_token.si());
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
   const SimResult fast = simulate(c).value();
-  EXPECT_LT(fast.joules_per_token_output, slow.joules_per_token_output);
+  EXPECT_LT(fast.energy_per_output_token.si(), slow.energy_per_output_token.si());
 }
 
 // A trace that starts late is not charged for the idle time before its first request: the same
@@ -141,9 +141,9 @@ TEST(Simulate, EnergySpansFirstArrivalToLastCompletion) {
   const SimResult early = simulate(c).value();
   for (auto& r : c.workload.trace.requests) r.t_s += 1000;
   const SimResult late = simulate(c).value();
-  EXPECT_NEAR(late.energy_j, early.energy_j, 1e-6 * early.energy_j);
-  EXPECT_NEAR(late.run_s, early.run_s, 1e-6);
-  EXPECT_GT(late.makespan_s, 1000);
+  EXPECT_NEAR(late.energy.si(), early.energy.si(), 1e-6 * early.energy.si());
+  EXPECT_NEAR(late.run.si(), early.run.si(), 1e-6);
+  EXPECT_GT(late.makespan.si(), 1000);
 }
 
 TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
@@ -170,10 +170,10 @@ TEST(Simulate, LowRateGivesUnloadedPrefillAndBatchOneDecode) {
   c.workload.requests = 200;
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 0.01};
   const SimResult r = simulate(c).value();
-  EXPECT_NEAR(r.ttft_s.p50, unloaded_prefill(c, 1024), 0.01 * unloaded_prefill(c, 1024));
+  EXPECT_NEAR(r.ttft.p50.si(), unloaded_prefill(c, 1024), 0.01 * unloaded_prefill(c, 1024));
   // TPOT: batch-1 steps over contexts 1024..1151.
   const double step = decode_step(c, 1, 1024 + 64);
-  EXPECT_NEAR(r.tpot_s.p50, step, 0.01 * step);
+  EXPECT_NEAR(r.tpot.p50.si(), step, 0.01 * step);
   EXPECT_EQ(r.preemptions, 0);
 }
 
@@ -189,7 +189,7 @@ TEST(Simulate, SaturationMatchesLargestBatchThroughput) {
   const SimResult r = simulate(c).value();
   const double step = decode_step(c, 128, 128 + 512);
   const double expect = 128 / step;
-  EXPECT_NEAR(r.output_tokens_per_s, expect, 0.05 * expect);
+  EXPECT_NEAR(r.output_throughput.si(), expect, 0.05 * expect);
   EXPECT_EQ(r.batch.p50, 128);
 }
 
@@ -200,12 +200,12 @@ TEST(Simulate, SameSeedSameResultOtherSeedOther) {
   c.workload.isl = LengthDist{LengthKind::kNormal, 1500, 500};
   const SimResult a = simulate(c).value();
   const SimResult b = simulate(c).value();
-  EXPECT_EQ(a.ttft_s.p99, b.ttft_s.p99);
+  EXPECT_EQ(a.ttft.p99.si(), b.ttft.p99.si());
   EXPECT_EQ(a.iterations, b.iterations);
-  EXPECT_EQ(a.output_tokens_per_s, b.output_tokens_per_s);
+  EXPECT_EQ(a.output_throughput.si(), b.output_throughput.si());
   c.workload.seed = 2;
   const SimResult d = simulate(c).value();
-  EXPECT_NE(a.ttft_s.p99, d.ttft_s.p99);
+  EXPECT_NE(a.ttft.p99.si(), d.ttft.p99.si());
 }
 
 TEST(Simulate, QueueingAppearsNearSaturation) {
@@ -215,8 +215,8 @@ TEST(Simulate, QueueingAppearsNearSaturation) {
   const SimResult light = simulate(c).value();
   c.workload.arrivals.rate = 200;
   const SimResult heavy = simulate(c).value();
-  EXPECT_GT(heavy.ttft_s.p99, 10 * light.ttft_s.p99);
-  EXPECT_GT(heavy.tpot_s.p50, light.tpot_s.p50);
+  EXPECT_GT(heavy.ttft.p99.si(), 10 * light.ttft.p99.si());
+  EXPECT_GT(heavy.tpot.p50.si(), light.tpot.p50.si());
   EXPECT_GT(heavy.batch.mean, light.batch.mean);
 }
 
@@ -232,7 +232,7 @@ TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   c.scheduler.priority = Priority::kPrefillFirst;
   c.scheduler.chunked_prefill = false;
   const SimResult stall = simulate(c).value();
-  EXPECT_GT(stall.itl_s.max, chunked.itl_s.max);
+  EXPECT_GT(stall.itl.max.si(), chunked.itl.max.si());
 }
 
 TEST(Simulate, AWholePromptPastTheBudgetRunsBesideTheDecodes) {
@@ -251,7 +251,7 @@ TEST(Simulate, AWholePromptPastTheBudgetRunsBesideTheDecodes) {
   const SimResult whole = simulate(c).value();
   EXPECT_EQ(whole.completed, 400);
   EXPECT_GT(whole.batch.mean, 0.5 * chunked.batch.mean);
-  EXPECT_GT(whole.output_tokens_per_s, 0.7 * chunked.output_tokens_per_s);
+  EXPECT_GT(whole.output_throughput.si(), 0.7 * chunked.output_throughput.si());
 }
 
 TEST(Simulate, StaticBatchingWaitsForTheLongest) {
@@ -264,7 +264,7 @@ TEST(Simulate, StaticBatchingWaitsForTheLongest) {
   c.scheduler.max_seqs = 64;
   const SimResult stat = simulate(c).value();
   EXPECT_EQ(stat.completed, 512);
-  EXPECT_LT(stat.output_tokens_per_s, cont.output_tokens_per_s);
+  EXPECT_LT(stat.output_throughput.si(), cont.output_throughput.si());
 }
 
 TEST(Simulate, DisaggregatedPoolsMoveKv) {
@@ -278,7 +278,7 @@ TEST(Simulate, DisaggregatedPoolsMoveKv) {
   EXPECT_EQ(r.chips, 16);
   EXPECT_EQ(r.kv_blocks_end, 0);
   // TTFT is the prefill pool's; TPOT starts after the KV moved.
-  EXPECT_NEAR(r.ttft_s.p50, unloaded_prefill(c, 1024), 0.2 * unloaded_prefill(c, 1024));
+  EXPECT_NEAR(r.ttft.p50.si(), unloaded_prefill(c, 1024), 0.2 * unloaded_prefill(c, 1024));
 }
 
 TEST(Simulate, PrefixAffinityRoutesToTheCache) {
@@ -294,7 +294,7 @@ TEST(Simulate, PrefixAffinityRoutesToTheCache) {
   c.router = Router::kPrefixAffinity;
   const SimResult aff = simulate(c).value();
   EXPECT_GE(aff.prefix_hit_rate, rr.prefix_hit_rate);
-  EXPECT_GT(aff.usd_saved, 0);
+  EXPECT_GT(aff.saved_by_cache.si(), 0);
   EXPECT_EQ(aff.replica_completed.size(), 4U);
 }
 

@@ -94,15 +94,25 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
   return r;
 }
 
-Json dist_json(const Distribution& d, double scale) {
-  return Json{{"mean", d.mean * scale}, {"p50", d.p50 * scale}, {"p90", d.p90 * scale},
-              {"p99", d.p99 * scale},   {"max", d.max * scale}, {"n", d.n}};
+double si(double x) {
+  return x;
+}
+template <Dim D>
+double si(Quantity<D> x) {
+  return x.si();
 }
 
-Json cdf_json(const Distribution& d, double scale) {
+// A distribution's summary, in SI units times `scale` (1e3 for milliseconds).
+template <class Q>
+Json dist_json(const Distribution<Q>& d, double scale) {
+  return Json{{"mean", si(d.mean) * scale}, {"p50", si(d.p50) * scale}, {"p90", si(d.p90) * scale},
+              {"p99", si(d.p99) * scale},   {"max", si(d.max) * scale}, {"n", d.n}};
+}
+
+Json cdf_json(const Latency& d, double scale) {
   Json x = Json::array(), y = Json::array();
   for (std::size_t i = 0; i < d.cdf_x.size(); ++i) {
-    x.push_back(d.cdf_x[i] * scale);
+    x.push_back(d.cdf_x[i].si() * scale);
     y.push_back(d.cdf_y[i]);
   }
   return Json{{"x", x}, {"y", y}};
@@ -110,16 +120,17 @@ Json cdf_json(const Distribution& d, double scale) {
 
 Json result_json(const SimResult& r) {
   Json out;
+  const double chips = std::max(1, r.chips);
   out["requests_per_s"] = r.requests_per_s;
-  out["output_tokens_per_s"] = r.output_tokens_per_s;
-  out["input_tokens_per_s"] = r.input_tokens_per_s;
-  out["output_tokens_per_s_per_chip"] = r.output_tokens_per_s / std::max(1, r.chips);
-  out["input_tokens_per_s_per_chip"] = r.input_tokens_per_s / std::max(1, r.chips);
-  out["ttft_s"] = dist_json(r.ttft_s, 1);
-  out["tpot_ms"] = dist_json(r.tpot_s, 1e3);
-  out["itl_ms"] = dist_json(r.itl_s, 1e3);
-  out["e2e_s"] = dist_json(r.e2e_s, 1);
-  out["queue_s"] = dist_json(r.queue_s, 1);
+  out["output_tokens_per_s"] = r.output_throughput.si();
+  out["input_tokens_per_s"] = r.input_throughput.si();
+  out["output_tokens_per_s_per_chip"] = r.output_throughput.si() / chips;
+  out["input_tokens_per_s_per_chip"] = r.input_throughput.si() / chips;
+  out["ttft_s"] = dist_json(r.ttft, 1);
+  out["tpot_ms"] = dist_json(r.tpot, 1e3);
+  out["itl_ms"] = dist_json(r.itl, 1e3);
+  out["e2e_s"] = dist_json(r.e2e, 1);
+  out["queue_s"] = dist_json(r.queue, 1);
   out["batch"] = dist_json(r.batch, 1);
   out["kv_utilization"] = {{"mean", r.kv_mean}, {"max", r.kv_max}};
   out["arrived"] = r.arrived;
@@ -127,13 +138,13 @@ Json result_json(const SimResult& r) {
   out["dropped"] = r.dropped;
   out["drop_reasons"] = r.drop_reasons;
   out["counted"] = r.counted;
-  out["window_s"] = r.window_s;
-  out["makespan_s"] = r.makespan_s;
+  out["window_s"] = r.window.si();
+  out["makespan_s"] = r.makespan.si();
   out["iterations"] = r.iterations;
   out["preemptions"] = r.preemptions;
   out["prefix_hit_rate"] = r.prefix_hit_rate;
   out["cached_tokens"] = r.cached_tokens;
-  out["usd_saved_by_cache"] = r.usd_saved;
+  out["usd_saved_by_cache"] = r.saved_by_cache.si();
   out["tokens"] = {{"input", r.input_tokens}, {"output", r.output_tokens}, {"prefilled", r.prefill_tokens}};
   out["kv_blocks"] = {{"capacity", r.kv_blocks_capacity}, {"peak_per_replica", r.kv_blocks_peak}};
   out["replica_completed"] = r.replica_completed;
@@ -143,17 +154,17 @@ Json result_json(const SimResult& r) {
   for (const auto& s : r.slo) {
     slo.push_back({{"metric", s.metric},
                    {"percentile", s.pct},
-                   {"bound_s", s.bound_s},
-                   {"observed_s", s.observed_s},
+                   {"bound_s", s.bound.si()},
+                   {"observed_s", s.observed.si()},
                    {"met", s.met}});
   }
   out["slo"] = slo;
   out["slo_met"] = r.slo_met;
-  out["usd_per_mtok_output"] = r.usd_per_mtok_output;
-  out["usd_per_mtok"] = r.usd_per_mtok;
-  out["energy_kwh"] = r.energy_j / 3.6e6;
-  out["joules_per_token_output"] = r.joules_per_token_output;
-  out["joules_per_token"] = r.joules_per_token;
+  out["usd_per_mtok_output"] = r.cost_per_output_token.si() * 1e6;
+  out["usd_per_mtok"] = r.cost_per_token.si() * 1e6;
+  out["energy_kwh"] = r.energy.si() / 3.6e6;
+  out["joules_per_token_output"] = r.energy_per_output_token.si();
+  out["joules_per_token"] = r.energy_per_token.si();
   out["chips"] = r.chips;
   out["rule"] = r.rule;
   out["step_evaluations"] = r.step_evaluations;
@@ -164,13 +175,13 @@ Json result_json(const SimResult& r) {
 Json charts_json(const SimResult& r) {
   Json t = Json::array(), b = Json::array(), kv = Json::array();
   for (const auto& s : r.samples) {
-    t.push_back(s.t_s);
+    t.push_back(s.t.si());
     b.push_back(s.batch);
     kv.push_back(s.kv_used);
   }
-  return Json{{"ttft_s", cdf_json(r.ttft_s, 1)},
-              {"tpot_ms", cdf_json(r.tpot_s, 1e3)},
-              {"e2e_s", cdf_json(r.e2e_s, 1)},
+  return Json{{"ttft_s", cdf_json(r.ttft, 1)},
+              {"tpot_ms", cdf_json(r.tpot, 1e3)},
+              {"e2e_s", cdf_json(r.e2e, 1)},
               {"over_time", {{"t_s", t}, {"batch", b}, {"kv_used", kv}}}};
 }
 
@@ -250,16 +261,16 @@ Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, do
               {"mapping", m.str()},
               {"rate", rate},
               {"requests_per_s", r.requests_per_s},
-              {"output_tokens_per_s", r.output_tokens_per_s},
-              {"ttft_s_p50", r.ttft_s.p50},
-              {"ttft_s_p99", r.ttft_s.p99},
-              {"tpot_ms_p50", r.tpot_s.p50 * 1e3},
-              {"tpot_ms_p99", r.tpot_s.p99 * 1e3},
+              {"output_tokens_per_s", r.output_throughput.si()},
+              {"ttft_s_p50", r.ttft.p50.si()},
+              {"ttft_s_p99", r.ttft.p99.si()},
+              {"tpot_ms_p50", r.tpot.p50.si() * 1e3},
+              {"tpot_ms_p99", r.tpot.p99.si() * 1e3},
               {"goodput_requests_per_s", r.goodput_requests_per_s},
               {"slo_met", r.slo_met},
               {"preemptions", r.preemptions},
-              {"usd_per_mtok_output", r.usd_per_mtok_output},
-              {"joules_per_token_output", r.joules_per_token_output}};
+              {"usd_per_mtok_output", r.cost_per_output_token.si() * 1e6},
+              {"joules_per_token_output", r.energy_per_output_token.si()}};
 }
 
 }  // namespace
