@@ -34,55 +34,104 @@ using train_internal::standalone_norms;
 using train_internal::training_pass;
 
 // ---- model.md §24.3: one layout ----
-TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool explain) {
-  TrainResult r;
-  r.layout = l;
-  const ModelSpec& m = *s.model;
-  const Hardware& hw = *s.hw;
-  auto say = [&](std::string line) {
-    if (explain) r.derivation.push_back(std::move(line));
-  };
-  if (auto why = check_layout(s, l, l.chips())) {
-    r.reason = why->why;
-    r.issue = why->key;
-    return r;
+namespace {
+
+// One layout's evaluation as one object: each section (§24.1 FLOPs, §24.2 memory, §24.3 time, §24.4-24.5
+// the whole run) is a member that reads what the sections before it worked out, in that order.
+class LayoutEval {
+ public:
+  LayoutEval(const TrainSetup& setup, const TrainLayout& layout, bool explain, TrainResult& result)
+      : s(setup), l(layout), m(*setup.model), hw(*setup.hw), explain_(explain), r(result) {}
+  void flops();          // §24.1
+  void memory();         // §24.2
+  void compute();        // §24.3: forward, backward, elementwise and recomputation
+  void communication();  // §24.3: TP, EP, CP, PP, host time, offloading, the pipeline
+  void data_parallel();  // §24.3: the gradient sync and the optimizer
+  void step_time();      // §24.3: the step's terms, MFU
+  /// §24.4-24.5: the run with checkpoints and failures, then the checks that make a layout
+  /// infeasible (r.reason and r.issue); false when one fails.
+  bool whole_run();
+
+ private:
+  void say(std::string line) {
+    if (explain_) r.derivation.push_back(std::move(line));
   }
-  const int domain = hw.domain_size;
-  const double L = d(m.n_layers());
-  const double seq = s.seq_len, b = l.micro_batch;
-  const double micro = s.global_batch / (b * d(l.dp));
-  const double chips = d(l.chips());
-  const double h = d(m.d_model);
+  [[nodiscard]] bool recomputes(unsigned bit) const { return (mods & bit) != 0; }
+
+  const TrainSetup& s;
+  const TrainLayout& l;
+  const ModelSpec& m;
+  const Hardware& hw;
+  bool explain_;
+  TrainResult& r;
+  // §24.1: the step, the batch (seq x b a micro-batch, `micro` of them per replica) and what
+  // recomputation reruns (the whole forward, the MoE blocks', or the selective modules `mods`).
+  int domain = 0;
+  double L = 0, seq = 0, b = 0, micro = 0, chips = 0, h = 0, tokens_step = 0;
+  bool refwd = false, refwd_moe = false;
+  unsigned mods = 0;
+  // §24.2: the stage's parameters per chip and their replicas, the optimizer's and gradients' bytes
+  // per parameter, and what the stage's layers hold for the time terms: activation bytes touched
+  // (bf16), routed token copies, the dense GEMMs' input and output widths, the MLPs' and shared
+  // experts' widths and counts, MLA's latents, standalone norms, offloaded bytes.
+  int etp = 0;
+  double stage_layers = 0, dense_params = 0, expert_params = 0, dense_replicas = 0, expert_replicas = 0;
+  double ob = 0, gb = 0;
+  double touched = 0, routed = 0, cast_in = 0, cast_out = 0, mlp_width = 0, shared_width = 0, mlp_blocks = 0;
+  double shared_blocks = 0, latents = 0, norms_rerun = 0, offloaded = 0, host_held = 0, tokens_chip = 0;
+  // §24.3: one micro-batch's compute on the slowest stage.
+  Forward fw{};
+  BytesPerSecond hbm{};
+  Seconds elementwise_fwd{}, elementwise_bwd{}, fwd{}, bwd{}, rec{};
+  double attention_backward = 0;
+  // §24.3: its communication (all, and exposed), host time, offloading, and the pipeline.
+  double stage_moe = 0, local_experts = 0;
+  Seconds tp_mb{}, ep_mb{}, cp_mb{}, pp_mb{}, compute_mb{}, tp_exp{}, cp_exp{}, ep_exp{}, host_mb{};
+  const HostTier* tier = nullptr;
+  Seconds off_each{}, off_fwd{}, off_bwd{}, t_f{}, t_b{}, bubble{}, pipe{};
+  // §24.3: data parallelism and the optimizer, per step.
+  Seconds dp_total{}, dp_exp{}, opt{};
+};
+
+void LayoutEval::flops() {
+  domain = hw.domain_size;
+  L = d(m.n_layers());
+  seq = s.seq_len;
+  b = l.micro_batch;
+  micro = s.global_batch / (b * d(l.dp));
+  chips = d(l.chips());
+  h = d(m.d_model);
   r.time.micro_batches = micro;
 
   // §24.1 FLOPs.
   // Full recomputation and reversible layers both rerun the whole forward in the backward.
-  const bool refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
-  const double tokens_step = s.global_batch * seq;
+  refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
+  tokens_step = s.global_batch * seq;
   r.model_flops = model_flops_per_token(m, seq) * tokens_step;
   double recompute_flops = 0;
-  const unsigned mods = l.recompute == Recompute::kSelective ? applicable_modules(m, l.modules) : 0U;
-  auto recomputes = [mods](unsigned bit) { return (mods & bit) != 0; };
-  const bool refwd_moe = refwd || recomputes(kRecomputeMoe);  // the MoE blocks' forward runs again
+  mods = l.recompute == Recompute::kSelective ? applicable_modules(m, l.modules) : 0U;
+  refwd_moe = refwd || recomputes(kRecomputeMoe);  // the MoE blocks' forward runs again
   if (recomputes(kRecomputeCoreAttn)) recompute_flops = attention_core_flops_per_token(m, seq);
   if (refwd) recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
   if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
   r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
   say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
                   num(m.params_active_matmul()), format(model_flops_per_token(m, seq))));
+}
 
+void LayoutEval::memory() {
   // §24.2 memory per GPU, on the worst stage.
   const Split ps = param_split(m);
-  const int etp = expert_tp(l);
-  const double stage_layers = std::ceil(L / d(l.pp));
+  etp = expert_tp(l);
+  stage_layers = std::ceil(L / d(l.pp));
   const double body_share = stage_layers / L;
   const double tables = l.pp == 1 ? ps.embed + ps.head : std::max(ps.embed, ps.head);
-  const double dense_params = ps.dense * body_share / d(l.tp) + tables / d(l.tp);
-  const double expert_params = ps.routed * body_share / d(l.ep * etp);
-  const double dense_replicas = d(l.dp * l.cp);
-  const double expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
-  const double ob = optimizer_bytes(s.optimizer);
-  const double gb = bytes_per_element(s.grad);
+  dense_params = ps.dense * body_share / d(l.tp) + tables / d(l.tp);
+  expert_params = ps.routed * body_share / d(l.ep * etp);
+  dense_replicas = d(l.dp * l.cp);
+  expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
+  ob = optimizer_bytes(s.optimizer);
+  gb = bytes_per_element(s.grad);
   auto sharded = [&](double params, double per_param, int from_stage, double replicas) {
     return l.zero >= from_stage ? params * per_param / replicas : params * per_param;
   };
@@ -96,11 +145,9 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
-  double per_micro = 0, one_layer = 0, touched = 0, routed = 0, cast_in = 0, cast_out = 0;
-  double mlp_width = 0, shared_width = 0;                 // the stage's dense MLP and shared-expert widths, summed
-  double mlp_blocks = 0, shared_blocks = 0, latents = 0;  // their counts; MLA's latent widths, summed
-  double rebuilt = 0, norms_rerun = 0;                    // a checkpointed block's set; the stage's standalone norms
-  double offloaded = 0, offload_layer = 0;  // bytes a micro-batch sends to host memory; the most of one layer
+  double per_micro = 0, one_layer = 0;
+  double rebuilt = 0;        // a checkpointed block's set
+  double offload_layer = 0;  // the most of one layer's set sent to host memory
   for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
     const Layer& layer = m.layers[i];
     auto saved = [&](Recompute rc, DType g, unsigned modules, unsigned offload = 0) {
@@ -147,11 +194,11 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   acts += rebuilt;
   // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
   acts += offload_layer;
-  const double host_held = offloaded * flights;
+  host_held = offloaded * flights;
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
   r.memory.activations = units::bytes(acts);
-  const double tokens_chip = seq / d(l.cp) * b;
+  tokens_chip = seq / d(l.cp) * b;
   double buffers = 2.0 * tokens_chip * h * 2.0 + 2.0 * kBucketBytes;
   if (m.is_moe()) buffers += 2.0 * tokens_chip / d(l.tp) * d(m.moe.top_k) * h * 2.0;
   if (l.zero == 3) buffers += 2.0 * (dense_params + expert_params) / stage_layers * kWeightBytes;  // prefetch
@@ -163,13 +210,15 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
       format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
       format(r.memory.activations), num(flights), l.recompute_label(), format(r.memory.comm_buffers),
       format(r.memory.total()), format(r.memory.capacity)));
+}
 
+void LayoutEval::compute() {
   // §24.3 time per micro-batch on the slowest stage.
   Precision prec;
   prec.weights = prec.experts = prec.act = s.gemm;
   prec.kv = s.attention;  // attention's core runs at the wider of this and the GEMMs' format
   const StepCost sc = training_pass(m, l, b, seq, prec);
-  const Forward fw = stage_forward(s, l, sc, prec);
+  fw = stage_forward(s, l, sc, prec);
   // Selective modules' GEMMs run again in the backward (model.md §24.2): their FLOPs join HFU.
   if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMoe)) != 0) {
     const bool moe_again = recomputes(kRecomputeMoe);
@@ -205,20 +254,19 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // gradient backward, on this chip's tokens and tensor-parallel share of the widths.
   const double cast_fwd = cast ? 4.0 * tokens_chip * cast_in / d(l.tp) : 0.0;
   const double cast_bwd = cast ? 4.0 * tokens_chip * cast_out / d(l.tp) : 0.0;
-  const BytesPerSecond hbm = hw.hbm_bandwidth.value * s.eff.memory;
-  const Seconds elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd + cast_fwd) / hbm;
-  const Seconds elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
+  hbm = hw.hbm_bandwidth.value * s.eff.memory;
+  elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd + cast_fwd) / hbm;
+  elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
   // Backward: twice the forward's GEMMs, and attention's core as stage_forward prices it (§24.3).
-  const double attention_backward = fw.attention.si() > 0 ? fw.attention_backward / fw.attention : 0.0;
-  const Seconds fwd = fw.total + elementwise_fwd;
-  const Seconds bwd = (fw.total - fw.attention) * 2.0 + fw.attention_backward + elementwise_bwd;
+  attention_backward = fw.attention.si() > 0 ? fw.attention_backward / fw.attention : 0.0;
+  fwd = fw.total + elementwise_fwd;
+  bwd = (fw.total - fw.attention) * 2.0 + fw.attention_backward + elementwise_bwd;
   // What recomputation reruns in the backward (model.md §24.2): the whole forward, or the selective
   // modules': attention's core; MLA's up projections; the dense MLPs' and shared experts' GEMMs and
   // activations; the norms (read h, write h, and in FP8 the GEMM input cast again, read 2 and
   // write 1 byte); the experts' activation (as in its forward, and its FP8 cast). In FP8 a rerun
   // GEMM casts its input again, row- and column-wise (read 2 bytes, write 1 + 1): the MLPs' and
   // shared experts' inputs (h) and down projections' inputs (f), MLA's latents.
-  Seconds rec{};
   if (refwd) {
     rec = fw.total;
   } else if (mods != 0) {
@@ -242,18 +290,19 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     if (recomputes(kRecomputeMoeAct) && !recomputes(kRecomputeMoe)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
     rec += units::bytes(bytes) / hbm;
   }
+}
 
+void LayoutEval::communication() {
   // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
   // and backward, and again in a full recompute.
-  const double stage_moe = moe_layer_count(m) * stage_layers / L;
+  stage_moe = moe_layer_count(m) * stage_layers / L;
   const double blocks = stage_layers + (stage_layers - stage_moe);
   const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
   const double passes = refwd ? 3.0 : 2.0;
   // A recomputed dense MLP gathers and scatters again (model.md §24.3).
   const double rerun_blocks = recomputes(kRecomputeMlp) ? stage_layers - stage_moe : 0.0;
-  const Seconds tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes + rerun_blocks);
+  tp_mb = all_reduce(l.tp, block_bytes, hw, domain, s.eff) * (blocks * passes + rerun_blocks);
   // Expert parallelism: dispatch (the GEMM format) and combine (bf16), forward and backward.
-  Seconds ep_mb{};
   if (m.is_moe() && l.ep > 1) {
     const int ranks = std::max(1, domain / (l.tp * l.cp));
     const double tok = tokens_chip / d(l.tp);
@@ -265,7 +314,6 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   }
   // Context parallelism: each layer's K and V chunks pass around the ring, forward; keys, values and
   // their gradients backward.
-  Seconds cp_mb{};
   if (l.cp > 1) {
     double kv = 0;
     for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i)
@@ -276,7 +324,6 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
             3.0 / s.eff.comm;
   }
   // Pipeline: activations forward and their gradients back, at each boundary a chunk crosses.
-  Seconds pp_mb{};
   if (l.pp > 1) {
     const Link& link = l.chips() <= domain ? hw.scale_up : hw.scale_out;
     const double crossings = l.schedule == PipeSchedule::kInterleaved ? d(l.chunks) : 1.0;
@@ -287,40 +334,40 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   // What stays exposed: TP by the stated overlap; CP under the attention it feeds; EP but the
   // stated share overlapped with another micro-batch's compute (Megatron-Core's 1F1B all-to-all
   // overlap), all of it under DualPipe; never more than that compute.
-  const Seconds compute_mb = fwd + bwd + rec;
-  const Seconds tp_exp = tp_mb * (1.0 - s.tp_overlap);
-  const Seconds cp_exp = max(Seconds{}, cp_mb - fw.attention * 3.5);
+  compute_mb = fwd + bwd + rec;
+  tp_exp = tp_mb * (1.0 - s.tp_overlap);
+  cp_exp = max(Seconds{}, cp_mb - fw.attention * 3.5);
   const double ep_share = l.schedule == PipeSchedule::kDualPipe ? 1.0 : s.ep_overlap;
   const Seconds ep_hidden = min(ep_mb * ep_share, compute_mb);
   // The hidden all-to-all still holds its SMs: the compute beside it runs on the rest, so it
   // finishes ep_comm_sms / SMs of the hidden time later (model.md §24.3).
   const double sm_share = s.eff.compute_units > 0 ? std::min(1.0, s.ep_comm_sms / s.eff.compute_units) : 0.0;
-  const Seconds ep_exp = ep_mb - ep_hidden + ep_hidden * sm_share;
+  ep_exp = ep_mb - ep_hidden + ep_hidden * sm_share;
   const Seconds comm_mb = tp_exp + cp_exp + ep_exp + pp_mb;
   // MoE host time (model.md §24.3): after each dispatch's device-to-host synchronization (the
   // tokens per expert), the host launches every local expert's GEMMs and casts one at a time, and
   // the device waits on it; a third forward, two thirds backward, as the GEMMs split, and a full
   // recomputation's forward again. A chip holds E / ep experts (a tensor-parallel slice of each
   // when ep = 1) and launches each one's.
-  const double local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
+  local_experts = m.is_moe() ? d(m.moe.experts) / d(l.ep) : 0.0;
   const Seconds host_pass = s.expert_host * (stage_moe * local_experts) / 3.0;  // one forward's share
-  const Seconds host_mb = host_pass * (refwd_moe ? 4.0 : 3.0);
+  host_mb = host_pass * (refwd_moe ? 4.0 : 3.0);
   // Activation offloading (model.md §24.3): a micro-batch's offloaded set crosses the host link
   // once each way on its own stream, beside the pass that makes it (forward) or needs it
   // (backward); what that pass's compute does not cover is exposed.
-  const HostTier* tier =
-      !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
-  Seconds off_each{}, off_fwd{}, off_bwd{};
+  tier = !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
   if (offloaded > 0 && tier != nullptr) {
     off_each = units::bytes(offloaded) / tier->bandwidth;
     off_fwd = max(Seconds{}, off_each - fwd);
     off_bwd = max(Seconds{}, off_each - (compute_mb - fwd));
   }
-  const Seconds t_f = fwd + comm_mb / 3.0 + host_pass + off_fwd;
-  const Seconds t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass) + off_bwd;
-  const Seconds bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
-  const Seconds pipe = (t_f + t_b) * micro + bubble;
+  t_f = fwd + comm_mb / 3.0 + host_pass + off_fwd;
+  t_b = compute_mb - fwd + comm_mb * (2.0 / 3.0) + (host_mb - host_pass) + off_bwd;
+  bubble = pipeline_bubble(l.schedule, l.pp, l.chunks, t_f, t_b);
+  pipe = (t_f + t_b) * micro + bubble;
+}
 
+void LayoutEval::data_parallel() {
   // Data parallelism: gradients all-reduced in their format under ZeRO-0; under ZeRO-1 and up
   // reduce-scattered in their format and the bf16 parameters gathered (a ring all-reduce's two
   // halves), over the dense and the expert replicas; ZeRO-3 gathers per micro-batch.
@@ -331,8 +378,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     const int n = static_cast<int>(std::lround(replicas));
     return all_reduce(n, units::bytes(params * sync_bytes), hw, dom, s.eff);
   };
-  Seconds dp_total =
-      grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
+  dp_total = grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
   if (l.zero == 3) dp_total = dp_total * (1.0 + micro);  // the forward's and backward's gathers, every micro-batch
   // What can hide it (model.md §24.3): ZeRO-3's gathers run beside every micro-batch's compute.
   // Otherwise the gradients are final only in the last micro-batch's backward, so their reduction
@@ -346,12 +392,14 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     const Seconds reduce = dp_total * reduce_share, gather = dp_total - reduce;
     hidden = min(reduce * s.dp_overlap, t_b + bubble / 2.0) + min(gather * s.dp_overlap, t_f + bubble / 2.0);
   }
-  const Seconds dp_exp = dp_total - hidden;
+  dp_exp = dp_total - hidden;
   // The optimizer reads and writes its states, reads gradients and writes weights.
   const double local_params =
       dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
-  const Seconds opt = units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / hbm;
+  opt = units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / hbm;
+}
 
+void LayoutEval::step_time() {
   TrainTime& t = r.time;
   t.forward = fwd * micro;
   t.backward = bwd * micro;
@@ -410,8 +458,11 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   r.tokens_per_s = units::tokens_per_s(tokens_step / t.step.si());
   say(fmt::format("MFU = {} / ({} x {} chips x {}) = {:.1f}%; HFU {:.1f}%", format(r.model_flops), format(t.step),
                   num(chips), format(peak), 100 * r.mfu, 100 * r.hfu));
+}
 
+bool LayoutEval::whole_run() {
   // §24.4-24.5 the whole run.
+  const TrainTime& t = r.time;
   TrainRun& run = r.run;
   run.steps = s.tokens > 0 ? std::ceil(s.tokens / tokens_step) : 1.0;
   run.useful = t.step * run.steps;
@@ -431,7 +482,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
         "of {}, restarts of {})",
         format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
     r.issue = "failures";
-    return r;
+    return false;
   }
   run.wall = run.useful / run.goodput;
   run.failures = run.mtbf.si() > 0 ? run.wall / run.mtbf : 0.0;
@@ -465,20 +516,40 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   if (offloaded > 0 && tier == nullptr) {
     r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
     r.issue = "offload_modules";
-    return r;
+    return false;
   }
   if (offloaded > 0 && units::bytes(host_held) > tier->capacity) {
     r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
                            format(units::bytes(host_held)), format(tier->capacity), tier->name);
     r.issue = "offload_modules";
-    return r;
+    return false;
   }
   if (r.memory.total() > r.memory.capacity) {
     r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
     r.issue = "memory";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool explain) {
+  TrainResult r;
+  r.layout = l;
+  if (auto why = check_layout(s, l, l.chips())) {
+    r.reason = why->why;
+    r.issue = why->key;
     return r;
   }
-  r.feasible = true;
+  LayoutEval e(s, l, explain, r);
+  e.flops();
+  e.memory();
+  e.compute();
+  e.communication();
+  e.data_parallel();
+  e.step_time();
+  r.feasible = e.whole_run();
   return r;
 }
 
