@@ -134,33 +134,30 @@ std::string n(double v) {
   return format_number(v);
 }
 
-}  // namespace
+// What every claim reads: the lecture's blackboard chip and its DeepSeek-like model on 64 of
+// them, and the real chips and models the claims are checked against.
+struct Setting {
+  const HardwareCatalog& hwc;
+  const ModelCatalog& models;
+  const Hardware& bb;
+  const Hardware& gb;
+  const Hardware& h100;
+  const ModelSpec& ds;
+  const ModelSpec& ll;
+  const Board& ds_gb;  ///< deepseek-v3 fp8 on 72 GB200
+  const Board& ll_h;   ///< llama-3.1-70b bf16 on 8 H100
+  const Board& lec;    ///< 700B total, S = 8, 1 byte/param on 64 blackboard chips
+};
 
-Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const ModelCatalog& models) {
-  auto need_hw = [&](const char* name) { return hwc.get(name, "lecture"); };
-  auto bb_r = need_hw("blackboard");
-  if (!bb_r) return bb_r.error();
-  auto gb_r = need_hw("gb200");
-  if (!gb_r) return gb_r.error();
-  auto h100_r = need_hw("h100-sxm");
-  if (!h100_r) return h100_r.error();
-  auto ds_r = models.load("deepseek-v3");
-  if (!ds_r) return ds_r.error();
-  auto ll_r = models.load("llama-3.1-70b");
-  if (!ll_r) return ll_r.error();
-  const Hardware& bb = **bb_r;
-  const Hardware& gb = **gb_r;
-  const Hardware& h100 = **h100_r;
-  const ModelSpec& ds = *ds_r;
-  const ModelSpec& ll = *ll_r;
-  const Board ds_gb = board_from(ds, gb, 72, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kBf16});
-  const Board ll_h = board_from(ll, h100, 8, Precision{});
-
-  Claims cl;
-  // The lecture's DeepSeek-like model: 700B total, "32 of 256 experts" -> S = 8, 1 byte/param,
-  // on a 64-chip blackboard rack.
-  const Board lec = abstract_board(bb, 64, 700e9, 700e9 / 8, 1.0, 2048);
-
+// C1-C6: the batch, the step as the HBM drain, throughput, the latency floor, slow modes, batching.
+void claims_c1_c6(const Setting& set, Claims& cl) {
+  const HardwareCatalog& hwc = set.hwc;
+  const Hardware& bb = set.bb;
+  const Hardware& h100 = set.h100;
+  const ModelSpec& ds = set.ds;
+  const Board& ds_gb = set.ds_gb;
+  const Board& ll_h = set.ll_h;
+  const Board& lec = set.lec;
   // C1 ---------------------------------------------------------------------------------------
   {
     const Analysis a = batch_analysis(lec, 0);
@@ -262,6 +259,17 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     c.real.push_back(
         {"llama-3.1-70b on h100-sxm x8", batch_analysis(ll_h, 0).get("unbatched_penalty"), "", "dense: R x S ~ 300"});
   }
+}
+
+// C7-C12: fast modes, MoE across racks, pipelining's cost and what it saves.
+void claims_c7_c12(const Setting& set, Claims& cl) {
+  const Hardware& bb = set.bb;
+  const Hardware& gb = set.gb;
+  const ModelSpec& ds = set.ds;
+  const ModelSpec& ll = set.ll;
+  const Board& ds_gb = set.ds_gb;
+  const Board& ll_h = set.ll_h;
+  const Board& lec = set.lec;
   // C7 ---------------------------------------------------------------------------------------
   {
     const Analysis a = fast_mode_analysis(lec, 100000, 6, 2.5);
@@ -351,6 +359,13 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
     c3.derivation.push_back(
         fmt::format("KV per chip at P = 1: {}; at P = 16: {}", format(bytes(at(1, 2))), format(bytes(at(16, 2)))));
   }
+}
+
+// C13-C18: training balance (over-training, RL tokens), the long-context price knee, output vs input.
+void claims_c13_c18(const Setting& set, Claims& cl) {
+  const Hardware& bb = set.bb;
+  const Board& ds_gb = set.ds_gb;
+  const Board& lec = set.lec;
   // C13 --------------------------------------------------------------------------------------
   {
     Board b = lec;
@@ -421,6 +436,13 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                           "tok", Check::kRelative, 1.0 / 3.0, "T 01:33");
     c.derivation = a.derivation;
   }
+}
+
+// C19-C24: cache prices and tiers, equal-cost minima, RevNets and Feistel networks.
+void claims_c19_c24(const Setting& set, Claims& cl) {
+  const Hardware& bb = set.bb;
+  const Hardware& gb = set.gb;
+  const ModelSpec& ds = set.ds;
   // C19 --------------------------------------------------------------------------------------
   {
     const Board b = abstract_board(bb, 64, 700e9, 37e9, 1.0, 70272);
@@ -499,6 +521,39 @@ Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const Mode
                           Check::kRelative, 0, "T 02:04");
     c.derivation.emplace_back("(x, y) -> (x, y + f(x)); inverse: y = z - f(x) (F34)");
   }
+}
+
+}  // namespace
+
+Result<std::vector<Claim>> lecture_claims(const HardwareCatalog& hwc, const ModelCatalog& models) {
+  auto need_hw = [&](const char* name) { return hwc.get(name, "lecture"); };
+  auto bb_r = need_hw("blackboard");
+  if (!bb_r) return bb_r.error();
+  auto gb_r = need_hw("gb200");
+  if (!gb_r) return gb_r.error();
+  auto h100_r = need_hw("h100-sxm");
+  if (!h100_r) return h100_r.error();
+  auto ds_r = models.load("deepseek-v3");
+  if (!ds_r) return ds_r.error();
+  auto ll_r = models.load("llama-3.1-70b");
+  if (!ll_r) return ll_r.error();
+  const Hardware& bb = **bb_r;
+  const Hardware& gb = **gb_r;
+  const Hardware& h100 = **h100_r;
+  const ModelSpec& ds = *ds_r;
+  const ModelSpec& ll = *ll_r;
+  const Board ds_gb = board_from(ds, gb, 72, Precision{DType::kFp8, DType::kFp8, DType::kFp8, DType::kBf16});
+  const Board ll_h = board_from(ll, h100, 8, Precision{});
+
+  Claims cl;
+  // The lecture's DeepSeek-like model: 700B total, "32 of 256 experts" -> S = 8, 1 byte/param,
+  // on a 64-chip blackboard rack.
+  const Board lec = abstract_board(bb, 64, 700e9, 700e9 / 8, 1.0, 2048);
+  const Setting set{hwc, models, bb, gb, h100, ds, ll, ds_gb, ll_h, lec};
+  claims_c1_c6(set, cl);
+  claims_c7_c12(set, cl);
+  claims_c13_c18(set, cl);
+  claims_c19_c24(set, cl);
   return cl.out;
 }
 
