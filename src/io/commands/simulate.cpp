@@ -273,28 +273,9 @@ Json grid_row(std::size_t index, const std::string& engine, const Mapping& m, do
               {"joules_per_token_output", r.energy_per_output_token.si()}};
 }
 
-}  // namespace
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
-  TRY(sc, resolve_scenario(e.catalogs(), a, ScenarioDefaults{8, std::nullopt}));
-  const ModelSpec& model = *sc.model;
-  const Hardware* hw = sc.hw.get();
-  const ServingEngine* engine = sc.engine;
-  SimConfig c;
-  Json envelope = Json::array();
-
-  // The workload: a preset's figures unless a flag overrides them.
+// The workload: a preset's figures unless a flag overrides them; the SLO: --slo, else the preset
+// scenario's.
+Status read_workload(const Args& a, SimConfig& c, Json& envelope) {
   std::optional<WorkloadPreset> pre;
   std::string scenario;
   if (a.text("workload") != "none") {
@@ -351,7 +332,17 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     }
   }
 
-  // The replica: its chips, layout (stated or inferred), formats, efficiency and engine.
+  return {};
+}
+
+// The replica: its chips, layout (stated or inferred), formats, efficiency and engine; the
+// prefill pool's (its chip kept alive by `prefill_owner`) when disaggregated.
+Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConfig& c, Json& envelope,
+                     std::shared_ptr<const Hardware>& prefill_owner) {
+  const ModelSpec& model = *sc.model;
+  const Hardware* hw = sc.hw.get();
+  const ServingEngine* engine = sc.engine;
+  const Workload& w = c.workload;
   DeploymentInput& in = c.decode;
   in = sc.deployment();
   const int chips = sc.chips;
@@ -380,7 +371,6 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   } else {
     envelope.push_back(fmt::format("layout not stated: the planner's best on {} chips, {}", chips, in.map.str()));
   }
-  std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
   if (s.kind == SchedulerKind::kDisaggregated) {
     DeploymentInput p = in;
     const Hardware* phw = hw;
@@ -418,6 +408,101 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
         "prefill (an engine that does not chunk needs a budget that holds its longest prompt)",
         format_number(w.isl.mean()), format_number(s.max_batched_tokens)));
   }
+  return {};
+}
+
+// The grid: engines x layouts x rates in that order; a shard runs every N-th point.
+Result<Json> run_grid(const Engine& e, const Args& a, const SimConfig& c, const ModelSpec& model,
+                      const ServingEngine* engine, const Progress& progress) {
+  const Workload& w = c.workload;
+  const DeploymentInput& in = c.decode;
+  std::size_t shard_k = 1, shard_n = 1;
+  if (a.has("shard")) {
+    const std::string sh = a.text("shard");
+    const auto slash = sh.find('/');
+    const auto k = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(0, slash));
+    const auto n = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(slash + 1));
+    if (!k || !n || *n < 1 || *n > 1e6 || *k < 1 || *k > *n || *k != std::floor(*k) || *n != std::floor(*n)) {
+      return Error{"--shard", "", "'" + sh + "' is not a shard", "K/N with 1 <= K <= N, e.g. 3/8"};
+    }
+    shard_k = static_cast<std::size_t>(*k);
+    shard_n = static_cast<std::size_t>(*n);
+  }
+  std::vector<const ServingEngine*> engines{engine};
+  if (a.has("grid_engines")) {
+    engines.clear();
+    for (const auto& name_text : split_list(a.text("grid_engines"))) {
+      TRY(ge, e.serving_engine(name_text, "--grid-engines"));
+      engines.push_back(ge);
+    }
+  }
+  std::vector<Mapping> layouts{in.map};
+  if (a.has("grid_layouts")) {
+    layouts.clear();
+    for (const auto& l : split_list(a.text("grid_layouts"))) {
+      TRY(m, parse_layout(l));
+      if (auto why = validate(m, model, m.replica_chips())) return Error{"--grid-layouts", "", l + ": " + *why, ""};
+      layouts.push_back(m);
+    }
+  }
+  std::vector<double> rates{w.arrivals.rate};
+  if (a.has("grid_rates")) rates = a.numbers("grid_rates");
+  const std::size_t total = engines.size() * layouts.size() * rates.size();
+  if (total * static_cast<std::size_t>(w.requests) > 100'000'000) {
+    return Error{"--grid-rates", "", "the grid simulates more than 10^8 requests", "fewer points or --requests"};
+  }
+  Json lines = Json::array();
+  std::size_t index = 0;
+  for (const ServingEngine* ge : engines) {
+    for (const Mapping& m : layouts) {
+      for (const double rate : rates) {
+        const std::size_t i = index++;
+        if (i % shard_n != shard_k - 1) continue;
+        SimConfig g = c;
+        g.decode.map = m;
+        g.decode.precision = precision_from(a, model);
+        use_engine(g, *ge, a);
+        g.workload.arrivals.kind = ArrivalKind::kPoisson;
+        g.workload.arrivals.rate = rate;
+        g.progress = nullptr;
+        TRY(r, llmecon::simulate(g));
+        lines.push_back(grid_row(i, ge->name, m, rate, r));
+        if (progress) progress(static_cast<double>(index) / static_cast<double>(total));
+      }
+    }
+  }
+  return Json{{"points", total}, {"shard", fmt::format("{}/{}", shard_k, shard_n)}, {"rows", lines}};
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  TRY(sc, resolve_scenario(e.catalogs(), a, ScenarioDefaults{8, std::nullopt}));
+  const ModelSpec& model = *sc.model;
+  const Hardware* hw = sc.hw.get();
+  const ServingEngine* engine = sc.engine;
+  SimConfig c;
+  Json envelope = Json::array();
+
+  TRY_STATUS(read_workload(a, c, envelope));
+  const Workload& w = c.workload;
+  const bool trace = a.has("trace");
+
+  std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
+  TRY_STATUS(place_replica(e, a, sc, c, envelope, prefill_owner));
+  const DeploymentInput& in = c.decode;
+  const Scheduler& s = c.scheduler;
   c.chrome_trace = a.has("chrome_trace");
   c.progress = progress;
   c.cancelled = cancel;
@@ -446,63 +531,8 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   if (trace) out["trace_format"] = w.trace.format;
   out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
   if (a.has("grid_rates") || a.has("grid_layouts") || a.has("grid_engines")) {
-    // The grid: engines x layouts x rates in that order; a shard runs every N-th point.
-    std::size_t shard_k = 1, shard_n = 1;
-    if (a.has("shard")) {
-      const std::string sh = a.text("shard");
-      const auto slash = sh.find('/');
-      const auto k = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(0, slash));
-      const auto n = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(slash + 1));
-      if (!k || !n || *n < 1 || *n > 1e6 || *k < 1 || *k > *n || *k != std::floor(*k) || *n != std::floor(*n)) {
-        return Error{"--shard", "", "'" + sh + "' is not a shard", "K/N with 1 <= K <= N, e.g. 3/8"};
-      }
-      shard_k = static_cast<std::size_t>(*k);
-      shard_n = static_cast<std::size_t>(*n);
-    }
-    std::vector<const ServingEngine*> engines{engine};
-    if (a.has("grid_engines")) {
-      engines.clear();
-      for (const auto& name_text : split_list(a.text("grid_engines"))) {
-        TRY(ge, e.serving_engine(name_text, "--grid-engines"));
-        engines.push_back(ge);
-      }
-    }
-    std::vector<Mapping> layouts{in.map};
-    if (a.has("grid_layouts")) {
-      layouts.clear();
-      for (const auto& l : split_list(a.text("grid_layouts"))) {
-        TRY(m, parse_layout(l));
-        if (auto why = validate(m, model, m.replica_chips())) return Error{"--grid-layouts", "", l + ": " + *why, ""};
-        layouts.push_back(m);
-      }
-    }
-    std::vector<double> rates{w.arrivals.rate};
-    if (a.has("grid_rates")) rates = a.numbers("grid_rates");
-    const std::size_t total = engines.size() * layouts.size() * rates.size();
-    if (total * static_cast<std::size_t>(w.requests) > 100'000'000) {
-      return Error{"--grid-rates", "", "the grid simulates more than 10^8 requests", "fewer points or --requests"};
-    }
-    Json lines = Json::array();
-    std::size_t index = 0;
-    for (const ServingEngine* ge : engines) {
-      for (const Mapping& m : layouts) {
-        for (const double rate : rates) {
-          const std::size_t i = index++;
-          if (i % shard_n != shard_k - 1) continue;
-          SimConfig g = c;
-          g.decode.map = m;
-          g.decode.precision = precision_from(a, model);
-          use_engine(g, *ge, a);
-          g.workload.arrivals.kind = ArrivalKind::kPoisson;
-          g.workload.arrivals.rate = rate;
-          g.progress = nullptr;
-          TRY(r, llmecon::simulate(g));
-          lines.push_back(grid_row(i, ge->name, m, rate, r));
-          if (progress) progress(static_cast<double>(index) / static_cast<double>(total));
-        }
-      }
-    }
-    out["grid"] = {{"points", total}, {"shard", fmt::format("{}/{}", shard_k, shard_n)}, {"rows", lines}};
+    TRY(grid, run_grid(e, a, c, model, engine, progress));
+    out["grid"] = std::move(grid);
     out["envelope"] = envelope;
     return out;
   }
