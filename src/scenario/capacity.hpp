@@ -1,8 +1,8 @@
 // scenario/capacity.hpp: a fleet sized for a request rate, from the planner's layouts through the
 // serving simulator (plan --rate; model.md §23.7).
 //
-//   PlanResult plan = plan_deployments(rq);
-//   TRY(cap, size_capacity(rq, plan, CapacityAsk{20, 1000}));   // 20 requests/s
+//   const PlanResult planned = plan(rq);                            // rq with --ttft-ms/--tpot-ms
+//   TRY(cap, size_capacity(rq, planned, CapacityAsk{20, 1000}));  // 20 requests/s
 //   cap.options.front().replicas;                                   // the cheapest layout's fleet
 #pragma once
 

@@ -5,7 +5,7 @@
 //
 //   Mapping stated{4, 0, 0, 0, 0, 1};                           // --tp 4, one replica
 //   auto l = complete_layout(in, 8, stated, LayoutLoad{256, 2048 + 128, 2048});
-//   if (l) in.map = l->map;                                      // l->inferred: the planner chose
+//   Mapping map = l ? l->map : Mapping{};                        // l->inferred: the planner chose
 #pragma once
 
 #include <optional>

@@ -9,8 +9,8 @@
 // (layout.hpp, model.md §17.5), for the CLI and for validate's rows alike.
 //
 //   TRY(s, resolve_scenario(catalogs, args));
-//   DeploymentInput in = s.deployment();       // model, chip, formats, efficiency, engine, power
-//   TRY(l, complete_layout(in, s.chips, s.stated, LayoutLoad{256, 2048 + 128, 2048}));
+//   DeploymentInput in = s.deployment();  // model, chip, formats, efficiency, engine, power
+//   in.map = Mapping{.tp = s.chips};      // or complete_layout(in, s.chips, s.stated, load): layout.hpp
 #pragma once
 
 #include <memory>

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "commands.hpp"
+#include "io/encode.hpp"
 #include "plan/plan.hpp"
 #include "scenario/capacity.hpp"
 
@@ -119,33 +120,6 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
               {"text", c.text}};
 }
 
-// plan --rate (scenario/capacity.hpp) as JSON.
-Json capacity_json(const Capacity& cap, double osl) {
-  Json options = Json::array();
-  for (const CapacityOption& o : cap.options) {
-    const double usd_per_hour = o.cost.si() * 3600;
-    options.push_back({{"mapping", o.map.str()},
-                       {"weight_dtype", std::string(name(o.weights))},
-                       {"kv_dtype", std::string(name(o.kv))},
-                       {"chips_per_replica", o.map.replica_chips()},
-                       {"rate_per_replica", o.rate_per_replica},
-                       {"replicas", o.replicas},
-                       {"chips", o.chips},
-                       {"usd_per_hour", usd_per_hour},
-                       {"usd_per_mtok_output", usd_per_hour / 3600 / (cap.rate * osl) * 1e6},
-                       {"ttft_s_p99", o.ttft_p99.si()},
-                       {"tpot_ms_p99", o.tpot_p99.si() * 1e3},
-                       {"batch_mean", o.batch_mean}});
-  }
-  return Json{{"rate", cap.rate},
-              {"slo",
-               {{"ttft_s_p99", cap.ttft_p99 ? Json(cap.ttft_p99->si()) : Json(nullptr)},
-                {"tpot_s_p99", cap.tpot_p99 ? Json(cap.tpot_p99->si()) : Json(nullptr)}}},
-              {"simulated_layouts", cap.simulated_layouts},
-              {"options", options},
-              {"best", options.empty() ? Json(nullptr) : options.front()}};
-}
-
 }  // namespace
 
 Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -247,7 +221,7 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.has("rate")) {
     auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel});
     if (!cap) return cap.error().what.rfind("cancelled", 0) == 0 ? cancelled_error() : cap.error();
-    out["capacity"] = capacity_json(*cap, rq.osl);
+    out["capacity"] = to_json(*cap, rq.osl);
   }
   if (a.has("scaleup")) {
     // Each domain size carries its own scale-up fabric (model.md §25.5): the capex beyond the
