@@ -198,6 +198,8 @@ class Sim {
   void push(SimTime t, EventData d) { events_.push(Event{t, seq_++, d}); }
   void drop(int r, const std::string& why);
   SimResult collect();
+  void cost_and_energy(SimResult& out) const;
+  void slo_and_goodput(SimResult& out) const;
 
   const SimConfig& c_;
   Stream arrivals_, lengths_, prefixes_;

@@ -170,6 +170,19 @@ SimResult Sim::collect() {
     }
     out.imbalance = sum > 0 ? mx / (sum / n) - 1 : 0;
   }
+  cost_and_energy(out);
+  slo_and_goodput(out);
+  if (out.dropped > 0) out.slo_met = out.slo.empty() ? out.slo_met : false;
+  out.samples = std::move(samples_);
+  out.step_evaluations = evals_;
+  out.step_lookups = lookups_;
+  out.trace = std::move(trace_);
+  return out;
+}
+
+// Cost at the achieved rate, the run's energy, and the prefill the prefix cache avoided
+// (model.md §23.5, §25.6).
+void Sim::cost_and_energy(SimResult& out) const {
   // Cost at the achieved rate: every chip of every pool, for the tokens served.
   DollarsPerSecond rent{};
   for (const Replica& r : reps_) rent += units::usd_per_s(r.in->hw->price.value.si() * r.in->map.replica_chips());
@@ -203,6 +216,10 @@ SimResult Sim::collect() {
     const PhaseResult p = evaluate_prefill(*r.in, 1, isl);
     out.saved_by_cache = units::tokens(static_cast<double>(cached_tokens_)) * p.usd_per_token;
   }
+}
+
+// SLOs and goodput (model.md §23.7).
+void Sim::slo_and_goodput(SimResult& out) const {
   // SLOs and goodput: the share of counted requests within every bound, times the request rate.
   const Slo& s = c_.slo;
   auto check = [&](const char* metric, const std::optional<double>& bound, double pct, const Latency& d) {
@@ -229,12 +246,6 @@ SimResult Sim::collect() {
     }
     out.goodput_requests_per_s = out.requests_per_s * static_cast<double>(good) / static_cast<double>(out.counted);
   }
-  if (out.dropped > 0) out.slo_met = out.slo.empty() ? out.slo_met : false;
-  out.samples = std::move(samples_);
-  out.step_evaluations = evals_;
-  out.step_lookups = lookups_;
-  out.trace = std::move(trace_);
-  return out;
 }
 
 }  // namespace sim_internal
