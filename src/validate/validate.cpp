@@ -41,6 +41,90 @@ using validate_internal::Setup;
 using validate_internal::setup;
 using validate_internal::simulate_row;
 
+namespace {
+
+// The one-step formula for a decode, offline or online row (model.md §18-§19): the decode step at
+// the row's batch (or the largest that fits, up to the engine's cap) and mean context, with the
+// prefill for rates that include it. `fits` turns false when not one sequence fits.
+std::optional<double> predict_decode(const Measurement& m, Setup& s, double isl, double osl, bool& fits) {
+  std::optional<double> pred;
+  const double ctxlen = isl + osl / 2;
+  double batch = m.batch ? *m.batch / s.replicas : 0;
+  if (!m.batch) {
+    batch = max_batch(s, isl + osl);
+    if (s.engine != nullptr && batch > s.engine->max_seqs) {
+      batch = s.engine->max_seqs;
+      s.envelope.emplace_back("batch not published: the engine's sequence cap is assumed");
+    } else {
+      s.envelope.emplace_back("batch not published: the largest that fits is assumed");
+    }
+  }
+  if (m.scenario == "online_load" && !m.batch) s.envelope.emplace_back("request-rate load: queueing not modelled");
+  if (batch < 1) {
+    fits = false;
+    return std::nullopt;
+  }
+  batch = std::max(batch, static_cast<double>(s.in.map.pp));
+  const PhaseResult d = evaluate_decode(s.in, batch, ctxlen);
+  if (!d.feasible) s.envelope.push_back("predicted not to fit in HBM: " + d.reason);
+  const double tpot = d.latency.si();
+  const double total_batch = batch * s.replicas;
+  const PhaseResult pre = isl > 0 ? evaluate_prefill(s.in, batch, isl) : PhaseResult{};
+  const double t_pre = isl > 0 ? pre.latency.si() : 0.0;
+  const bool includes_prefill = m.scenario != "decode_fixed_batch";
+  const double wave = (includes_prefill ? t_pre : 0.0) + std::max(osl, 1.0) * tpot;
+  if (m.metric == "ms_per_output_token" || m.metric == "tpot_ms") pred = tpot * 1e3;
+  if (m.metric == "decode_latency_s") pred = osl * tpot;
+  if (m.metric == "e2e_latency_s") pred = t_pre + osl * tpot;
+  if (m.metric == "output_tokens_per_s") pred = includes_prefill ? total_batch * osl / wave : total_batch / tpot;
+  if (m.metric == "input_tokens_per_s") pred = total_batch * isl / wave;
+  if (m.metric == "total_tokens_per_s") pred = total_batch * (isl + osl) / wave;
+  if (m.metric == "ttft_s") {
+    pred = evaluate_prefill(s.in, 1, isl).latency.si();
+    s.envelope.emplace_back("TTFT without queueing");
+  }
+  if (m.metric == "mfu") {
+    const double f = model_flops(s.model, Step{Phase::kDecode, batch, 1, ctxlen}, s.in.precision);
+    const double rate =
+        includes_prefill ? (f * osl + model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision)) / wave
+                         : f / tpot;
+    pred = rate * s.replicas / (m.chips * peak_bf16(*s.hw));
+  }
+  return pred;
+}
+
+// The one-step formula for a prefill row: the row's batch, else the notes' tokens per device per
+// pass, else 8K tokens per attention group.
+std::optional<double> predict_prefill(const Measurement& m, Setup& s, double isl) {
+  std::optional<double> pred;
+  double per_group = 8192;
+  if (const auto pos = m.notes.find(" tokens per device per forward pass"); pos != std::string::npos) {
+    std::size_t b = pos;
+    while (b > 0 && (std::isdigit(static_cast<unsigned char>(m.notes[b - 1])) || m.notes[b - 1] == ',')) --b;
+    std::string digits;
+    for (std::size_t i = b; i < pos; ++i)
+      if (m.notes[i] != ',') digits += m.notes[i];
+    if (!digits.empty()) per_group = std::stod(digits);
+  }
+  double batch =
+      m.batch ? *m.batch / s.replicas : std::max(1.0, std::ceil(per_group / std::max(isl, 1.0))) * s.in.map.dp_attn;
+  if (!m.batch) {
+    s.envelope.push_back(
+        fmt::format("batch not published: {} tokens per attention group per pass assumed", format_number(per_group)));
+  }
+  const PhaseResult p = evaluate_prefill(s.in, batch, isl);
+  const double t = p.latency.si();
+  if (m.metric == "prefill_latency_s" || m.metric == "ttft_s") pred = t;
+  if (m.metric == "input_tokens_per_s") pred = batch * isl * s.replicas / t;
+  if (m.metric == "mfu") {
+    pred = model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision) / t * s.replicas /
+           (m.chips * peak_bf16(*s.hw));
+  }
+  return pred;
+}
+
+}  // namespace
+
 ValidationReport validate(const std::vector<Measurement>& rows, const ValidationContext& ctx) {
   ValidationReport rep;
   std::map<std::string, std::vector<double>> apes, scenario_apes;
@@ -94,77 +178,16 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       pred = predict_training(m, s, ctx.train_kernel_efficiency, ctx.train_expert_host);
     } else if (m.scenario == "decode_fixed_batch" || m.scenario == "offline_throughput" ||
                m.scenario == "online_load") {
-      const double ctxlen = isl + osl / 2;
-      double batch = m.batch ? *m.batch / s.replicas : 0;
-      if (!m.batch) {
-        batch = max_batch(s, isl + osl);
-        if (s.engine != nullptr && batch > s.engine->max_seqs) {
-          batch = s.engine->max_seqs;
-          s.envelope.emplace_back("batch not published: the engine's sequence cap is assumed");
-        } else {
-          s.envelope.emplace_back("batch not published: the largest that fits is assumed");
-        }
-      }
-      if (m.scenario == "online_load" && !m.batch) s.envelope.emplace_back("request-rate load: queueing not modelled");
-      if (batch < 1) {
+      bool fits = true;
+      pred = predict_decode(m, s, isl, osl, fits);
+      if (!fits) {
         r.skip_reason = "the model does not fit on this mapping";
         r.envelope = "outside: does not fit";
         rep.rows.push_back(r);
         continue;
       }
-      batch = std::max(batch, static_cast<double>(s.in.map.pp));
-      const PhaseResult d = evaluate_decode(s.in, batch, ctxlen);
-      if (!d.feasible) s.envelope.push_back("predicted not to fit in HBM: " + d.reason);
-      const double tpot = d.latency.si();
-      const double total_batch = batch * s.replicas;
-      const PhaseResult pre = isl > 0 ? evaluate_prefill(s.in, batch, isl) : PhaseResult{};
-      const double t_pre = isl > 0 ? pre.latency.si() : 0.0;
-      const bool includes_prefill = m.scenario != "decode_fixed_batch";
-      const double wave = (includes_prefill ? t_pre : 0.0) + std::max(osl, 1.0) * tpot;
-      if (m.metric == "ms_per_output_token" || m.metric == "tpot_ms") pred = tpot * 1e3;
-      if (m.metric == "decode_latency_s") pred = osl * tpot;
-      if (m.metric == "e2e_latency_s") pred = t_pre + osl * tpot;
-      if (m.metric == "output_tokens_per_s") pred = includes_prefill ? total_batch * osl / wave : total_batch / tpot;
-      if (m.metric == "input_tokens_per_s") pred = total_batch * isl / wave;
-      if (m.metric == "total_tokens_per_s") pred = total_batch * (isl + osl) / wave;
-      if (m.metric == "ttft_s") {
-        pred = evaluate_prefill(s.in, 1, isl).latency.si();
-        s.envelope.emplace_back("TTFT without queueing");
-      }
-      if (m.metric == "mfu") {
-        const double f = model_flops(s.model, Step{Phase::kDecode, batch, 1, ctxlen}, s.in.precision);
-        const double rate =
-            includes_prefill
-                ? (f * osl + model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision)) / wave
-                : f / tpot;
-        pred = rate * s.replicas / (m.chips * peak_bf16(*s.hw));
-      }
     } else if (m.scenario == "prefill") {
-      // Unpublished batch: the notes' tokens per device per pass when given, else 8K tokens per
-      // attention group.
-      double per_group = 8192;
-      if (const auto pos = m.notes.find(" tokens per device per forward pass"); pos != std::string::npos) {
-        std::size_t b = pos;
-        while (b > 0 && (std::isdigit(static_cast<unsigned char>(m.notes[b - 1])) || m.notes[b - 1] == ',')) --b;
-        std::string digits;
-        for (std::size_t i = b; i < pos; ++i)
-          if (m.notes[i] != ',') digits += m.notes[i];
-        if (!digits.empty()) per_group = std::stod(digits);
-      }
-      double batch =
-          m.batch ? *m.batch / s.replicas : std::max(1.0, std::ceil(per_group / std::max(isl, 1.0))) * s.in.map.dp_attn;
-      if (!m.batch) {
-        s.envelope.push_back(fmt::format("batch not published: {} tokens per attention group per pass assumed",
-                                         format_number(per_group)));
-      }
-      const PhaseResult p = evaluate_prefill(s.in, batch, isl);
-      const double t = p.latency.si();
-      if (m.metric == "prefill_latency_s" || m.metric == "ttft_s") pred = t;
-      if (m.metric == "input_tokens_per_s") pred = batch * isl * s.replicas / t;
-      if (m.metric == "mfu") {
-        pred = model_flops(s.model, Step{Phase::kPrefill, batch, isl, 0}, s.in.precision) / t * s.replicas /
-               (m.chips * peak_bf16(*s.hw));
-      }
+      pred = predict_prefill(m, s, isl);
     }
     // Traffic through the simulator; the one-step formula stays as the comparison.
     if (ctx.simulate_traffic && (m.scenario == "offline_throughput" || m.scenario == "online_load") &&
