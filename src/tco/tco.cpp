@@ -90,64 +90,62 @@ RangedNumber draw(const RangedNumber& r, std::mt19937_64& rng) {
 
 // ---- data/tco.toml ----
 
-Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& origin, const TcoCatalog* base) {
-  TRY(root, TomlReader::parse(text, origin));
-  const TomlReader rd(root, origin);
-  TRY_STATUS(rd.only_keys(root, "", {"defaults", "network", "memory", "power", "scale_up", "profile", "system"}));
-  // A user file (with a base) replaces the sections it has, each whole, and adds or replaces
-  // systems by hardware name.
-  TcoCatalog c = base != nullptr ? *base : TcoCatalog{};
-  TcoDefaults& d = c.defaults_;
-  TRY(def, rd.table(root, "", "defaults", base == nullptr));
-  if (def != nullptr) {
-    TRY_STATUS(rd.only_keys(*def, "defaults",
-                            {"life",
-                             "life_range",
-                             "life_source",
-                             "cost_of_capital",
-                             "cost_of_capital_range",
-                             "cost_of_capital_source",
-                             "pue",
-                             "pue_range",
-                             "pue_source",
-                             "electricity",
-                             "electricity_range",
-                             "electricity_source",
-                             "colocation",
-                             "colocation_range",
-                             "colocation_source",
-                             "maintenance",
-                             "maintenance_range",
-                             "maintenance_source",
-                             "staff",
-                             "staff_range",
-                             "staff_source",
-                             "load",
-                             "load_range",
-                             "load_source"}));
-    TRY(life, required<Seconds>(rd, *def, "defaults", "life"));
-    d.life = life;
-    TRY(capital, ranged_number(rd, *def, "defaults", "cost_of_capital", 0, 1));
-    d.cost_of_capital = capital;
-    TRY(pue, ranged_number(rd, *def, "defaults", "pue", 1, 5));
-    d.pue = pue;
-    TRY(elec, required<DollarsPerJoule>(rd, *def, "defaults", "electricity"));
-    d.electricity = elec;
-    TRY(colo, required<DollarsPerJoule>(rd, *def, "defaults", "colocation"));
-    d.colocation = colo;
-    TRY(maint, ranged_number(rd, *def, "defaults", "maintenance", 0, 1));
-    d.maintenance = maint;
-    TRY(staff, required<Dollars>(rd, *def, "defaults", "staff"));
-    d.staff = staff;
-    TRY(load, ranged_number(rd, *def, "defaults", "load", 0.01, 1));
-    d.load = load;
-    for (const char* k :
-         {"life", "cost_of_capital", "pue", "electricity", "colocation", "maintenance", "staff", "load"}) {
-      TRY(src, rd.str(*def, "defaults", std::string(k) + "_source", true));
-      d.sources.emplace_back(k, src);
-    }
+// [defaults]: the owner's life, cost of capital, PUE, electricity, colocation, maintenance, staff
+// and host load, each with its range and source (model.md §25).
+Status read_defaults(const TomlReader& rd, const toml::table& def, TcoDefaults& d) {
+  TRY_STATUS(rd.only_keys(def, "defaults",
+                          {"life",
+                           "life_range",
+                           "life_source",
+                           "cost_of_capital",
+                           "cost_of_capital_range",
+                           "cost_of_capital_source",
+                           "pue",
+                           "pue_range",
+                           "pue_source",
+                           "electricity",
+                           "electricity_range",
+                           "electricity_source",
+                           "colocation",
+                           "colocation_range",
+                           "colocation_source",
+                           "maintenance",
+                           "maintenance_range",
+                           "maintenance_source",
+                           "staff",
+                           "staff_range",
+                           "staff_source",
+                           "load",
+                           "load_range",
+                           "load_source"}));
+  TRY(life, required<Seconds>(rd, def, "defaults", "life"));
+  d.life = life;
+  TRY(capital, ranged_number(rd, def, "defaults", "cost_of_capital", 0, 1));
+  d.cost_of_capital = capital;
+  TRY(pue, ranged_number(rd, def, "defaults", "pue", 1, 5));
+  d.pue = pue;
+  TRY(elec, required<DollarsPerJoule>(rd, def, "defaults", "electricity"));
+  d.electricity = elec;
+  TRY(colo, required<DollarsPerJoule>(rd, def, "defaults", "colocation"));
+  d.colocation = colo;
+  TRY(maint, ranged_number(rd, def, "defaults", "maintenance", 0, 1));
+  d.maintenance = maint;
+  TRY(staff, required<Dollars>(rd, def, "defaults", "staff"));
+  d.staff = staff;
+  TRY(load, ranged_number(rd, def, "defaults", "load", 0.01, 1));
+  d.load = load;
+  for (const char* k :
+       {"life", "cost_of_capital", "pue", "electricity", "colocation", "maintenance", "staff", "load"}) {
+    TRY(src, rd.str(def, "defaults", std::string(k) + "_source", true));
+    d.sources.emplace_back(k, src);
   }
-  TRY(net, rd.table(root, "", "network", base == nullptr));
+  return {};
+}
+
+// [network], [memory], [power] and [scale_up]: what a cluster's fabric, HBM and power cost; each
+// section is required of the built-in file (`builtin`) and replaces the base's whole in a user's.
+Status read_costs(const TomlReader& rd, const toml::table& root, bool builtin, TcoDefaults& d) {
+  TRY(net, rd.table(root, "", "network", builtin));
   if (net != nullptr) {
     TRY_STATUS(rd.only_keys(*net, "network",
                             {"radix", "radix_source", "switch", "switch_range", "switch_source", "link", "link_range",
@@ -165,7 +163,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
       d.sources.emplace_back(k, src);
     }
   }
-  TRY(mem, rd.table(root, "", "memory", base == nullptr));
+  TRY(mem, rd.table(root, "", "memory", builtin));
   if (mem != nullptr) {
     TRY_STATUS(rd.only_keys(*mem, "memory", {"hbm", "hbm_range", "hbm_source"}));
     TRY(hbm, required<DollarsPerByte>(rd, *mem, "memory", "hbm"));
@@ -174,7 +172,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     d.sources.emplace_back("hbm", hsrc);
   }
 
-  TRY(power, rd.table(root, "", "power", base == nullptr));
+  TRY(power, rd.table(root, "", "power", builtin));
   if (power != nullptr) {
     TRY_STATUS(rd.only_keys(*power, "power", {"compute_weight", "memory_weight", "source"}));
     TRY(wc, rd.number(*power, "power", "compute_weight", true, 0, 100));
@@ -184,7 +182,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     TRY(psrc, rd.str(*power, "power", "source", true));
     d.sources.emplace_back("power", psrc);
   }
-  TRY(fabric, rd.table(root, "", "scale_up", base == nullptr));
+  TRY(fabric, rd.table(root, "", "scale_up", builtin));
   if (fabric != nullptr) {
     const toml::table* up = fabric;
     TRY_STATUS(rd.only_keys(
@@ -201,32 +199,72 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     TRY(usrc, rd.str(*up, "scale_up", "source", true));
     d.sources.emplace_back("scale_up", usrc);
   }
+  return {};
+}
+
+// One [[profile]]: an owner's cluster (chips, utilization) and what it overrides.
+Result<TcoProfile> read_profile(const TomlReader& rd, const toml::table* t, const std::string& path) {
+  TcoProfile pr;
+  TRY(name, rd.str(*t, path, "name", true));
+  pr.name = name;
+  TRY(chips, rd.number(*t, path, "chips", true, 1, 1e8));
+  pr.chips = *chips;
+  TRY(util, rd.number(*t, path, "utilization", true, 1e-3, 1));
+  pr.utilization = *util;
+  TRY(life, rd.quantity<Seconds>(*t, path, "life", false));
+  pr.life = life;
+  if (pr.life && pr.life->si() < 3600.0) {
+    return Error{rd.origin(), TomlReader::join(path, "life"), "shorter than an hour", "e.g. life = \"5 y\""};
+  }
+  TRY(capital, rd.number(*t, path, "cost_of_capital", false, 0, 1));
+  pr.cost_of_capital = capital;
+  TRY(pue, rd.number(*t, path, "pue", false, 1, 5));
+  pr.pue = pue;
+  TRY(elec, rd.quantity<DollarsPerJoule>(*t, path, "electricity", false));
+  pr.electricity = elec;
+  TRY(src, rd.str(*t, path, "source", true));
+  pr.source = src;
+  return pr;
+}
+
+// One [[system]]: a chip's server prices and power.
+Result<TcoSystem> read_system(const TomlReader& rd, const toml::table* t, const std::string& path) {
+  TcoSystem s;
+  TRY(name, rd.str(*t, path, "hardware", true));
+  s.hardware = name;
+  TRY(acc, required<Dollars>(rd, *t, path, "accelerator"));
+  s.accelerator = acc;
+  TRY(host, required<Dollars>(rd, *t, path, "host"));
+  s.host = host;
+  TRY(up, required<Dollars>(rd, *t, path, "scale_up"));
+  s.scale_up = up;
+  TRY(idle, rd.quantity<Watts>(*t, path, "idle_power", true));
+  s.idle_power = *idle;
+  TRY(hp, rd.quantity<Watts>(*t, path, "host_power", true));
+  s.host_power = *hp;
+  TRY(src, rd.str(*t, path, "source", true));
+  s.source = src;
+  return s;
+}
+
+Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& origin, const TcoCatalog* base) {
+  TRY(root, TomlReader::parse(text, origin));
+  const TomlReader rd(root, origin);
+  TRY_STATUS(rd.only_keys(root, "", {"defaults", "network", "memory", "power", "scale_up", "profile", "system"}));
+  // A user file (with a base) replaces the sections it has, each whole, and adds or replaces
+  // systems by hardware name.
+  TcoCatalog c = base != nullptr ? *base : TcoCatalog{};
+  TcoDefaults& d = c.defaults_;
+  TRY(def, rd.table(root, "", "defaults", base == nullptr));
+  if (def != nullptr) TRY_STATUS(read_defaults(rd, *def, d));
+  TRY_STATUS(read_costs(rd, root, base == nullptr, d));
   TRY(profiles, rd.tables(root, "", "profile", false));
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const toml::table* t = profiles[i];
     const std::string path = fmt::format("profile[{}]", i);
     TRY_STATUS(rd.only_keys(
         *t, path, {"name", "chips", "utilization", "life", "cost_of_capital", "pue", "electricity", "source"}));
-    TcoProfile pr;
-    TRY(name, rd.str(*t, path, "name", true));
-    pr.name = name;
-    TRY(chips, rd.number(*t, path, "chips", true, 1, 1e8));
-    pr.chips = *chips;
-    TRY(util, rd.number(*t, path, "utilization", true, 1e-3, 1));
-    pr.utilization = *util;
-    TRY(life, rd.quantity<Seconds>(*t, path, "life", false));
-    pr.life = life;
-    if (pr.life && pr.life->si() < 3600.0) {
-      return Error{rd.origin(), TomlReader::join(path, "life"), "shorter than an hour", "e.g. life = \"5 y\""};
-    }
-    TRY(capital, rd.number(*t, path, "cost_of_capital", false, 0, 1));
-    pr.cost_of_capital = capital;
-    TRY(pue, rd.number(*t, path, "pue", false, 1, 5));
-    pr.pue = pue;
-    TRY(elec, rd.quantity<DollarsPerJoule>(*t, path, "electricity", false));
-    pr.electricity = elec;
-    TRY(src, rd.str(*t, path, "source", true));
-    pr.source = src;
+    TRY(pr, read_profile(rd, t, path));
     replace_or_add(c.profiles_, std::move(pr), [](const TcoProfile& x) { return x.name; });
   }
 
@@ -237,21 +275,7 @@ Result<TcoCatalog> TcoCatalog::parse(std::string_view text, const std::string& o
     TRY_STATUS(rd.only_keys(*t, path,
                             {"hardware", "accelerator", "accelerator_range", "host", "host_range", "scale_up",
                              "scale_up_range", "idle_power", "host_power", "source"}));
-    TcoSystem s;
-    TRY(name, rd.str(*t, path, "hardware", true));
-    s.hardware = name;
-    TRY(acc, required<Dollars>(rd, *t, path, "accelerator"));
-    s.accelerator = acc;
-    TRY(host, required<Dollars>(rd, *t, path, "host"));
-    s.host = host;
-    TRY(up, required<Dollars>(rd, *t, path, "scale_up"));
-    s.scale_up = up;
-    TRY(idle, rd.quantity<Watts>(*t, path, "idle_power", true));
-    s.idle_power = *idle;
-    TRY(hp, rd.quantity<Watts>(*t, path, "host_power", true));
-    s.host_power = *hp;
-    TRY(src, rd.str(*t, path, "source", true));
-    s.source = src;
+    TRY(s, read_system(rd, t, path));
     replace_or_add(c.systems_, std::move(s), [](const TcoSystem& x) { return x.hardware; });
   }
   return c;
