@@ -105,13 +105,9 @@ Status check_sane(const Hardware& h, const std::string& origin) {
   return {};
 }
 
-Result<Hardware> build(const TomlReader& rd) {
+// The entry's name, vendor, year, status, notes and sources.
+Status read_identity(const TomlReader& rd, Hardware& h) {
   const toml::table& root = rd.root();
-  Hardware h;
-  h.origin = rd.origin();
-  TRY_STATUS(rd.only_keys(root, "",
-                          {"name", "display_name", "vendor", "year", "status", "sources", "notes", "compute", "memory",
-                           "scale_up", "scale_out", "host_tiers", "power", "price", "efficiency"}));
   TRY(nm, rd.str(root, "", "name", true));
   if (nm.empty()) return Error{rd.origin(), "name", "must not be empty", ""};
   h.name = nm;
@@ -140,6 +136,12 @@ Result<Hardware> build(const TomlReader& rd) {
                  "every catalog entry cites its sources: sources = [\"https://...\"]"};
   }
 
+  return {};
+}
+
+// [compute]: a rate per format (with its range) and the exponential units'; [memory]: HBM and SRAM.
+Status read_compute_memory(const TomlReader& rd, Hardware& h) {
+  const toml::table& root = rd.root();
   // [compute]
   TRY(compute, rd.table(root, "", "compute"));
   if (compute == nullptr)
@@ -177,6 +179,12 @@ Result<Hardware> build(const TomlReader& rd) {
     h.sram = sram;
   }
 
+  return {};
+}
+
+// [scale_up] and [scale_out]: the domain, its topology and both links.
+Status read_fabric(const TomlReader& rd, Hardware& h) {
+  const toml::table& root = rd.root();
   // [scale_up], [scale_out]
   TRY(up, rd.table(root, "", "scale_up"));
   if (up == nullptr)
@@ -217,6 +225,12 @@ Result<Hardware> build(const TomlReader& rd) {
     return Error{rd.origin(), "scale_out", "missing table", "add [scale_out] with bandwidth = \"400 Gb/s\""};
   }
 
+  return {};
+}
+
+// [[host_tiers]]: host memory and flash behind the chip, each with its capacity, bandwidth and price.
+Status read_host_tiers(const TomlReader& rd, Hardware& h) {
+  const toml::table& root = rd.root();
   // [[host_tiers]]
   if (const toml::node* tiers = root.get("host_tiers")) {
     const toml::array* arr = tiers->as_array();
@@ -243,6 +257,21 @@ Result<Hardware> build(const TomlReader& rd) {
       h.host_tiers.push_back(std::move(tier));
     }
   }
+
+  return {};
+}
+
+Result<Hardware> build(const TomlReader& rd) {
+  const toml::table& root = rd.root();
+  Hardware h;
+  h.origin = rd.origin();
+  TRY_STATUS(rd.only_keys(root, "",
+                          {"name", "display_name", "vendor", "year", "status", "sources", "notes", "compute", "memory",
+                           "scale_up", "scale_out", "host_tiers", "power", "price", "efficiency"}));
+  TRY_STATUS(read_identity(rd, h));
+  TRY_STATUS(read_compute_memory(rd, h));
+  TRY_STATUS(read_fabric(rd, h));
+  TRY_STATUS(read_host_tiers(rd, h));
 
   TRY(power, rd.table(root, "", "power"));
   if (power != nullptr) {
