@@ -99,6 +99,102 @@ struct StageEval {
 // One stage of a replica processing a micro-batch of sequence groups (each adding new tokens after
 // its cached ones); the replica holds `held` times the micro-batch's sequences in all
 // (model.md §16.2-16.3, §23.2).
+// A stage's communication per micro-batch of T new tokens (model.md §16.3-16.4): tensor-parallel
+// all-reduces, the MoE all-to-all, ring attention and the pipeline send, before the efficiency.
+Seconds stage_comm(const DeploymentInput& in, const StepCost& sc, double T, double head_split, int domain) {
+  const ModelSpec& m = *in.model;
+  const Hardware& hw = *in.hw;
+  const Mapping& mp = in.map;
+  const Precision& p = in.precision;
+  const double g = mp.stage_chips(), pp = mp.pp;
+  const double ba = bytes_per_element(p.act);
+  // What GEMMs write, and so what tensor-parallel all-reduces and pipeline sends carry: bf16 even
+  // when their inputs are fp8 (model.md §16.3). The MoE all-to-all stays at the activation
+  // format, both ways.
+  const double bo = std::max(ba, bytes_per_element(DType::kBf16));
+  const double dm = d(m.d_model);
+  const double layers = d(m.n_layers()) / pp;
+  double moe_layers = 0;
+  for (const auto& l : m.layers) moe_layers += l.moe ? 1 : 0;
+  moe_layers /= pp;
+  const double dense_layers = layers - moe_layers;
+  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * bo);
+  Seconds comm{};
+  if (mp.tp > 1) {
+    // Attention output all-reduce every layer; dense MLP all-reduce on dense layers.
+    const Seconds ar = best_all_reduce(mp.tp, group_act, hw, domain);
+    comm += ar * (layers + dense_layers);
+  }
+  if (moe_layers > 0) {
+    if (mp.ep > 1) {
+      // Dispatch (at the activation format) and combine over the EP group, a token once to each
+      // distinct rank holding one of its experts (model.md §16.4).
+      const Bytes per_chip_out = units::bytes(T / g * d(m.moe.top_k) * dm * bo);
+      // With expert tensor parallelism (etp chips per EP rank) the ranks sit etp chips apart, so
+      // only domain / etp of them share a scale-up domain.
+      const int etp = mp.stage_chips() / mp.ep;
+      const int ranks_per_domain = std::max(1, domain / etp);
+      comm += expert_all_to_all(mp.ep, ranks_per_domain, m.moe.top_k, m.moe.group_limit, T / g, dm * ba, hw) *
+              (2.0 * moe_layers);
+      if (etp > 1) comm += best_all_reduce(etp, per_chip_out, hw, domain) * moe_layers;
+    } else if (g > 1) {
+      // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.
+      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * bo), hw, domain) * moe_layers;
+    }
+  }
+  if (mp.cp > 1) {
+    // Ring attention: each chip passes its KV chunk around the cp ring, every layer.
+    const Bytes chunk = sc.kv_write / (pp * d(mp.dp_attn) * head_split * d(mp.cp));
+    comm += collective_time(Collective::kAllGather, Algorithm::kRing, mp.cp, chunk * d(mp.cp), hw.scale_up);
+  }
+  if (mp.pp > 1) {
+    // Activations to the next stage.
+    const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
+    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * bo), link);
+  }
+  return comm;
+}
+
+// Memory per chip of a stage holding `held` times the micro-batch's sequences (model.md §16.2).
+ChipMemory stage_memory(const DeploymentInput& in, std::span<const SeqGroup> groups, double held, double T,
+                        double head_split) {
+  const ModelSpec& m = *in.model;
+  const Mapping& mp = in.map;
+  const Precision& p = in.precision;
+  const double g = mp.stage_chips(), pp = mp.pp;
+  const double ba = bytes_per_element(p.act);
+  const double dm = d(m.d_model);
+  ChipMemory mem;
+  // F21 generalized.
+  // Routed experts occupy ceil(E / ep) slots on each EP rank (redundant slots when ep does not
+  // divide E), each slot split over the stage / ep chips of expert tensor parallelism.
+  const double slots = m.is_moe() ? std::ceil(d(m.moe.experts) / d(mp.ep)) * d(mp.ep) / d(m.moe.experts) : 1.0;
+  std::pair<double, double> split;
+  if (in.cache != nullptr) {
+    split = in.cache->weight_split(m, p.weights, p.experts);
+  } else {
+    const double r = m.params_routed_experts() * bytes_per_element(p.experts);
+    split = {m.weight_bytes(p.weights, p.experts).si() - r, r};
+  }
+  const double routed = split.second * slots;
+  const double dense = split.first;
+  mem.weights = units::bytes((dense / d(mp.tp) + routed / g) / pp);
+  Bytes kv_held{};
+  for (const SeqGroup& sg : groups) {
+    const double ctx = sg.cached + sg.new_tokens;
+    kv_held += (in.cache != nullptr ? in.cache->kv_sequence(m, ctx, p.kv) : m.kv_bytes_sequence(ctx, p.kv)) * sg.count;
+  }
+  mem.kv = kv_held * (held / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
+  double ffn = m.layers.empty() ? 0.0 : d(m.layers.front().dense_ffn);
+  for (const auto& l : m.layers) ffn = std::max(ffn, d(l.dense_ffn));
+  ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
+  const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
+  mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
+  mem.comm_buffers = units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
+  mem.capacity = usable_memory(in.hw->hbm_capacity.value, mem.weights, in.usable_hbm, in.kv_of_free);
+  return mem;
+}
+
 StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;
@@ -154,52 +250,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
     e.time.kv = ops.kv;
   }
 
-  // Communication per layer of the stage.
-  const double ba = bytes_per_element(p.act);
-  // What GEMMs write, and so what tensor-parallel all-reduces and pipeline sends carry: bf16 even
-  // when their inputs are fp8 (model.md §16.3). The MoE all-to-all stays at the activation
-  // format, both ways.
-  const double bo = std::max(ba, bytes_per_element(DType::kBf16));
-  const double dm = d(m.d_model);
-  const double layers = d(m.n_layers()) / pp;
-  double moe_layers = 0;
-  for (const auto& l : m.layers) moe_layers += l.moe ? 1 : 0;
-  moe_layers /= pp;
-  const double dense_layers = layers - moe_layers;
-  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * bo);
-  Seconds comm{};
-  if (mp.tp > 1) {
-    // Attention output all-reduce every layer; dense MLP all-reduce on dense layers.
-    const Seconds ar = best_all_reduce(mp.tp, group_act, hw, domain);
-    comm += ar * (layers + dense_layers);
-  }
-  if (moe_layers > 0) {
-    if (mp.ep > 1) {
-      // Dispatch (at the activation format) and combine over the EP group, a token once to each
-      // distinct rank holding one of its experts (model.md §16.4).
-      const Bytes per_chip_out = units::bytes(T / g * d(m.moe.top_k) * dm * bo);
-      // With expert tensor parallelism (etp chips per EP rank) the ranks sit etp chips apart, so
-      // only domain / etp of them share a scale-up domain.
-      const int etp = mp.stage_chips() / mp.ep;
-      const int ranks_per_domain = std::max(1, domain / etp);
-      comm += expert_all_to_all(mp.ep, ranks_per_domain, m.moe.top_k, m.moe.group_limit, T / g, dm * ba, hw) *
-              (2.0 * moe_layers);
-      if (etp > 1) comm += best_all_reduce(etp, per_chip_out, hw, domain) * moe_layers;
-    } else if (g > 1) {
-      // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.
-      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * bo), hw, domain) * moe_layers;
-    }
-  }
-  if (mp.cp > 1) {
-    // Ring attention: each chip passes its KV chunk around the cp ring, every layer.
-    const Bytes chunk = sc.kv_write / (pp * d(mp.dp_attn) * head_split * d(mp.cp));
-    comm += collective_time(Collective::kAllGather, Algorithm::kRing, mp.cp, chunk * d(mp.cp), hw.scale_up);
-  }
-  if (mp.pp > 1) {
-    // Activations to the next stage.
-    const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
-    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * bo), link);
-  }
+  Seconds comm = stage_comm(in, sc, T, head_split, domain);
   comm = comm / eff.comm;
   e.time.comm = comm;
   const Seconds mem = e.time.weights + e.time.kv;
@@ -215,34 +266,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   }
   e.time.comm_bound = comm > roof;
 
-  // Memory per chip (F21 generalized).
-  // Routed experts occupy ceil(E / ep) slots on each EP rank (redundant slots when ep does not
-  // divide E), each slot split over the stage / ep chips of expert tensor parallelism.
-  const double slots = m.is_moe() ? std::ceil(d(m.moe.experts) / d(mp.ep)) * d(mp.ep) / d(m.moe.experts) : 1.0;
-  std::pair<double, double> split;
-  if (in.cache != nullptr) {
-    split = in.cache->weight_split(m, p.weights, p.experts);
-  } else {
-    const double r = m.params_routed_experts() * bytes_per_element(p.experts);
-    split = {m.weight_bytes(p.weights, p.experts).si() - r, r};
-  }
-  const double routed = split.second * slots;
-  const double dense = split.first;
-  e.mem.weights = units::bytes((dense / d(mp.tp) + routed / g) / pp);
-  Bytes kv_held{};
-  for (const SeqGroup& sg : groups) {
-    const double ctx = sg.cached + sg.new_tokens;
-    kv_held += (in.cache != nullptr ? in.cache->kv_sequence(m, ctx, p.kv) : m.kv_bytes_sequence(ctx, p.kv)) * sg.count;
-  }
-  e.mem.kv = kv_held * (held / (pp * d(mp.dp_attn) * d(mp.cp) * head_split));
-  double ffn = m.layers.empty() ? 0.0 : d(m.layers.front().dense_ffn);
-  for (const auto& l : m.layers) ffn = std::max(ffn, d(l.dense_ffn));
-  ffn = std::max(ffn, d(m.moe.expert_ffn) * d(std::max(1, m.moe.top_k)));
-  const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
-  e.mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
-  e.mem.comm_buffers =
-      units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
-  e.mem.capacity = usable_memory(hw.hbm_capacity.value, e.mem.weights, in.usable_hbm, in.kv_of_free);
+  e.mem = stage_memory(in, groups, held, T, head_split);
   return e;
 }
 
