@@ -29,6 +29,7 @@ GIVENS = {
     "scenario/capacity.hpp": ("const PlanRequest& rq", "Status"),
     "scenario/layout.hpp": ("const DeploymentInput& in", "void"),
     "scenario/scale.hpp": ("const TrainSetup& setup", "Status"),
+    "scenario/scaleup.hpp": ("const PlanRequest& rq, const TcoCatalog& tco", "Status"),
     "scenario/scenario.hpp": ("const Catalogs& catalogs, const Args& args", "Status"),
     "simulate/simulate.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "tco/tco.hpp": ("const Hardware& hw", "void"),

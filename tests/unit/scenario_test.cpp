@@ -11,6 +11,7 @@
 #include "scenario/capacity.hpp"
 #include "scenario/layout.hpp"
 #include "scenario/scale.hpp"
+#include "scenario/scaleup.hpp"
 #include "scenario/scenario.hpp"
 
 namespace llmecon {
@@ -205,6 +206,37 @@ TEST(Scale, TrainingAndServingRatesFromTheReference) {
   const auto none = scale_reference(s, 1);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().where, "--chips");
+}
+
+}  // namespace
+}  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+TEST(ScaleUp, EachDomainPricedWithItsFabric) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
+  PlanRequest rq;
+  rq.model = &m;
+  rq.hw = *catalogs().hw.get("h100-sxm", "hw");
+  rq.chips = 8;
+  rq.isl = 1024;
+  rq.osl = 128;
+  const TcoCatalog tco = TcoCatalog::builtin().value();
+  const TcoProfile* owner = tco.profile("cluster", "--cost").value();
+  const ScaleUpSweep sweep = sweep_scaleup(rq, tco, *owner, {8, 72});
+  ASSERT_EQ(sweep.rows.size(), 2U);
+  EXPECT_TRUE(sweep.unpriced.empty());
+  // The chip's own domain adds no fabric; a 72-chip domain adds some, and its chips cost more.
+  ASSERT_TRUE(sweep.rows[0].fabric_rent && sweep.rows[1].fabric_rent);
+  EXPECT_NEAR(sweep.rows[0].fabric_rent->si(), 0, 1e-12);
+  EXPECT_GT(sweep.rows[1].fabric_rent->si(), 0);
+  EXPECT_GT(sweep.rows[1].chip_rent, sweep.rows[0].chip_rent);
+  EXPECT_EQ(sweep.rows[1].chip_rent, rq.hw->price.value + *sweep.rows[1].fabric_rent);
+  for (const ScaleUpOption& o : sweep.rows) {
+    ASSERT_TRUE(o.plan.best.has_value());
+    EXPECT_EQ(o.plan.best->map.chips(), o.domain);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "io/encode.hpp"
 #include "plan/plan.hpp"
 #include "scenario/capacity.hpp"
+#include "scenario/scaleup.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -120,14 +121,10 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
               {"text", c.text}};
 }
 
-}  // namespace
-
-Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
-  // --emit ENGINE plans under that engine's limits unless --engine names another.
-  const bool emit = a.text("emit") != "none";
-  ScenarioDefaults defaults;
-  if (emit && a.text("engine") == "generic") defaults.engine = a.text("emit");
-  TRY(sc, resolve_scenario(e.catalogs(), a, defaults));
+// The planner's request: the scenario's model, chip, efficiency, power and engine, and plan's own
+// arguments (lengths, SLO, formats, speculation, the prefill pool).
+Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario& sc,
+                                 std::shared_ptr<const Hardware>& prefill_owner) {
   const ModelSpec& model = *sc.model;
   const Hardware* hw = sc.hw.get();
   PlanRequest rq;
@@ -157,12 +154,9 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   if (a.has("kv_dtypes")) rq.kv_dtypes = a.dtypes("kv_dtypes");
   rq.overlap = a.number("overlap");
   rq.threads = static_cast<int>(a.number("threads"));
-  rq.progress = progress;
-  rq.cancelled = cancel;
   rq.spec_acceptance = a.number("spec_acceptance");
   if (rq.spec_acceptance >= 1) return Error{"--spec-acceptance", "", "an acceptance rate in [0, 1)", ""};
   rq.spec_draft = static_cast<int>(a.number("spec_draft"));
-  std::shared_ptr<const Hardware> prefill_owner;  // the prefill pool's chip, owned-priced under --cost owned
   if (a.has("prefill_hw") || a.has("prefill_chips")) {
     const Hardware* phw = hw;  // without --prefill-hw, the decode pool's chip at its price
     if (a.has("prefill_hw")) {
@@ -175,6 +169,23 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     rq.prefill_chips = static_cast<int>(a.number_or("prefill_chips", phw->domain_size));
   }
   if (a.has("batches")) rq.batches = a.numbers("batches");
+  return rq;
+}
+
+}  // namespace
+
+Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+  // --emit ENGINE plans under that engine's limits unless --engine names another.
+  const bool emit = a.text("emit") != "none";
+  ScenarioDefaults defaults;
+  if (emit && a.text("engine") == "generic") defaults.engine = a.text("emit");
+  TRY(sc, resolve_scenario(e.catalogs(), a, defaults));
+  const ModelSpec& model = *sc.model;
+  const Hardware* hw = sc.hw.get();
+  std::shared_ptr<const Hardware> prefill_owner;  // the prefill pool's chip, owned-priced under --cost owned
+  TRY(rq, plan_request(e, a, sc, prefill_owner));
+  rq.progress = progress;
+  rq.cancelled = cancel;
   Json out{{"model", model.name},
            {"hardware", hw->name},
            {"price_source", hw->price_source},
@@ -224,43 +235,26 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     out["capacity"] = to_json(*cap, rq.osl);
   }
   if (a.has("scaleup")) {
-    // Each domain size carries its own scale-up fabric (model.md §25.5): the capex beyond the
-    // chip's own domain, recovered over the owner profile's life at its utilization, on top of the
-    // price (rented or owned).
+    // Each domain size carries its own scale-up fabric (model.md §25.5), recovered as the capital
+    // of --cost's owner profile, else the default owner's, on top of the price (rented or owned).
     TRY(cat, tco_catalog(a));
     TRY(owner, owner_profile(a));
-    // The owner whose capital recovers the fabric: --cost's profile, else the default owner.
-    TRY(p, cat.profile(owner.value_or("cluster"), "--cost"));
-    const TcoInputs tin = profile_inputs(*p);
-    auto sys = cat.system(hw->name);
+    TRY(profile, cat.profile(owner.value_or("cluster"), "--cost"));
+    const ScaleUpSweep sweep = sweep_scaleup(rq, cat, *profile, a.numbers("scaleup"));
+    if (sweep.cancelled) return cancelled_error();
     Json rows = Json::array();
-    for (const double d : a.numbers("scaleup")) {
-      PlanRequest r2 = rq;
-      r2.domain = static_cast<int>(d);
-      r2.chips = static_cast<int>(d);
-      Hardware priced_domain = *hw;
-      Json fabric = nullptr, fabric_hour = nullptr;
-      if (sys) {
-        const Dollars f = scale_up_fabric(*hw, **sys, cat.defaults(), d);
-        const DollarsPerSecond extra = capex_per_hour(cat.defaults(), tin, f - (*sys)->scale_up.value);
-        priced_domain.price.value = priced_domain.price.value + extra;
-        fabric = f.si();
-        fabric_hour = extra.si() * 3600.0;
-      }
-      r2.hw = &priced_domain;
-      const PlanResult pr = llmecon::plan(r2);
-      if (pr.cancelled) return cancelled_error();
-      rows.push_back({{"domain", r2.domain},
-                      {"chips", r2.chips},
-                      {"fabric_capex_per_chip_usd", fabric},
-                      {"fabric_usd_per_chip_hour", fabric_hour},
-                      {"usd_per_chip_hour", priced_domain.price.value.si() * 3600.0},
-                      {"best", pr.best ? point_fields(*pr.best, model) : Json(nullptr)},
-                      {"meeting_slo", pr.meeting_slo},
-                      {"empty_reason", pr.empty_reason}});
+    for (const ScaleUpOption& o : sweep.rows) {
+      rows.push_back({{"domain", o.domain},
+                      {"chips", o.domain},
+                      {"fabric_capex_per_chip_usd", o.fabric_capex ? Json(o.fabric_capex->si()) : Json(nullptr)},
+                      {"fabric_usd_per_chip_hour", o.fabric_rent ? Json(o.fabric_rent->si() * 3600.0) : Json(nullptr)},
+                      {"usd_per_chip_hour", o.chip_rent.si() * 3600.0},
+                      {"best", o.plan.best ? point_fields(*o.plan.best, model) : Json(nullptr)},
+                      {"meeting_slo", o.plan.meeting_slo},
+                      {"empty_reason", o.plan.empty_reason}});
     }
     out["scaleup"] = rows;
-    if (!sys) out["scaleup_fabric"] = sys.error().what;
+    if (!sweep.unpriced.empty()) out["scaleup_fabric"] = sweep.unpriced;
   }
   return out;
 }
