@@ -146,14 +146,20 @@ TEST(Layout, OtherwiseThePlannersBestKeepingWhatIsStated) {
 namespace llmecon {
 namespace {
 
-TEST(Capacity, AFleetPerLayoutCheapestFirst) {
-  const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
+// The planner's question for `m` on one 8-GPU H100 domain, 1024 tokens in and 128 out.
+PlanRequest on_eight_h100(const ModelSpec& m) {
   PlanRequest rq;
   rq.model = &m;
   rq.hw = *catalogs().hw.get("h100-sxm", "hw");
   rq.chips = 8;
   rq.isl = 1024;
   rq.osl = 128;
+  return rq;
+}
+
+TEST(Capacity, AFleetPerLayoutCheapestFirst) {
+  const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
+  PlanRequest rq = on_eight_h100(m);
   const PlanResult plan_result = plan(rq);
   // No latency target: nothing to size a fleet against.
   const auto none = size_capacity(rq, plan_result, CapacityAsk{10, 200, nullptr});
@@ -216,12 +222,7 @@ namespace {
 
 TEST(ScaleUp, EachDomainPricedWithItsFabric) {
   const ModelSpec m = catalogs().models.resolve("llama-3.1-8b", "model").value();
-  PlanRequest rq;
-  rq.model = &m;
-  rq.hw = *catalogs().hw.get("h100-sxm", "hw");
-  rq.chips = 8;
-  rq.isl = 1024;
-  rq.osl = 128;
+  PlanRequest rq = on_eight_h100(m);
   const TcoCatalog tco = TcoCatalog::builtin().value();
   const TcoProfile* owner = tco.profile("cluster", "--cost").value();
   const ScaleUpSweep sweep = sweep_scaleup(rq, tco, *owner, {8, 72});
