@@ -235,30 +235,8 @@ std::string flag_key(std::string flag) {
   return flag;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"llmecon: the economics of training and serving large language models"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "llmecon 0.1.0");
-  Shell shell;
-  add_shell_options(&app, shell);
-
-  std::vector<std::unique_ptr<Command>> cmds;
-  std::map<std::string, CLI::App*> parents;
-  for (const CommandSpec& spec : llmecon::commands()) {
-    auto c = std::make_unique<Command>();
-    c->spec = &spec;
-    build(*c, app, parents, shell);
-    cmds.push_back(std::move(c));
-  }
-
-  auto* list =
-      app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
-  list->add_flag("--json", shell.json, "print the schema as JSON (GET /api/ serves the same)");
-  list->add_flag("--markdown", shell.markdown, "print docs/cli.md's flag reference");
-
-  llmecon::server::Options serve_opts;
+// `llmecon serve`: the server's options (apps/server).
+CLI::App* add_serve(CLI::App& app, llmecon::server::Options& serve_opts, Shell& shell) {
   auto* serve = app.add_subcommand("serve", "the JSON API and the web page on one port (loopback by default)");
   serve->add_option("--host", serve_opts.host, "address to bind")->capture_default_str();
   serve->add_option("--port", serve_opts.port, "port")->capture_default_str()->check(CLI::Range(1, 65535));
@@ -296,6 +274,34 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
   serve->add_option("--hw-file", shell.hw_files, "TOML file adding or overriding chips (repeatable)");
+  return serve;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"llmecon: the economics of training and serving large language models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "llmecon 0.1.0");
+  Shell shell;
+  add_shell_options(&app, shell);
+
+  std::vector<std::unique_ptr<Command>> cmds;
+  std::map<std::string, CLI::App*> parents;
+  for (const CommandSpec& spec : llmecon::commands()) {
+    auto c = std::make_unique<Command>();
+    c->spec = &spec;
+    build(*c, app, parents, shell);
+    cmds.push_back(std::move(c));
+  }
+
+  auto* list =
+      app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
+  list->add_flag("--json", shell.json, "print the schema as JSON (GET /api/ serves the same)");
+  list->add_flag("--markdown", shell.markdown, "print docs/cli.md's flag reference");
+
+  llmecon::server::Options serve_opts;
+  auto* serve = add_serve(app, serve_opts, shell);
 
   // An unknown command lists the commands (CLI11 would only say that one is required).
   if (argc > 1 && argv[1][0] != '-') {
