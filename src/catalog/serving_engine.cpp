@@ -9,6 +9,76 @@
 
 namespace llmecon {
 
+namespace {
+
+// [batching]: the scheduler's caps, chunking, KV blocks, prefix caching, order and KV admission.
+Status read_batching(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
+  TRY(batching, rd.table(root, "", "batching", true));
+  TRY_STATUS(rd.only_keys(*batching, "batching",
+                          {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
+                           "schedule", "kv_admission"}));
+  TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
+  TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
+  e.max_seqs = *seqs;
+  e.max_batched_tokens = *tokens;
+  TRY(chunked, rd.boolean(*batching, "batching", "chunked_prefill"));
+  if (!chunked) return Error{origin, "batching.chunked_prefill", "missing required field", "true or false"};
+  e.chunked_prefill = *chunked;
+  TRY(block, rd.number(*batching, "batching", "kv_block_tokens", false, 1, 4096));
+  if (block) {
+    if (*block != std::floor(*block)) return Error{origin, "batching.kv_block_tokens", "a whole number of tokens", ""};
+    e.kv_block_tokens = static_cast<int>(*block);
+  }
+  TRY(prefix, rd.boolean(*batching, "batching", "prefix_caching"));
+  if (prefix) e.prefix_caching = *prefix;
+  TRY(schedule, rd.str(*batching, "batching", "schedule", false));
+  if (!schedule.empty() && schedule != "decode-first" && schedule != "prefill-first") {
+    return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
+  }
+  e.prefill_first = schedule == "prefill-first";
+  TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
+  if (!admission.empty() && admission != "on-demand" && admission != "reserve") {
+    return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
+                 "on-demand (blocks as tokens arrive, preempting when out) or reserve (the whole output up front)"};
+  }
+  e.reserve_kv = admission == "reserve";
+  return {};
+}
+
+// [launch]: how the engine's launch command spells a layout (plan --emit; model.md §17.4).
+Status read_launch(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
+  TRY(launch, rd.table(root, "", "launch"));
+  if (launch != nullptr) {
+    TRY_STATUS(rd.only_keys(*launch, "launch", {"tp_counts", "ep", "attention_dp", "fp8_weights", "kv_fp8"}));
+    auto one_of = [&](const char* key, std::initializer_list<const char*> choices) -> Result<std::string> {
+      TRY(v, rd.str(*launch, "launch", key, true));
+      for (const char* c : choices)
+        if (v == c) return v;
+      std::string all;
+      for (const char* c : choices) all += (all.empty() ? "" : " or ") + std::string(c);
+      return Error{origin, std::string("launch.") + key, "unknown value '" + v + "'", all};
+    };
+    ServingEngine::Launch l;
+    TRY(tp, one_of("tp_counts", {"tensor", "instance"}));
+    TRY(ep, one_of("ep", {"switch", "degree"}));
+    TRY(dp, one_of("attention_dp", {"flags", "options"}));
+    TRY(w8, one_of("fp8_weights", {"flag", "checkpoint"}));
+    TRY(kv_value, rd.str(*launch, "launch", "kv_fp8", true));
+    l.tp_counts_instance = tp == "instance";
+    l.ep_switch = ep == "switch";
+    l.options_file = dp == "options";
+    l.fp8_from_checkpoint = w8 == "checkpoint";
+    l.kv_fp8 = kv_value;
+    if (e.flags.count("launch") == 0) {
+      return Error{origin, "flags.launch", "a [launch] table needs the command", "launch = \"serve {model}\""};
+    }
+    e.launch = l;
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string& origin) {
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
@@ -43,35 +113,7 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(fraction, rd.number(*memory, "memory", "fraction", true, 0.05, 1.0));
   e.memory_fraction = *fraction;
 
-  TRY(batching, rd.table(root, "", "batching", true));
-  TRY_STATUS(rd.only_keys(*batching, "batching",
-                          {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
-                           "schedule", "kv_admission"}));
-  TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
-  TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
-  e.max_seqs = *seqs;
-  e.max_batched_tokens = *tokens;
-  TRY(chunked, rd.boolean(*batching, "batching", "chunked_prefill"));
-  if (!chunked) return Error{origin, "batching.chunked_prefill", "missing required field", "true or false"};
-  e.chunked_prefill = *chunked;
-  TRY(block, rd.number(*batching, "batching", "kv_block_tokens", false, 1, 4096));
-  if (block) {
-    if (*block != std::floor(*block)) return Error{origin, "batching.kv_block_tokens", "a whole number of tokens", ""};
-    e.kv_block_tokens = static_cast<int>(*block);
-  }
-  TRY(prefix, rd.boolean(*batching, "batching", "prefix_caching"));
-  if (prefix) e.prefix_caching = *prefix;
-  TRY(schedule, rd.str(*batching, "batching", "schedule", false));
-  if (!schedule.empty() && schedule != "decode-first" && schedule != "prefill-first") {
-    return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
-  }
-  e.prefill_first = schedule == "prefill-first";
-  TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
-  if (!admission.empty() && admission != "on-demand" && admission != "reserve") {
-    return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
-                 "on-demand (blocks as tokens arrive, preempting when out) or reserve (the whole output up front)"};
-  }
-  e.reserve_kv = admission == "reserve";
+  TRY_STATUS(read_batching(rd, root, origin, e));
 
   TRY(kv, rd.table(root, "", "kv", true));
   TRY_STATUS(rd.only_keys(*kv, "kv", {"fp8_checkpoint"}));
@@ -107,33 +149,7 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
       e.flags[std::string(k.str())] = *s;
     }
   }
-  TRY(launch, rd.table(root, "", "launch"));
-  if (launch != nullptr) {
-    TRY_STATUS(rd.only_keys(*launch, "launch", {"tp_counts", "ep", "attention_dp", "fp8_weights", "kv_fp8"}));
-    auto one_of = [&](const char* key, std::initializer_list<const char*> choices) -> Result<std::string> {
-      TRY(v, rd.str(*launch, "launch", key, true));
-      for (const char* c : choices)
-        if (v == c) return v;
-      std::string all;
-      for (const char* c : choices) all += (all.empty() ? "" : " or ") + std::string(c);
-      return Error{origin, std::string("launch.") + key, "unknown value '" + v + "'", all};
-    };
-    ServingEngine::Launch l;
-    TRY(tp, one_of("tp_counts", {"tensor", "instance"}));
-    TRY(ep, one_of("ep", {"switch", "degree"}));
-    TRY(dp, one_of("attention_dp", {"flags", "options"}));
-    TRY(w8, one_of("fp8_weights", {"flag", "checkpoint"}));
-    TRY(kv_value, rd.str(*launch, "launch", "kv_fp8", true));
-    l.tp_counts_instance = tp == "instance";
-    l.ep_switch = ep == "switch";
-    l.options_file = dp == "options";
-    l.fp8_from_checkpoint = w8 == "checkpoint";
-    l.kv_fp8 = kv_value;
-    if (e.flags.count("launch") == 0) {
-      return Error{origin, "flags.launch", "a [launch] table needs the command", "launch = \"serve {model}\""};
-    }
-    e.launch = l;
-  }
+  TRY_STATUS(read_launch(rd, root, origin, e));
   return e;
 }
 
