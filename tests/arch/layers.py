@@ -8,6 +8,8 @@
    lacks, so no upward edge.
 3. No source file in src/, include/ or apps/ passes 600 lines (OVERSIZE may hold a file being
    split, with the most lines it may keep until it is).
+4. No function defined at the top of a .cpp file in src/ or apps/ passes 120 lines (from its
+   signature to its closing brace; a lambda or local class counts toward its function).
 
 Usage: layers.py REPO_ROOT. Prints each violation and exits 1, else one line and exits 0."""
 import os
@@ -39,6 +41,27 @@ ANY = {"units/embedded.hpp"}
 # Files still over the limit, with the most lines each may have until it is split (none now).
 OVERSIZE = {}
 MAX_LINES = 600
+MAX_FUNCTION_LINES = 120
+# A definition's first line: a return type and name at column 0, its parameters closing on the
+# line, and the body's opening brace.
+DEFINITION = re.compile(r"^[A-Za-z][^;=]*\)\s*(const)?\s*(noexcept)?\s*(->[^{]*)?\{\s*$")
+
+
+def long_functions(path):
+    """(first line, lines, signature) of each top-level function longer than MAX_FUNCTION_LINES."""
+    out, depth, start, at = [], 0, None, 0
+    for i, line in enumerate(open(path).read().split("\n")):
+        code = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+        code = re.sub(r"'(\\.|[^'\\])*'", "''", code)
+        code = re.sub(r"//.*", "", code)
+        if start is None and DEFINITION.match(line) and not re.match(r"^(namespace|struct|class|enum|union)\b", line):
+            start, at = i, depth
+        depth += code.count("{") - code.count("}")
+        if start is not None and depth == at and i > start:
+            if i - start + 1 > MAX_FUNCTION_LINES:
+                out.append((start + 1, i - start + 1, line if False else ""))
+            start = None
+    return out
 
 
 def modules():
@@ -105,11 +128,18 @@ def main():
                 limit = OVERSIZE.get(rel, MAX_LINES)
                 if n > limit:
                     problems.append(f"{rel}: {n} lines, over {limit}: split it by concept")
+                if f.endswith(".cpp"):
+                    for first, lines, _ in long_functions(path):
+                        problems.append(
+                            f"{rel}:{first}: a function of {lines} lines, over {MAX_FUNCTION_LINES}: split it")
     for p in problems:
         print(p)
     if problems:
         return 1
-    print(f"layers: {len(deps)} modules link downward; {edges} includes follow the links; {sizes} files in size")
+    print(
+        f"layers: {len(deps)} modules link downward; {edges} includes follow the links; {sizes} files and their "
+        f"functions in size"
+    )
     return 0
 
 
