@@ -17,7 +17,7 @@ using namespace argspec;  // NOLINT(google-build-using-namespace): the builders 
 using T = ArgType;
 
 std::vector<ArgSpec> step_args(bool lists) {
-  std::vector<ArgSpec> a{model(), hw(), chips(), choice("phase", "decode or prefill", {"decode", "prefill"})};
+  std::vector<ArgSpec> a{model(), hw(), chips(), choice("phase", "decode or prefill", names_in(kPhaseNames))};
   if (lists) {
     a.push_back(short_flag(
         unit(with_default(bounded(arg("batch", T::kIntegerList, "batch sizes: 1,8,64 or 1:4096:x2"), 1, kMaxSequences),
@@ -38,7 +38,7 @@ std::vector<ArgSpec> step_args(bool lists) {
       unit(bounded(arg("chunk", T::kInteger, "prefill: tokens processed in this pass"), 1, kMaxTokens), "tok"),
       "the whole context"));
   for (auto& f : formats()) a.push_back(std::move(f));
-  a.push_back(choice("expert_touch", "routed experts read per step: expected or all", {"expected", "all"}));
+  a.push_back(choice("expert_touch", "routed experts read per step: expected or all", names_in(kExpertTouchNames)));
   a.push_back(serving_engine());
   for (auto& p : pricing()) a.push_back(std::move(p));
   a.push_back(ideal());

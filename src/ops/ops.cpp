@@ -7,7 +7,7 @@
 namespace llmecon {
 
 std::string_view name(Phase p) {
-  return p == Phase::kPrefill ? "prefill" : "decode";
+  return name_in(kPhaseNames, p);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 
 #include "catalog/dtype.hpp"
 #include "model/model.hpp"
+#include "units/names.hpp"
 #include "units/units.hpp"
 
 namespace llmecon {
@@ -25,6 +26,8 @@ constexpr Flops matmul_flops(double m, double n, double k) {
 }
 
 enum class Phase { kPrefill, kDecode };
+/// The phases' names, in the order the command table lists them.
+inline constexpr NameTable<Phase, 2> kPhaseNames{{{Phase::kDecode, "decode"}, {Phase::kPrefill, "prefill"}}};
 std::string_view name(Phase p);
 
 /// One forward pass over `batch` sequences, each adding `new_tokens` tokens after `cached`
@@ -57,6 +60,8 @@ enum class ExpertTouch {
   kExpected,  ///< E*(1-(1-k/E)^T) distinct experts for T tokens under uniform routing
   kAll,       ///< every expert, every step (the lecture's assumption)
 };
+inline constexpr NameTable<ExpertTouch, 2> kExpertTouchNames{
+    {{ExpertTouch::kExpected, "expected"}, {ExpertTouch::kAll, "all"}}};
 
 enum class OpKind {
   kEmbedding,

@@ -19,6 +19,8 @@ namespace llmecon {
 
 /// What `best` and `ranked` put first among the points that meet the SLO.
 enum class PlanRank { kThroughput, kCost, kEnergy };
+inline constexpr NameTable<PlanRank, 3> kPlanRankNames{
+    {{PlanRank::kThroughput, "throughput"}, {PlanRank::kCost, "cost"}, {PlanRank::kEnergy, "energy"}}};
 
 struct PlanRequest {
   const ModelSpec* model = nullptr;

@@ -66,7 +66,7 @@ std::vector<ArgSpec> train_arguments() {
              "--train-dtype fp8)",
              {"bf16", "fp8"}),
       choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
-             {"adam-fp32", "adam-bf16"}),
+             names_in(kOptimizerNames)),
       choice("grad_dtype",
              "gradients' format, held and reduced over data parallelism: bf16 (2 B/param), or fp32 (Megatron-LM's "
              "default for bf16 training)",
@@ -118,7 +118,7 @@ std::vector<ArgSpec> train_arguments() {
       cost(),
       tco_file(),
       flag("search", "search layouts: the ranked list, the frontier and the rejections"),
-      choice("objective", "search: fastest or cheapest run", {"time", "cost"}),
+      choice("objective", "search: fastest or cheapest run", names_in(kObjectiveNames)),
       integer("top", "search: layouts listed", "", 10, 1, 1000),
       flag("range", "p10/p50/p90 over spec ranges and efficiency priors"),
       ideal(),
@@ -128,7 +128,7 @@ std::vector<ArgSpec> train_arguments() {
 Status read_train_settings(const Args& a, TrainSetup& s) {
   s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.attention = a.text("attention_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
-  s.optimizer = a.text("optimizer") == "adam-bf16" ? OptimizerState::kAdamBf16Moments : OptimizerState::kAdamFp32;
+  s.optimizer = value_in(kOptimizerNames, a.text("optimizer")).value_or(OptimizerState::kAdamFp32);
   s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");

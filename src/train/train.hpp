@@ -121,6 +121,8 @@ struct TrainLayout {
 /// Optimizer state formats: Adam with fp32 master weights and fp32 moments (12 B per parameter,
 /// the ZeRO paper's mixed-precision Adam), or with bf16 moments (8 B: DeepSeek-V3).
 enum class OptimizerState { kAdamFp32, kAdamBf16Moments };
+inline constexpr NameTable<OptimizerState, 2> kOptimizerNames{
+    {{OptimizerState::kAdamFp32, "adam-fp32"}, {OptimizerState::kAdamBf16Moments, "adam-bf16"}}};
 
 /// Failures and checkpoints (model.md §24.5).
 struct FailureModel {
@@ -285,6 +287,8 @@ Seconds young_daly_interval(Seconds checkpoint_write, Seconds mtbf);
 double training_goodput(Seconds checkpoint_write, Seconds interval, Seconds restart, Seconds mtbf);
 
 enum class TrainObjective { kTime, kCost };
+inline constexpr NameTable<TrainObjective, 2> kObjectiveNames{
+    {{TrainObjective::kTime, "time"}, {TrainObjective::kCost, "cost"}}};
 
 /// What the search considers (defaults: everything sensible for the model).
 struct TrainSearchSpace {

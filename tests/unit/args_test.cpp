@@ -9,6 +9,7 @@
 
 #include "args/args.hpp"
 #include "io/facade.hpp"
+#include "plan/plan.hpp"
 #include "simulate/simulate.hpp"
 #include "train/train.hpp"
 
@@ -421,6 +422,12 @@ TEST(NameTables, ChoicesAreTheEnumsNames) {
   round_trips(kPriorityNames);
   round_trips(kPreemptionNames);
   round_trips(kRouterNames);
+  round_trips(kPhaseNames);
+  round_trips(kExpertTouchNames);
+  round_trips(kPlanRankNames);
+  round_trips(kOptimizerNames);
+  round_trips(kObjectiveNames);
+  EXPECT_EQ(name(Phase::kPrefill), "prefill");
   EXPECT_EQ(name(Recompute::kFull), "full");
   EXPECT_EQ(parse_schedule("dualpipe"), PipeSchedule::kDualPipe);
   EXPECT_EQ(name(Router::kPrefixAffinity), "prefix-affinity");
@@ -432,6 +439,11 @@ TEST(NameTables, ChoicesAreTheEnumsNames) {
   std::vector<std::string> priority{"engine"};
   for (auto& n : names_in(kPriorityNames)) priority.push_back(n);
   EXPECT_EQ(find_command("simulate")->arg("priority")->choices, priority);
+  EXPECT_EQ(find_command("roofline")->arg("phase")->choices, names_in(kPhaseNames));
+  EXPECT_EQ(find_command("roofline")->arg("expert_touch")->choices, names_in(kExpertTouchNames));
+  EXPECT_EQ(find_command("plan")->arg("rank")->choices, names_in(kPlanRankNames));
+  EXPECT_EQ(find_command("train")->arg("optimizer")->choices, names_in(kOptimizerNames));
+  EXPECT_EQ(find_command("train")->arg("objective")->choices, names_in(kObjectiveNames));
   // The first name is the table's default.
   EXPECT_EQ(find_command("simulate")->arg("router")->def, "least-tokens");
 }

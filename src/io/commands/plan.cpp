@@ -133,11 +133,11 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
   rq.eff = sc.eff;
   rq.power = sc.power;
   rq.prefill_power = sc.power;
-  rq.rank = a.text("rank") == "cost"     ? PlanRank::kCost
-            : a.text("rank") == "energy" ? PlanRank::kEnergy
-                                         : PlanRank::kThroughput;
+  // The table checked the choice: it is one of the enum's names.
+  rq.rank = value_in(kPlanRankNames, a.text("rank")).value_or(PlanRank::kThroughput);
   rq.engine = sc.engine;
   rq.chips = sc.chips;
+  if (sc.chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};  // the planner's bound
   rq.isl = a.number("isl");
   rq.osl = a.number("osl");
   // An SLO of 0 passes the table's bound (>= 0) but no deployment can meet it.
@@ -310,7 +310,7 @@ std::vector<CommandSpec> plan_specs() {
          choice("rank",
                 "what best means among points meeting the SLO: tokens/s per chip, $ per token (blended; "
                 "owned with --cost owned) or joules per token",
-                {"throughput", "cost", "energy"}),
+                names_in(kPlanRankNames)),
          prefill_hw(),
          with_text(
              unit(bounded(arg("prefill_chips", T::kInteger, "disaggregated serving: the prefill pool's chips"), 1, 1e6),

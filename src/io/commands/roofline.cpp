@@ -19,7 +19,7 @@ struct Resolved {
 // The step of `a` at this batch and context (sweep passes each of its rows').
 Result<Step> step_at(const Args& a, double batch, double context) {
   Step step;
-  step.phase = a.text("phase") == "prefill" ? Phase::kPrefill : Phase::kDecode;
+  step.phase = value_in(kPhaseNames, a.text("phase")).value_or(Phase::kDecode);
   step.batch = batch;
   if (step.phase == Phase::kDecode) {
     step.new_tokens = 1;
@@ -44,7 +44,7 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   r.in.hw = s.hw.get();
   r.in.chips = s.chips;
   r.in.precision = s.precision;
-  r.in.touch = a.text("expert_touch") == "all" ? ExpertTouch::kAll : ExpertTouch::kExpected;
+  r.in.touch = value_in(kExpertTouchNames, a.text("expert_touch")).value_or(ExpertTouch::kExpected);
   r.in.eff = s.eff;
   r.in.power = s.power;
   if (!s.ideal) apply_engine(r.in, *s.engine);  // the pure roofline fills all of HBM (F21)

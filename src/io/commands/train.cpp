@@ -285,7 +285,7 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
     auto report = [&](double done, double total) {
       if (progress && total > 0) progress(done / total);
     };
-    found = search_training(s, t.chips, a.text("objective") == "cost" ? TrainObjective::kCost : TrainObjective::kTime,
+    found = search_training(s, t.chips, value_in(kObjectiveNames, a.text("objective")).value_or(TrainObjective::kTime),
                             TrainSearchSpace{}, static_cast<std::size_t>(a.number("top")), report);
     if (cancel && cancel()) return cancelled_error();
     if (found.ranked.empty()) {
