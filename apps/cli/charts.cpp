@@ -174,14 +174,14 @@ std::optional<Chart> plan_chart(const Json& r) {
 
 std::optional<Chart> chart_for(const std::string& command, const Json& r) {
   using Builder = std::optional<Chart> (*)(const Json&);
-  static const std::map<std::string, Builder> kCharts = {
+  static const std::map<std::string, Builder> charts = {
       {"measure", measure_chart},   {"scale", scale_chart},
       {"simulate", simulate_chart}, {"simulate-time", simulate_time_chart},
       {"sweep", sweep_chart},       {"batch", batch_chart},
       {"context", context_chart},   {"plan", plan_chart},
   };
-  const auto it = kCharts.find(command);
-  return it == kCharts.end() ? std::nullopt : it->second(r);
+  const auto it = charts.find(command);
+  return it == charts.end() ? std::nullopt : it->second(r);
 }
 
 }  // namespace llmecon::cli

@@ -37,11 +37,11 @@ using train_internal::training_pass;
 namespace {
 
 // One layout's evaluation as one object: each section (§24.1 FLOPs, §24.2 memory, §24.3 time, §24.4-24.5
-// the whole run) is a member that reads what the sections before it worked out, in that order.
-class LayoutEval {
- public:
+// the whole run) is a member that reads what the sections before it worked out, in that order. Its
+// state is the evaluation's working, named as model.md names it, so it stays a plain struct.
+struct LayoutEval {
   LayoutEval(const TrainSetup& setup, const TrainLayout& layout, bool explain, TrainResult& result)
-      : s(setup), l(layout), m(*setup.model), hw(*setup.hw), explain_(explain), r(result) {}
+      : s(setup), l(layout), m(*setup.model), hw(*setup.hw), explaining(explain), r(result) {}
   void flops();          // §24.1
   void memory();         // §24.2
   void compute();        // §24.3: forward, backward, elementwise and recomputation
@@ -52,9 +52,8 @@ class LayoutEval {
   /// infeasible (r.reason and r.issue); false when one fails.
   bool whole_run();
 
- private:
   void say(std::string line) {
-    if (explain_) r.derivation.push_back(std::move(line));
+    if (explaining) r.derivation.push_back(std::move(line));
   }
   [[nodiscard]] bool recomputes(unsigned bit) const { return (mods & bit) != 0; }
 
@@ -62,7 +61,7 @@ class LayoutEval {
   const TrainLayout& l;
   const ModelSpec& m;
   const Hardware& hw;
-  bool explain_;
+  bool explaining;
   TrainResult& r;
   // §24.1: the step, the batch (seq x b a micro-batch, `micro` of them per replica) and what
   // recomputation reruns (the whole forward, the MoE blocks', or the selective modules `mods`).
