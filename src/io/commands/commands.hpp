@@ -11,6 +11,7 @@
 #include "args/args.hpp"
 #include "io/facade.hpp"
 #include "roofline/roofline.hpp"
+#include "roofline/roofline_args.hpp"
 #include "scenario/scenario.hpp"
 #include "tco/tco.hpp"
 
@@ -30,7 +31,6 @@ std::vector<CommandSpec> train_specs();     // train.cpp: train, scale
 std::vector<CommandSpec> tco_specs();       // tco.cpp
 std::vector<CommandSpec> validate_specs();  // validate.cpp: validate, calibrate, measure
 // Shared argument lists (commands.cpp).
-std::vector<ArgSpec> step_args(bool lists);            ///< roofline, sweep, report
 std::vector<ArgSpec> board(std::vector<ArgSpec> own);  ///< the blackboard analyses: one domain of one chip
 ArgSpec practical_batch(const char* help);             ///< --batch defaulting to 2.5 B*
 CommandSpec charted(CommandSpec c);                    ///< --plot draws SVG or HTML

@@ -247,7 +247,8 @@ std::vector<CommandSpec> roofline_specs() {
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
   {
-    CommandSpec c = command("roofline", "one decode step or prefill chunk on one scale-up domain", step_args(false));
+    CommandSpec c =
+        command("roofline", "one decode step or prefill chunk on one scale-up domain", roofline_arguments(false));
     c.args.push_back(flag("ops", "per-operator FLOPs and bytes (JSON: per layer too)"));
     c.args.push_back(flag("range", "p10/p50/p90 over spec ranges and efficiency priors"));
     c.args.push_back(explain());
@@ -256,14 +257,15 @@ std::vector<CommandSpec> roofline_specs() {
     add(std::move(c));
   }
   {
-    CommandSpec c = command("sweep", "the roofline over lists or ranges of batch sizes and contexts", step_args(true));
+    CommandSpec c =
+        command("sweep", "the roofline over lists or ranges of batch sizes and contexts", roofline_arguments(true));
     c.args.push_back(explain());
     c.long_running = true;
     c.chart = "svg+html";
     add(std::move(c));
   }
   {
-    std::vector<ArgSpec> a = step_args(false);
+    std::vector<ArgSpec> a = roofline_arguments(false);
     a.erase(std::remove_if(a.begin(), a.end(), [](const ArgSpec& s) { return s.key == "batch"; }), a.end());
     a.push_back(explain());
     CommandSpec c = command("report", "a deployment report: memory fit and decode cost across batch sizes", a);

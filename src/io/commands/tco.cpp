@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "roofline/roofline.hpp"
 #include "tco/tco.hpp"
+#include "tco/tco_args.hpp"
 
 namespace llmecon::cmd {
 
@@ -43,39 +44,14 @@ Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&)
 // The tco family's commands in the table (commands.hpp).
 std::vector<CommandSpec> tco_specs() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
   {
-    auto optional_number = [](std::string key, std::string help, std::string u, double lo, double hi, std::string text,
-                              bool exclusive = false) {
-      ArgSpec x = with_text(unit(bounded(arg(std::move(key), T::kNumber, std::move(help)), lo, hi), std::move(u)),
-                            std::move(text));
-      x.exclusive_min = exclusive;
-      return x;
-    };
-    ArgSpec u = number("utilization", "share of hours the accelerators do paid work", "", 0.8, 0, 1);
-    u.exclusive_min = true;
-    CommandSpec c = command(
-        "tco",
-        "what an owned accelerator-hour costs: capex (chip, HBM, host, scale-up and scale-out fabric), opex, "
-        "capital; against renting, with the break-even utilization",
-        {hw("h100-sxm"),
-         unit(with_default(bounded(arg("chips", T::kInteger, "accelerators in the cluster"), 1, kMaxCount), 1024),
-              "chip"),
-         with_text(
-             unit(bounded(arg("racks", T::kInteger, "scale-up domains in the cluster (instead of --chips)"), 1, 1e7),
-                  "domain"),
-             "none"),
-         choice("topology", "scale-out network: a fat-tree of the catalog's switches, or none (one node)",
-                {"fat-tree", "none"}),
-         u, number("oversubscription", "fat-tree oversubscription at the leaves (1: non-blocking)", "x", 1, 1, 64),
-         optional_number("life_years", "depreciation life", "y", 0, 50, "5 (data/tco.toml)", true),
-         optional_number("cost_of_capital", "yearly cost of capital", "", 0, 1, "0.10 (data/tco.toml)"),
-         optional_number("pue", "facility power over IT power", "x", 1, 5, "1.25 (data/tco.toml)"),
-         optional_number("usd_per_kwh", "electricity price", "$/kWh", 0, 10, "0.08 (data/tco.toml)"),
-         optional_number("load", "busy IT power over rated", "", 0, 1, "0.75 (data/tco.toml)", true), usd_per_hour(),
-         tco_file(), flag("range", "p10/p50/p90 over every sourced range in data/tco.toml"), explain()});
+    CommandSpec c =
+        command("tco",
+                "what an owned accelerator-hour costs: capex (chip, HBM, host, scale-up and scale-out fabric), opex, "
+                "capital; against renting, with the break-even utilization",
+                tco_arguments());
     c.redirects = {{"model", "tco prices hardware; roofline, plan and train take --model"}};
     add(std::move(c));
   }
