@@ -27,6 +27,12 @@ struct LayoutChoice {
   double batch = 0;       ///< the batch the planner chose it for (inferred only)
 };
 
+/// The degrees `stated` gives (0: unstated) with the unstated ones 1 but the data-parallel one,
+/// which takes the chips the others leave when they divide them: attention DP when a MoE model
+/// states EP above 1 and not attention DP, else DP when it is unstated. It need not multiply to
+/// the chips nor hold the model (rule 2 of complete_layout checks both).
+Mapping fill_stated(const ModelSpec& model, int chips, const Mapping& stated);
+
 /// A layout of `chips` chips from the degrees `stated` gives (0: unstated), by one rule:
 ///  1. every degree stated: those (the caller checks them against the chips);
 ///  2. when TP, PP, CP or DP is stated (and TP is, for a MoE model that states EP), the unstated

@@ -88,17 +88,17 @@ void place(const Measurement& m, Setup& s, std::size_t notes_at) {
       return;
     }
   }
-  // What the row states, unstated degrees 1 but DP, which takes the rest (tensor parallelism over
-  // the chips, up to the heads and the domain, when nothing is stated).
-  Mapping map{std::max(1, given.tp), std::max(1, given.dp_attn), std::max(1, given.ep),
-              std::max(1, given.cp), std::max(1, given.pp),      std::max(1, given.dp)};
-  if (!stated) {
+  // What the row states, unstated degrees 1 but the data-parallel one, which takes the rest (tensor
+  // parallelism over the chips, up to the heads and the domain, when nothing is stated).
+  Mapping map;
+  if (stated) {
+    map = fill_stated(s.model, m.chips, given);
+  } else {
     int tp = m.chips;
     while (tp > 1 && (s.model.attn.heads % tp != 0 || tp > s.hw->domain_size)) --tp;
     map.tp = tp;
+    map.ep = std::max(1, given.ep);
     map.dp = m.chips / tp;
-  } else if (int& rest = attention ? map.dp_attn : map.dp; !m.dp && m.chips % map.chips() == 0) {
-    rest = m.chips / map.chips();
   }
   // What is wrong with the stated layout reads first, before the formats and the engine.
   std::vector<std::string> wrong;

@@ -97,6 +97,10 @@ TEST(Layout, StatedDegreesThatMultiplyToTheChipsStand) {
   ASSERT_TRUE(dp);
   EXPECT_FALSE(dp->inferred);
   EXPECT_EQ(dp->map.dp, 4);
+  // The fill alone: DP takes what divides, and stays 1 where the stated degrees do not divide.
+  EXPECT_EQ(fill_stated(m, 16, Mapping{4, 0, 0, 0, 2, 0}).dp, 2);
+  EXPECT_EQ(fill_stated(m, 8, Mapping{3, 0, 0, 0, 0, 0}).dp, 1);
+  EXPECT_EQ(fill_stated(m, 8, Mapping{2, 0, 0, 0, 0, 1}).chips(), 2);  // DP stated: nothing fills
 }
 
 TEST(Layout, AttentionDataParallelismFillsTheEpGroupOfAMoe) {
