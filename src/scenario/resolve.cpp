@@ -121,14 +121,18 @@ Result<const Hardware*> prefill_hardware(const Catalogs& cat, const Args& a, std
   return holder.get();
 }
 
-Precision precision_from(const Args& a, const ModelSpec& m) {
+Precision precision_from(const Args& a, const ModelSpec& m, const ServingEngine* engine) {
   // A command that does not take a format (plan searches lists of them) keeps the released one.
   auto given = [&a](const char* key) { return a.spec().arg(key) != nullptr ? a.dtype(key) : std::nullopt; };
   Precision p = Precision::native(m);
   if (auto w = given("weight_dtype")) p = Precision::with_weights(m, *w, *w, p.kv);
   if (auto x = given("expert_dtype")) p.experts = *x;
   if (auto x = given("act_dtype")) p.act = *x;
-  if (auto x = given("kv_dtype")) p.kv = *x;
+  if (auto x = given("kv_dtype")) {
+    p.kv = *x;
+  } else if (engine != nullptr) {
+    p.kv = default_kv(engine, p.weights);
+  }
   return p;
 }
 
@@ -147,6 +151,12 @@ DeploymentInput Scenario::deployment() const {
   return in;
 }
 
+void Scenario::serve_on(DeploymentInput& in, const ServingEngine& on) const {
+  in.precision = precision;
+  if (!kv_stated) in.precision.kv = default_kv(&on, precision.weights);
+  if (!ideal) apply_engine(in, on);
+}
+
 Result<Scenario> resolve_scenario(const Catalogs& cat, const Args& a, const ScenarioDefaults& d) {
   Scenario s;
   TRY(model, load_model(cat, a));
@@ -155,11 +165,12 @@ Result<Scenario> resolve_scenario(const Catalogs& cat, const Args& a, const Scen
   s.hw = std::move(hw);
   const CommandSpec& spec = a.spec();
   if (spec.arg("engine") != nullptr || d.engine) {
-    TRY(engine, cat.serving_engine(d.engine.value_or(a.text("engine"))));
+    TRY(engine, cat.serving_engine(d.engine ? *d.engine : a.text("engine")));
     s.engine = engine;
   }
   s.ideal = a.flag("ideal");
-  s.precision = precision_from(a, *s.model);
+  s.precision = precision_from(a, *s.model, s.engine);
+  s.kv_stated = spec.arg("kv_dtype") != nullptr && a.has("kv_dtype");
   s.eff = efficiency_from(cat, a, *s.hw);
   TRY(power, power_model(a, *s.hw));
   s.power = power;

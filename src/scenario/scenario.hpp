@@ -34,10 +34,14 @@ struct Scenario {
   int chips = 1;                     ///< --chips, --racks x the domain, or the command's default
   Mapping stated{0, 0, 0, 0, 0, 0};  ///< the degrees given (--tp, --pp, --ep, --dp-attn, --cp); 0: unstated
   bool ideal = false;                ///< --ideal: the pure roofline, no engine memory rule
+  bool kv_stated = false;            ///< --kv-dtype given; else the engine's default (model.md §18.4)
 
   /// The deployment on one replica: model, chip, formats, efficiency, power, and the engine's
   /// memory rule and host time (model.md §18.4) unless ideal. Its mapping is the caller's.
   [[nodiscard]] DeploymentInput deployment() const;
+  /// `in` served by `on` instead (simulate's grid over engines): its KV format when none is
+  /// stated, and its memory rule and host time unless ideal.
+  void serve_on(DeploymentInput& in, const ServingEngine& on) const;
 };
 
 /// How a command's chip count defaults when neither --chips nor --racks is given.
@@ -69,8 +73,9 @@ Result<std::shared_ptr<const Hardware>> priced_hardware(const Catalogs& cat, con
 /// owned price, kept alive by `holder` (--usd-per-hour prices the decode chip only).
 Result<const Hardware*> prefill_hardware(const Catalogs& cat, const Args& a, std::shared_ptr<const Hardware>& holder);
 /// The formats from --weight-dtype, --expert-dtype, --act-dtype and --kv-dtype, on the model's
-/// released ones (model.md §4.7).
-Precision precision_from(const Args& a, const ModelSpec& m);
+/// released ones (model.md §4.7); KV left unstated is the serving engine's default for those
+/// weights when one serves it (model.md §18.4), else bf16.
+Precision precision_from(const Args& a, const ModelSpec& m, const ServingEngine* engine = nullptr);
 /// The efficiency a command runs at: none under --ideal, else the chip family's.
 Efficiency efficiency_from(const Catalogs& cat, const Args& a, const Hardware& hw);
 

@@ -225,7 +225,7 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
                               : "no throughput or latency rows measured on '" + hardware + "'",
                  "calibrate needs rows of that chip with a published batch"};
   }
-  auto hw = ctx.hw->get(hardware, "--hw");
+  auto hw = ctx.catalogs->hw.get(hardware, "--hw");
   if (!hw) return hw.error();
   // Without a family default, start from a generic GPU (model.md §18.3) and fit everything.
   Efficiency start = ctx.efficiency ? ctx.efficiency(**hw) : Efficiency{};

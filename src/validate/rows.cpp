@@ -3,8 +3,10 @@
 
 #include "notes.hpp"
 
+#include "args/arg_builders.hpp"
 #include "plan/plan.hpp"
 #include "scenario/layout.hpp"
+#include "scenario/scenario.hpp"
 #include "simulate/simulate.hpp"
 #include "train/train.hpp"
 #include "train/train_args.hpp"
@@ -35,9 +37,10 @@ namespace llmecon::validate_internal {
 // (TensorRT-LLM, vLLM, SGLang), else none (model.md §19).
 const ServingEngine* row_engine(const Measurement& m, const ValidationContext& ctx, bool& inferred) {
   inferred = true;
-  if (ctx.engines == nullptr) return nullptr;
+  if (!ctx.engines) return nullptr;
+  const std::vector<ServingEngine>& engines = ctx.catalogs->engines;
   auto find = [&](std::string_view name) -> const ServingEngine* {
-    for (const auto& e : *ctx.engines)
+    for (const auto& e : engines)
       if (e.name == name) return &e;
     return nullptr;
   };
@@ -50,7 +53,7 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
   for (char c : m.notes) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const ServingEngine* first = nullptr;
   std::size_t at = std::string::npos;
-  for (const auto& e : *ctx.engines) {
+  for (const auto& e : engines) {
     for (const std::string& word : e.mentioned_as) {
       const std::size_t pos = lower.find(word);
       if (pos < at) {
@@ -60,6 +63,42 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
     }
   }
   return first;
+}
+
+// A row's model, chip and formats as the command-line flags that say them (scenario.hpp): the
+// model (a built-in name, or a config.json beside the CSV), the chip, and the formats: the
+// weight_dtype and kv_dtype columns, and the notes' formats per tensor class (dense for
+// --weight-dtype, experts, act, kv). Weights in int8 or int4 are weight-only: matmuls at bf16
+// (the schema).
+const CommandSpec& row_spec() {
+  static const CommandSpec spec = [] {
+    CommandSpec c;
+    c.name = "row";
+    c.help = "a validation row's model, chip and formats";
+    c.args = {argspec::model(nullptr), argspec::hw(nullptr), argspec::ideal()};
+    for (ArgSpec& f : argspec::formats()) c.args.push_back(std::move(f));
+    return c;
+  }();
+  return spec;
+}
+
+Json row_question(const Measurement& m, const ValidationContext& ctx) {
+  Json q{{"hw", m.hardware}};
+  const bool path = m.model.find('/') != std::string::npos || m.model.find(".json") != std::string::npos;
+  q["model"] = path ? (std::filesystem::path(ctx.csv_dir) / m.model).string() : m.model;
+  if (!m.weight_dtype.empty()) q["weight_dtype"] = m.weight_dtype;
+  if (!m.kv_dtype.empty()) q["kv_dtype"] = m.kv_dtype;
+  for (const auto& [cls, d] : m.formats) {
+    if (cls == "dense") q["weight_dtype"] = name(d);
+    if (cls == "experts") q["expert_dtype"] = name(d);
+    if (cls == "act") q["act_dtype"] = name(d);
+    if (cls == "kv") q["kv_dtype"] = name(d);
+  }
+  if (q.contains("weight_dtype") && !q.contains("act_dtype")) {
+    const auto w = parse_dtype(q["weight_dtype"].get<std::string>());
+    if (w && (*w == DType::kInt8 || *w == DType::kInt4)) q["act_dtype"] = "bf16";
+  }
+  return q;
 }
 
 // The row's layout by the one rule for unstated degrees (scenario/layout.hpp, model.md §17.5).
@@ -119,58 +158,34 @@ void place(const Measurement& m, Setup& s, std::size_t notes_at) {
 
 Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   Setup s;
-  Result<ModelSpec> model = Error{};
-  if (m.model.find('/') != std::string::npos || m.model.find(".json") != std::string::npos) {
-    std::filesystem::path p = std::filesystem::path(ctx.csv_dir) / m.model;
-    model = load_model_file(p.string());
-  } else {
-    model = ctx.models->resolve(m.model, "model");
-  }
-  if (!model) return model.error();
-  s.model = std::move(model).value();
-  auto hw = ctx.hw->get(m.hardware, "hardware");
-  if (!hw) return hw.error();
-  s.hw = *hw;
-  s.in.model = &s.model;
-  s.in.hw = s.hw;
-  const std::size_t layout_notes_at = s.envelope.size();
-  auto dt = [](const std::string& name, DType fallback) {
-    if (name.empty()) return fallback;
-    auto d = parse_dtype(name);
-    return d ? *d : fallback;
-  };
-  const Precision native = Precision::native(s.model);
-  const DType w = dt(m.weight_dtype, native.weights);
-  // int8/int4 are weight-only: matmuls run at bf16 (schema).
-  const bool weight_only = w == DType::kInt8 || w == DType::kInt4;
+  const bool training = m.scenario == "training_step";
   bool inferred = false;
-  s.engine = m.scenario == "training_step" ? nullptr : row_engine(m, ctx, inferred);
-  if (s.engine == nullptr && !inferred && ctx.engines != nullptr && m.scenario != "training_step") {
+  s.engine = training ? nullptr : row_engine(m, ctx, inferred);
+  if (s.engine == nullptr && !inferred && ctx.engines && !training) {
     return Error{"engine", "", "unknown serving engine in row " + m.id, "generic, vllm, sglang or trtllm"};
   }
-  // An unstated KV format is what the row's engine gives this checkpoint (model.md §18.4).
-  const DType kv_default = default_kv(s.engine, w);
-  s.in.precision = Precision::with_weights(s.model, w, weight_only ? DType::kBf16 : w, dt(m.kv_dtype, kv_default));
+  // The row resolves as a command resolves its flags (scenario.hpp): model, chip, the engine's
+  // KV format where none is stated, and its memory rule (model.md §18.4).
+  TRY(question, Args::parse(row_spec(), row_question(m, ctx)));
+  ScenarioDefaults d;
+  if (s.engine != nullptr) d.engine = s.engine->name;
+  TRY(sc, resolve_scenario(*ctx.catalogs, question, d));
+  s.model = *sc.model;
+  s.hw = sc.hw.get();
+  s.in = sc.deployment();
+  s.in.model = &s.model;
+  s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
+  const std::size_t layout_notes_at = s.envelope.size();
   if (!m.formats.empty()) {
-    // Per tensor class, as the notes state them (model.md §19).
-    Precision& p = s.in.precision;
     std::string said;
-    for (const auto& [cls, d] : m.formats) {
-      if (cls == "experts") p.experts = d;
-      if (cls == "dense") p.weights = d;
-      if (cls == "act") p.act = d;
-      if (cls == "kv") p.kv = d;
-      said += (said.empty() ? "" : ", ") + cls + " " + std::string(name(d));
-    }
+    for (const auto& [cls, dt] : m.formats) said += (said.empty() ? "" : ", ") + cls + " " + std::string(name(dt));
     s.envelope.push_back("formats from the notes: " + said);
   }
-  if (m.kv_dtype.empty() && m.formats.count("kv") == 0 && m.scenario != "training_step") {
-    s.envelope.push_back(fmt::format("KV format not stated: {} assumed{}", name(kv_default),
+  if (!sc.kv_stated && !training) {
+    s.envelope.push_back(fmt::format("KV format not stated: {} assumed{}", name(s.in.precision.kv),
                                      s.engine != nullptr ? " (the engine's default)" : ""));
   }
-  s.in.eff = ctx.efficiency ? ctx.efficiency(*s.hw) : Efficiency{};
   if (s.engine != nullptr) {
-    apply_engine(s.in, *s.engine);
     s.envelope.push_back(
         fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}", s.engine->name,
                     inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),

@@ -16,6 +16,7 @@
 #include "catalog/hardware.hpp"
 #include "model/model.hpp"
 #include "roofline/roofline.hpp"
+#include "scenario/catalogs.hpp"
 #include "units/error.hpp"
 
 namespace llmecon {
@@ -61,13 +62,14 @@ const CommandSpec& notes_spec();
 Result<std::vector<Measurement>> read_validation_csv(std::string_view text, const std::string& origin);
 
 struct ValidationContext {
-  const HardwareCatalog* hw = nullptr;
-  const ModelCatalog* models = nullptr;
+  /// The models, chips and serving engines a row names, resolved as every command resolves them
+  /// (scenario.hpp).
+  const Catalogs* catalogs = nullptr;
   std::string csv_dir;  ///< where `models/<file>.json` paths resolve
   /// Efficiency per chip; unset = ideal roofline.
   std::function<Efficiency(const Hardware&)> efficiency;
-  /// The serving-engine profiles a row's notes may name (model.md §19); empty: none applied.
-  const std::vector<ServingEngine>* engines = nullptr;
+  /// Apply the serving engine a row's notes name (model.md §19); off: no engine (the ideal roofline).
+  bool engines = false;
   /// Offline and online-load rows through the serving simulator (model.md §23); calibrate keeps
   /// the one-step formula, which fits kernel costs and not a scheduler.
   bool simulate_traffic = true;

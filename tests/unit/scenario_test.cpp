@@ -55,6 +55,37 @@ TEST(Scenario, ResolvesModelChipEngineFormatsAndChipsOnce) {
   EXPECT_EQ(r->chips, r->hw->domain_size);  // roofline's default: one scale-up domain
 }
 
+// KV left unstated is the serving engine's for the checkpoint (model.md §18.4): trtllm gives an
+// FP8 checkpoint an FP8 cache, vllm keeps bf16; a stated format stands; another engine of a grid
+// (serve_on) brings its own default and memory rule.
+TEST(Scenario, UnstatedKvIsTheEnginesDefault) {
+  auto on = [](const char* engine, Json extra) {
+    Json q{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"engine", engine}, {"weight_dtype", "fp8"}, {"rate", 1}};
+    q.update(extra);
+    return resolve_scenario(catalogs(), parse("simulate", q)).value();
+  };
+  const Scenario trt = on("trtllm", Json::object());
+  EXPECT_FALSE(trt.kv_stated);
+  EXPECT_EQ(trt.precision.kv, DType::kFp8);
+  EXPECT_EQ(on("vllm", Json::object()).precision.kv, DType::kBf16);
+  const Scenario stated = on("trtllm", {{"kv_dtype", "bf16"}});
+  EXPECT_TRUE(stated.kv_stated);
+  EXPECT_EQ(stated.precision.kv, DType::kBf16);
+  const ServingEngine* vllm = catalogs().serving_engine("vllm").value();
+  DeploymentInput in = trt.deployment();
+  trt.serve_on(in, *vllm);
+  EXPECT_EQ(in.precision.kv, DType::kBf16);
+  EXPECT_EQ(in.usable_hbm, vllm->memory_fraction);
+  DeploymentInput kept = stated.deployment();
+  stated.serve_on(kept, *vllm);
+  EXPECT_EQ(kept.precision.kv, DType::kBf16);
+  // A command without an engine (roofline) keeps bf16 KV whatever the weights.
+  const auto r = resolve_scenario(
+      catalogs(), parse("roofline", {{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"weight_dtype", "fp8"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->precision.kv, DType::kBf16);
+}
+
 TEST(Scenario, BadInputNamesTheFlag) {
   const auto both = resolve_scenario(
       catalogs(), parse("plan", {{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 8}, {"racks", 1}}));

@@ -4,6 +4,7 @@
 #include "catalog/efficiency.hpp"
 #include "catalog/hardware.hpp"
 #include "model/model.hpp"
+#include "scenario/catalogs.hpp"
 
 namespace llmecon::testing_catalogs {
 
@@ -21,6 +22,12 @@ inline const ModelCatalog& models() {
 inline const std::vector<FamilyEfficiency>& families() {
   static const std::vector<FamilyEfficiency> f = builtin_efficiency().value();
   return f;
+}
+
+/// Every embedded catalog, as the facade opens them.
+inline const Catalogs& all() {
+  static const Catalogs c = Catalogs::open({}).value();
+  return c;
 }
 
 }  // namespace llmecon::testing_catalogs

@@ -29,8 +29,7 @@ using testing_catalogs::models;
 
 ValidationContext context(std::function<Efficiency(const Hardware&)> eff = nullptr) {
   ValidationContext c;
-  c.hw = &hw();
-  c.models = &models();
+  c.catalogs = &testing_catalogs::all();
   c.efficiency = std::move(eff);
   return c;
 }
@@ -328,9 +327,8 @@ TEST(Validate, TheEngineANoteNamesSetsMemoryCapAndKvFormat) {
       kHeader + "A" + row + "\"TRT-LLM v0.17 perf-overview\"\nB" + row + "engine=vllm\nC" + row + "no engine named\n",
       "engines.csv");
   ASSERT_TRUE(rows) << rows.error().message();
-  const auto engines = builtin_engines().value();
   ValidationContext c = context();
-  c.engines = &engines;
+  c.engines = true;
   const ValidationReport rep = validate(*rows, c);
   ASSERT_EQ(rep.rows.size(), 3u);
   EXPECT_NE(rep.rows[0].envelope.find("engine trtllm (named in the notes): KV in 0.9 of the free memory"),
@@ -443,9 +441,8 @@ TEST(Validate, RowsUnderTrafficAreSimulated) {
           "D,dev," + tail + "online_load,,1024,128,ttft_s,0.1,s,s,\"engine=vllm; qps=4; requests=300\"\n",
       "traffic.csv");
   ASSERT_TRUE(rows) << rows.error().message();
-  const auto engines = builtin_engines().value();
   ValidationContext c = context();
-  c.engines = &engines;
+  c.engines = true;
   const ValidationReport rep = validate(*rows, c);
   ASSERT_EQ(rep.rows.size(), 4u);
   for (const auto& r : rep.rows) {
@@ -470,9 +467,8 @@ TEST(Validate, RowsUnderTrafficAreSimulated) {
 
 // The rows predicted with the built-in serving-engine profiles.
 ValidationReport validate_on_engines(const std::vector<Measurement>& rows) {
-  static const auto engines = builtin_engines().value();
   ValidationContext c = context();
-  c.engines = &engines;
+  c.engines = true;
   return validate(rows, c);
 }
 
@@ -606,9 +602,10 @@ TEST(Validate, TensorRtLlmFixedBatchRowsUnderTheEngineShare) {
            (m.scenario == "decode_fixed_batch" || m.scenario == "prefill");
   });
   ASSERT_GE(rows.size(), 40u);
-  auto engines = builtin_engines().value();
+  Catalogs cat = testing_catalogs::all();
   ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
-  c.engines = &engines;
+  c.catalogs = &cat;
+  c.engines = true;
   auto median_ape = [&](const ValidationReport& rep) {
     std::vector<double> e;
     for (const auto& r : rep.rows)
@@ -619,7 +616,7 @@ TEST(Validate, TensorRtLlmFixedBatchRowsUnderTheEngineShare) {
   };
   const double shared = median_ape(validate(rows, c));
   EXPECT_LE(shared, 15.0);
-  for (auto& e : engines) e.compute_sustained = 1.0;  // the chip's microbenchmark rate alone
+  for (auto& e : cat.engines) e.compute_sustained = 1.0;  // the chip's microbenchmark rate alone
   const double alone = median_ape(validate(rows, c));
   EXPECT_GT(alone, shared + 8.0);
 }
@@ -743,16 +740,17 @@ TEST(ValidateNotes, TheEngineNamedFirstByItsProfilesWords) {
                                       "\"MyServe 1.0\"\n",
                                   "mentions.csv");
   ASSERT_TRUE(rows) << rows.error().message();
-  auto engines = builtin_engines().value();
+  Catalogs cat = testing_catalogs::all();
   ValidationContext c = context();
-  c.engines = &engines;
+  c.catalogs = &cat;
+  c.engines = true;
   const ValidationReport rep = validate(*rows, c);
   ASSERT_EQ(rep.rows.size(), 4u);
   EXPECT_NE(rep.rows[0].envelope.find("engine vllm (named in the notes)"), std::string::npos) << rep.rows[0].envelope;
   EXPECT_NE(rep.rows[1].envelope.find("engine trtllm (named in the notes)"), std::string::npos) << rep.rows[1].envelope;
   EXPECT_EQ(rep.rows[2].envelope.find("engine "), std::string::npos) << rep.rows[2].envelope;
   // A profile's words are data: give sglang's profile another and the text finds it.
-  for (auto& e : engines)
+  for (auto& e : cat.engines)
     if (e.name == "sglang") e.mentioned_as.push_back("myserve");
   const ValidationReport again = validate(*rows, c);
   EXPECT_NE(again.rows[3].envelope.find("engine sglang (named in the notes)"), std::string::npos)

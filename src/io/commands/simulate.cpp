@@ -95,11 +95,9 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
   return r;
 }
 
-// The serving engine's part of a simulation: its memory rule and host time, its scheduler limits,
-// KV blocks, admission rule and order, unless a flag says otherwise.
+// The serving engine's part of the scheduler: its limits, KV blocks, admission rule and order,
+// unless a flag says otherwise (its memory rule, host time and KV format are the scenario's).
 void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
-  if (!a.flag("ideal")) apply_engine(c.decode, engine);
-  if (!a.has("kv_dtype")) c.decode.precision.kv = default_kv(&engine, c.decode.precision.weights);
   Scheduler& s = c.scheduler;
   apply_engine(s, engine);
   if (a.has("max_batched_tokens")) s.max_batched_tokens = a.number("max_batched_tokens");
@@ -285,8 +283,10 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
 }
 
 // The grid: engines x layouts x rates in that order; a shard runs every N-th point.
-Result<Json> run_grid(const Engine& e, const Args& a, const SimConfig& c, const ModelSpec& model,
-                      const ServingEngine* engine, const Progress& progress) {
+Result<Json> run_grid(const Engine& e, const Args& a, const Scenario& sc, const SimConfig& c,
+                      const Progress& progress) {
+  const ModelSpec& model = *sc.model;
+  const ServingEngine* engine = sc.engine;
   const Workload& w = c.workload;
   const DeploymentInput& in = c.decode;
   std::size_t shard_k = 1, shard_n = 1;
@@ -333,7 +333,7 @@ Result<Json> run_grid(const Engine& e, const Args& a, const SimConfig& c, const 
         if (i % shard_n != shard_k - 1) continue;
         SimConfig g = c;
         g.decode.map = m;
-        g.decode.precision = precision_from(a, model);
+        sc.serve_on(g.decode, *ge);
         use_engine(g, *ge, a);
         g.workload.arrivals.kind = ArrivalKind::kPoisson;
         g.workload.arrivals.rate = rate;
@@ -404,7 +404,7 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
   if (trace) out["trace_format"] = w.trace.format;
   out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
   if (a.has("grid_rates") || a.has("grid_layouts") || a.has("grid_engines")) {
-    TRY(grid, run_grid(e, a, c, model, engine, progress));
+    TRY(grid, run_grid(e, a, sc, c, progress));
     out["grid"] = std::move(grid);
     out["envelope"] = envelope;
     return out;

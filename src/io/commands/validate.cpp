@@ -94,12 +94,11 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, 
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   ValidationContext ctx;
-  ctx.hw = &e.hardware_catalog();
-  ctx.models = &e.model_catalog();
+  ctx.catalogs = &e.catalogs();
   ctx.csv_dir = dir;
   const bool ideal = a.flag("ideal");
   if (!ideal) ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
-  if (!ideal) ctx.engines = &e.serving_engines();
+  ctx.engines = !ideal;
   const ValidationReport rep = llmecon::validate(rows, ctx);
   Json out_rows = Json::array();
   for (const auto& r : rep.rows) {
@@ -158,11 +157,10 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   TRY(rows, read_measurements(a, dir));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
   ValidationContext ctx;
-  ctx.hw = &e.hardware_catalog();
-  ctx.models = &e.model_catalog();
+  ctx.catalogs = &e.catalogs();
   ctx.csv_dir = dir;
   ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
-  ctx.engines = &e.serving_engines();
+  ctx.engines = true;
   const std::vector<std::string> fit = a.has("fit") ? split_list(a.text("fit")) : e.fitted_parameters(*hw);
   CalibrateOptions opt;
   opt.folds = static_cast<int>(a.number("folds"));
