@@ -17,19 +17,6 @@ namespace cmd {
 using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
 using T = ArgType;
 
-// The blackboard analyses pool one scale-up domain of one chip.
-std::vector<ArgSpec> board(std::vector<ArgSpec> own) {
-  std::vector<ArgSpec> a{model(), hw(), chips("the whole scale-up domain (at most that)")};
-  for (auto& f : formats()) a.push_back(std::move(f));
-  for (auto& o : own) a.push_back(std::move(o));
-  a.push_back(explain());
-  return a;
-}
-
-ArgSpec practical_batch(const char* help) {
-  return with_text(unit(bounded(arg("batch", T::kNumber, help), 1, kMaxSequences), "seq"), "2.5 B*");
-}
-
 CommandSpec charted(CommandSpec c) {
   c.chart = "svg+html";
   return c;

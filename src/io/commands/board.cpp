@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "economics/economics.hpp"
+#include "economics/economics_args.hpp"
 #include "lecture/lecture.hpp"
 
 namespace llmecon::cmd {
@@ -157,85 +158,30 @@ Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel
   return out;
 }
 
-// The board family's commands in the table (commands.hpp).
+// The board family's commands in the table (commands.hpp); each analysis declares its arguments
+// (economics_args.hpp).
 std::vector<CommandSpec> board_specs() {
-  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  using T = ArgType;
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
-  add(charted(command(
-      "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-      board(priced(
-          {short_flag(number("context", "tokens of context (0: the lecture's B* without KV)", "tok", 0, 0, kMaxTokens),
-                      "-c"),
-           number("price_multiple", "fast mode: price multiple (fast mode runs when either multiple is given)", "x", 6,
-                  1, kMaxFactor),
-           number("speed_multiple", "fast mode: speed multiple", "x", 2.5, 1, kMaxFactor)})))));
-  add(command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
-              board({short_flag(practical_batch("sequences per step"), "-b"),
-                     short_flag(number("context", "tokens of context", "tok", 0, 0, kMaxTokens), "-c"),
-                     number("provider_tokens_per_s", "a provider's traffic to size for", "tok/s", 5e8, 1, kMaxRate)})));
-  add(charted(command(
-      "context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
-      board(priced({short_flag(practical_batch("sequences per step"), "-b"),
-                    number("knee", "a pricing knee, to infer KV bytes per token (0: none)", "tok", 0, 0, kMaxTokens),
-                    integer("topk", "top-k sparse attention: tokens read", "tok", 2048, 1, kMaxTokens),
-                    number("index_bytes", "top-k indexer key bytes per token", "B/tok", 128, 0, 1e9),
-                    integer("sqrt_block", "block size of sqrt(context) attention", "tok", 64, 1, kMaxTokens)})))));
-  add(command(
-      "price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
-      board(priced(
-          {short_flag(number("context", "prompt length", "tok", 8192, 1, kMaxTokens), "-c"),
-           short_flag(practical_batch("decode batch"), "-b"),
-           with_text(arg("sheet", T::kString,
-                         "price sheet to invert: claude-opus-4.6, gemini-3.1-pro, or one from --price-file"),
-                     "none"),
-           with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters assumed for the inverse"), 1, 1e15),
-                          "param"),
-                     "the model's")}))));
-  add(command(
-      "layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
-      board({short_flag(number("context", "tokens of context", "tok", 8192, 0, kMaxTokens), "-c"),
-             with_text(
-                 unit(bounded(arg("micro_batch", T::kNumber, "sequences per pipeline stage"), 1, kMaxSequences), "seq"),
-                 "B*"),
-             integer("racks", "racks one MoE layer spans", "rack", 2, 1, 1e5),
-             integer("stages", "pipeline stages", "stage", 4, 1, 1e5),
-             integer("layers_per_stage", "layers per stage", "layer", 1, 1, 1e5),
-             number("hop_ms", "rack-to-rack hop latency", "ms", 2, 0, kMaxMs)})));
-  {
-    ArgSpec hold = with_default(
-        capped(unit(bounded(arg("hold_s", T::kNumberList, "hold times: 300,3600 or 1:86400:x10"), 1e-3, 1e10), "s"),
-               10000),
-        Json::array({1, 10, 60, 300, 1800, 3600, 21600, 86400}));
-    add(command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
-                board(priced({hold}))));
-  }
-  {
-    ArgSpec m = model(nullptr);
-    m.help = "take the active parameters from this model";
-    m.def_text = "none: --n-active";
-    add(command(
-        "lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
-        {m,
-         with_text(unit(bounded(arg("n_active", T::kNumber, "active parameters"), 1, 1e15), "param"),
-                   "the model's, else 1e11"),
-         number("traffic_tokens_per_s", "inference traffic", "tok/s", 5e8, 1, kMaxRate),
-         number("lifetime_days", "deployment lifetime", "day", 60, 0.01, 1e5),
-         number("models", "models sharing the traffic", "", 10, 1, kMaxFactor),
-         number("rl_multiplier", "FLOPs per parameter per RL token: 2 (rollouts only) to 6 (train on all) (F25)",
-                "FLOP/param", 3, 2, 6),
-         number("rl_inefficiency", "1 / RL MFU", "x", 3, 1, kMaxFactor),
-         number("inference_inefficiency", "1 / inference MFU", "x", 3, 1, kMaxFactor),
-         choice("policy", "the compute split: thirds or half", {"thirds", "half"}), explain()}));
-  }
-  add(command("revnet", "training activation memory with and without reversible layers",
-              {model(), short_flag(integer("batch", "sequences", "seq", 8, 1, kMaxSequences), "-b"),
-               integer("seq_len", "tokens per sequence", "tok", 4096, 1, kMaxTokens),
-               with_default(dtype("act_dtype", "activation format", ""), "bf16"), explain()}));
-  add(command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
-              true));
-  return out;
+  using argspec::command, argspec::explain;
+  return {
+      charted(command(
+          "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
+          batch_arguments())),
+      command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
+              step_arguments()),
+      charted(command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
+                      context_arguments())),
+      command("price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
+              price_arguments()),
+      command("layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
+              layout_arguments()),
+      command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
+              cache_arguments()),
+      command("lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
+              lifecycle_arguments()),
+      command("revnet", "training activation memory with and without reversible layers", revnet_arguments()),
+      command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
+              true),
+  };
 }
 
 }  // namespace llmecon::cmd

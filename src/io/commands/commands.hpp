@@ -31,9 +31,7 @@ std::vector<CommandSpec> train_specs();     // train.cpp: train, scale
 std::vector<CommandSpec> tco_specs();       // tco.cpp
 std::vector<CommandSpec> validate_specs();  // validate.cpp: validate, calibrate, measure
 // Shared argument lists (commands.cpp).
-std::vector<ArgSpec> board(std::vector<ArgSpec> own);  ///< the blackboard analyses: one domain of one chip
-ArgSpec practical_batch(const char* help);             ///< --batch defaulting to 2.5 B*
-CommandSpec charted(CommandSpec c);                    ///< --plot draws SVG or HTML
+CommandSpec charted(CommandSpec c);  ///< --plot draws SVG or HTML
 
 // catalog.cpp
 Result<Json> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

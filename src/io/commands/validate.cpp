@@ -4,6 +4,8 @@
 
 #include "commands.hpp"
 #include "measure/measure.hpp"
+#include "measure/measure_args.hpp"
+#include "validate/validate_args.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -230,56 +232,26 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
   return out;
 }
 
-// The validate family's commands in the table (commands.hpp).
+// The validate family's commands in the table (commands.hpp); each declares its arguments beside
+// its implementation (validate_args.hpp, measure_args.hpp).
 std::vector<CommandSpec> validate_specs() {
-  using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  using T = ArgType;
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
-  {
-    CommandSpec c = command(
-        "validate", "predict every row of a measurement CSV and report the error per metric",
-        {file(), ideal(),
-         flag("cross_validate",
-              "also calibrate each chip and report in-sample, k-fold and leave-one-source-out error per scenario"),
-         integer("folds", "--cross-validate: cross-validation folds", "", 5, 2, 100),
-         with_text(arg("fit", T::kString, "--cross-validate: parameters to fit on every chip, comma-separated"),
-                   "those each chip's family lists as fitted, else step_overhead and kernel_overhead")},
-        true);
-    c.reads_files = true;
-    add(std::move(c));
-  }
-  {
-    ArgSpec h = hw(nullptr);
-    h.help = "the chip to fit (rows measured on it)";
-    h.required = true;
-    CommandSpec c = command("calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay",
-                            {file(), h, integer("folds", "cross-validation folds", "", 5, 2, 100),
-                             with_text(arg("fit", T::kString,
-                                           "parameters to fit, comma-separated: compute, memory, memory_half, comm, "
-                                           "step_overhead, kernel_overhead"),
-                                       "those the chip's family lists as fitted, else all six")},
-                            true);
-    c.reads_files = true;
-    c.writes_toml = true;
-    add(std::move(c));
-  }
-  {
-    CommandSpec c = command(
-        "measure",
-        "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep",
-        {flag("decode", "also run the synthetic decode sweep"),
-         flag("quick", "a small, fast version (used by the tests)"),
-         with_text(bounded(arg("d_model", T::kInteger, "decode: model width"), 64, 65536), "2048 (1024 with --quick)"),
-         with_text(bounded(arg("layers", T::kInteger, "decode: layers"), 1, 1024), "4 (2 to 8 with --quick)"),
-         integer("threads", "threads (0: all)", "", 0, 0, 1024)},
-        true);
-    c.measures = true;
-    c.chart = "svg";
-    c.writes_toml = true;
-    add(std::move(c));
-  }
-  return out;
+  using argspec::command;
+  CommandSpec validate = command("validate", "predict every row of a measurement CSV and report the error per metric",
+                                 validate_arguments(), true);
+  validate.reads_files = true;
+  CommandSpec calibrate =
+      command("calibrate", "fit a chip's efficiency to a measurement CSV; prints a --hw-file overlay",
+              calibrate_arguments(), true);
+  calibrate.reads_files = true;
+  calibrate.writes_toml = true;
+  CommandSpec measure = command(
+      "measure",
+      "measure this machine's roofline (memory bandwidth, GEMM rate, caches); --decode runs a real decode sweep",
+      measure_arguments(), true);
+  measure.measures = true;
+  measure.chart = "svg";
+  measure.writes_toml = true;
+  return {std::move(validate), std::move(calibrate), std::move(measure)};
 }
 
 }  // namespace llmecon::cmd
