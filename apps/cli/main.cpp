@@ -359,9 +359,10 @@ int main(int argc, char** argv) {
   if (!args) return fail(args.error().message());
   const std::string& name = c->spec->name;
   llmecon::cli::ProgressBar bar(name, fmt_out == Format::kText);
-  auto r = engine->run(name, *args, [&bar](double f) { bar.update(f); });
+  auto answer = engine->answer(name, *args, [&bar](double f) { bar.update(f); });
   bar.finish();
-  if (!r) return fail(r.error().message());
+  if (!answer) return fail(answer.error().message());
+  Json* r = &answer->json;
   if (!shell.plot.empty()) {
     if (int rc = write_plot(shell.plot, name, *r)) return rc;
   }
@@ -372,6 +373,11 @@ int main(int argc, char** argv) {
   if (r->is_object() && r->contains("chrome_trace") && args->contains("chrome_trace")) {
     if (int rc = write_text((*args)["chrome_trace"].get<std::string>(), (*r)["chrome_trace"].dump())) return rc;
     r->erase("chrome_trace");
+  }
+  if (fmt_out == Format::kText && answer->text) {
+    const std::string text = answer->text();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
   }
   const bool explain = c->flags.count("explain") != 0 && c->flags.at("explain");
   return emit(name, *r, explain, fmt_out);

@@ -20,13 +20,37 @@ struct Impl {
   const char* name;
   cmd::Fn run;
 };
+
+// A command whose text the CLI still writes from its JSON.
+template <Result<Json> (*F)(const Engine&, const Args&, const Progress&, const Cancel&)>
+Result<Answer> json_only(const Engine& e, const Args& a, const Progress& p, const Cancel& c) {
+  TRY(j, F(e, a, p, c));
+  return Answer{std::move(j), {}};
+}
 constexpr Impl kImpls[] = {
-    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show}, {"roofline", cmd::roofline},
-    {"sweep", cmd::sweep},         {"report", cmd::report},     {"batch", cmd::batch},      {"step", cmd::step},
-    {"context", cmd::context},     {"price", cmd::price},       {"layout", cmd::layout},    {"cache", cmd::cache},
-    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},  {"plan", cmd::plan},
-    {"simulate", cmd::simulate},   {"validate", cmd::validate}, {"train", cmd::train},      {"scale", cmd::scale},
-    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},   {"tco", cmd::tco},
+    {"models", json_only<cmd::models>},
+    {"hardware", json_only<cmd::hardware>},
+    {"model", json_only<cmd::model_show>},
+    {"roofline", json_only<cmd::roofline>},
+    {"sweep", json_only<cmd::sweep>},
+    {"report", json_only<cmd::report>},
+    {"batch", cmd::batch},
+    {"step", cmd::step},
+    {"context", cmd::context},
+    {"price", cmd::price},
+    {"layout", cmd::layout},
+    {"cache", cmd::cache},
+    {"lifecycle", cmd::lifecycle},
+    {"revnet", cmd::revnet},
+    {"lecture", json_only<cmd::lecture>},
+    {"plan", json_only<cmd::plan>},
+    {"simulate", json_only<cmd::simulate>},
+    {"validate", json_only<cmd::validate>},
+    {"train", cmd::train},
+    {"scale", cmd::scale},
+    {"calibrate", json_only<cmd::calibrate>},
+    {"measure", json_only<cmd::measure>},
+    {"tco", cmd::tco},
 };
 
 }  // namespace
@@ -40,16 +64,22 @@ Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std:
 
 Result<Json> Engine::run(const std::string& command, const Json& args, const Progress& progress,
                          const Cancel& cancel) const {
+  TRY(r, answer(command, args, progress, cancel));
+  return std::move(r.json);
+}
+
+Result<Answer> Engine::answer(const std::string& command, const Json& args, const Progress& progress,
+                              const Cancel& cancel) const {
   const CommandSpec* spec = find_command(command);
   if (spec == nullptr) return unknown_command(command);
   TRY(a, Args::parse(*spec, args));
   for (const Impl& i : kImpls) {
     if (command != i.name) continue;
-    Result<Json> r = i.run(*this, a, progress, cancel);
+    Result<Answer> r = i.run(*this, a, progress, cancel);
     // A figure that cannot be computed is null with its reason, never an inf or NaN that the
     // JSON writer would turn into a silent null. One that slips through is a bug, reported as such.
     if (r) {
-      if (std::string path = first_non_finite(*r); !path.empty()) {
+      if (std::string path = first_non_finite(r->json); !path.empty()) {
         return Error{command, path, "internal error: this figure is not finite",
                      "a bug in llmecon; please report the command line that gave it"};
       }

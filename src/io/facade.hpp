@@ -33,6 +33,13 @@ using Progress = std::function<void(double)>;
 /// begins "cancelled" (a server's deadline). The library never decides when to cancel.
 using Cancel = std::function<bool()>;
 
+/// A command's answer: the JSON every shell gives, and the text a person reads (io/text.hpp),
+/// written from the command's typed result when asked for.
+struct Answer {
+  Json json;
+  std::function<std::string()> text;
+};
+
 class Engine {
  public:
   /// Loads the embedded catalogs, then each user hardware file in order.
@@ -101,6 +108,10 @@ class Engine {
   /// command's spec (args.hpp), then the command runs. Every shell calls this.
   [[nodiscard]] Result<Json> run(const std::string& command, const Json& args, const Progress& progress = {},
                                  const Cancel& cancel = {}) const;
+  /// As run(), with the text a person reads beside the JSON (the CLI's output, the server's
+  /// format=text).
+  [[nodiscard]] Result<Answer> answer(const std::string& command, const Json& args, const Progress& progress = {},
+                                      const Cancel& cancel = {}) const;
   /// The evaluated input for roofline(args) (for callers that want the typed result).
   [[nodiscard]] Result<RooflineResult> evaluate(const Json& args) const;
 

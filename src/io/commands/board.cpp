@@ -32,10 +32,15 @@ Result<BoardArgs> board_args(const Engine& e, const Args& a) {
   return out;
 }
 
-Json with_board(Json j, const Board& b) {
+// An analysis on the board: its JSON with the model, chip and chips first, and its text.
+Answer on_board(const Analysis& an, const Board& b, bool explain, Json extra = Json::object(),
+                std::vector<Analysis> parts = {}) {
   Json out{{"model", b.model}, {"hardware", b.hardware}, {"chips", b.chips}};
+  Json j = to_json(an);
   for (auto& [k, v] : j.items()) out[k] = v;
-  return out;
+  for (auto& [k, v] : extra.items()) out[k] = v;
+  return Answer{std::move(out), [an, head = TextHead{b.model, b.hardware, static_cast<double>(b.chips)}, explain,
+                                 parts = std::move(parts)] { return text(an, head, explain, {}, parts); }};
 }
 
 // The practical batch when none is given: 2.5 x B* (model.md §6).
@@ -45,35 +50,37 @@ double practical_batch(const Args& a, const Board& b) {
 
 }  // namespace
 
-Result<Json> batch(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> batch(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   const double ctx = a.number("context");
-  Json out = to_json(batch_analysis(b.board, ctx));
+  Json extra = Json::object();
+  std::vector<Analysis> parts;
   if (a.has("price_multiple") || a.has("speed_multiple")) {
-    out["fast_mode"] =
-        to_json(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
+    parts.push_back(fast_mode_analysis(b.board, ctx, a.number("price_multiple"), a.number("speed_multiple")));
+    extra["fast_mode"] = to_json(parts.back());
   }
-  out["context"] = whole_json(ctx);
-  return with_board(out, b.board);
+  extra["context"] = whole_json(ctx);
+  return on_board(batch_analysis(b.board, ctx), b.board, a.flag("explain"), std::move(extra), std::move(parts));
 }
 
-Result<Json> step(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> step(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
-  return with_board(to_json(step_analysis(b.board, practical_batch(a, b.board), a.number("context"),
-                                          a.number("provider_tokens_per_s"))),
-                    b.board);
+  return on_board(
+      step_analysis(b.board, practical_batch(a, b.board), a.number("context"), a.number("provider_tokens_per_s")),
+      b.board, a.flag("explain"));
 }
 
-Result<Json> context(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> context(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
-  return with_board(to_json(context_analysis(b.board, practical_batch(a, b.board), a.number("knee"), a.number("topk"),
-                                             a.number("index_bytes"), a.number("sqrt_block"))),
-                    b.board);
+  return on_board(context_analysis(b.board, practical_batch(a, b.board), a.number("knee"), a.number("topk"),
+                                   a.number("index_bytes"), a.number("sqrt_block")),
+                  b.board, a.flag("explain"));
 }
 
-Result<Json> price(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> price(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
-  Json out = with_board(to_json(price_forward(b.board, a.number("context"), practical_batch(a, b.board))), b.board);
+  Json extra = Json::object();
+  std::vector<Analysis> parts;
   if (a.has("sheet")) {
     const std::string sheet = a.text_or("sheet", "");
     const PriceSheet* s = e.price_catalog().find(sheet);
@@ -83,30 +90,32 @@ Result<Json> price(const Engine& e, const Args& a, const Progress&, const Cancel
       return Error{"--sheet", "", "unknown price sheet '" + sheet + "'",
                    "known: " + closest_names(sheet, names) + "; add one with --price-file"};
     }
-    Json inv = to_json(price_inverse(*s, b.board, a.number_or("n_active", b.board.n_active)));
+    parts.push_back(price_inverse(*s, b.board, a.number_or("n_active", b.board.n_active)));
+    Json inv = to_json(parts.back());
     inv["sources"] = s->sources;
-    out["inverse"] = inv;
+    extra["inverse"] = inv;
   }
-  return out;
+  return on_board(price_forward(b.board, a.number("context"), practical_batch(a, b.board)), b.board, a.flag("explain"),
+                  std::move(extra), std::move(parts));
 }
 
-Result<Json> layout(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> layout(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
   Board board = b.board;
   board.hop_latency = units::ms(a.number("hop_ms"));
-  return with_board(
-      to_json(layout_analysis(board, a.number("context"), a.number_or("micro_batch", std::ceil(board.R() * board.S())),
-                              static_cast<int>(a.number("racks")), static_cast<int>(a.number("stages")),
-                              static_cast<int>(a.number("layers_per_stage")))),
-      board);
+  return on_board(
+      layout_analysis(board, a.number("context"), a.number_or("micro_batch", std::ceil(board.R() * board.S())),
+                      static_cast<int>(a.number("racks")), static_cast<int>(a.number("stages")),
+                      static_cast<int>(a.number("layers_per_stage"))),
+      board, a.flag("explain"));
 }
 
-Result<Json> cache(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> cache(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
-  return with_board(to_json(cache_analysis(b.board, a.numbers("hold_s"))), b.board);
+  return on_board(cache_analysis(b.board, a.numbers("hold_s")), b.board, a.flag("explain"));
 }
 
-Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   LifecycleInputs in;
   if (a.has("model")) {
     TRY(m, load_model(e.catalogs(), a));
@@ -120,14 +129,19 @@ Result<Json> lifecycle(const Engine& e, const Args& a, const Progress&, const Ca
   in.rl_inefficiency = a.number("rl_inefficiency");
   in.inference_inefficiency = a.number("inference_inefficiency");
   in.policy = a.text("policy");
-  return to_json(lifecycle_analysis(in));
+  Analysis an = lifecycle_analysis(in);
+  Json out = to_json(an);
+  return Answer{std::move(out), [an, explain = a.flag("explain")] { return text(an, TextHead{}, explain); }};
 }
 
-Result<Json> revnet(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> revnet(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(m, load_model(e.catalogs(), a));
-  Json out = to_json(revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype")));
+  Analysis an = revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype"));
+  Json out = to_json(an);
   out["model"] = m.name;
-  return out;
+  return Answer{std::move(out), [an, name = m.name, explain = a.flag("explain")] {
+                  return text(an, TextHead{name, "", {}}, explain);
+                }};
 }
 
 Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel&) {

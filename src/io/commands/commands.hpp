@@ -14,10 +14,11 @@
 #include "roofline/roofline_args.hpp"
 #include "scenario/scenario.hpp"
 #include "tco/tco.hpp"
+#include "io/text.hpp"
 
 namespace llmecon::cmd {
 
-using Fn = Result<Json> (*)(const Engine&, const Args&, const Progress&, const Cancel&);
+using Fn = Result<Answer> (*)(const Engine&, const Args&, const Progress&, const Cancel&);
 
 // The command table (commands.cpp) concatenates each family's specs, declared beside its
 // implementation below, in the order the CLI lists them.
@@ -43,24 +44,24 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& p, const Canc
 Result<Json> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<RooflineResult> evaluate(const Engine& e, const Args& a);
 // board.cpp
-Result<Json> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> step(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> context(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> price(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> layout(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> cache(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> lifecycle(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> step(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> context(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> price(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> layout(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> cache(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // plan.cpp
 Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // simulate.cpp
 Result<Json> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // train.cpp
-Result<Json> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // tco.cpp
-Result<Json> tco(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> tco(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
 Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

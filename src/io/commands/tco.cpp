@@ -8,7 +8,7 @@
 
 namespace llmecon::cmd {
 
-Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(cat, tco_catalog(a));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
   TRY(sys, cat.system(hw->name));
@@ -30,15 +30,21 @@ Result<Json> tco(const Engine& e, const Args& a, const Progress&, const Cancel&)
   out["hardware"] = hw->name;
   out["chips"] = in.chips;
   out["utilization"] = in.utilization;
+  std::optional<RangeText> range;
   if (a.flag("range")) {
     // Every ranged default and system cost drawn together, with a fixed seed (model.md §21).
     const TcoRange r = tco_range(*hw, *sys, cat.defaults(), in);
-    out["range"] = {{"samples", r.samples},
-                    {"usd_per_gpu_hour_owned", quantiles_json(r.owned_usd_per_hour)},
-                    {"owned_over_rented", quantiles_json(r.owned_over_rented)},
-                    {"breakeven_utilization", quantiles_json(r.breakeven_utilization)}};
+    range = RangeText{r.samples,
+                      {{"usd_per_gpu_hour_owned", r.owned_usd_per_hour},
+                       {"owned_over_rented", r.owned_over_rented},
+                       {"breakeven_utilization", r.breakeven_utilization}}};
+    Json q = {{"samples", r.samples}};
+    for (const RangeRow& row : range->rows) q[row.key] = quantiles_json(row.q);
+    out["range"] = std::move(q);
   }
-  return out;
+  return Answer{std::move(out), [an, head = TextHead{"", hw->name, in.chips}, explain = a.flag("explain"), range] {
+                  return text(an, head, explain, range);
+                }};
 }
 
 // The tco family's commands in the table (commands.hpp).

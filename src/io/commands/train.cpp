@@ -271,7 +271,7 @@ std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int ch
 
 }  // namespace
 
-Result<Json> train(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(t, train_args(e, a, true));
   const TrainSetup& s = t.setup;
   const bool search = a.flag("search") || !layout_given(a);
@@ -318,18 +318,19 @@ Result<Json> train(const Engine& e, const Args& a, const Progress& progress, con
   out["layout_searched"] = search;
   out["feasible"] = r.feasible;
   out["reason"] = r.reason;
+  std::optional<RangeText> range;
   if (a.flag("range")) {
     const TrainRange rr = train_range(s, layout, uncertainty(a), 200);
-    out["range"] = {{"samples", rr.samples},
-                    {"step_s", quantiles_json(rr.step_s)},
-                    {"mfu", quantiles_json(rr.mfu)},
-                    {"days", quantiles_json(rr.days)},
-                    {"usd", quantiles_json(rr.usd)}};
+    range = RangeText{rr.samples, {{"step_s", rr.step_s}, {"mfu", rr.mfu}, {"days", rr.days}, {"usd", rr.usd}}};
+    Json q = {{"samples", rr.samples}};
+    for (const RangeRow& row : range->rows) q[row.key] = quantiles_json(row.q);
+    out["range"] = std::move(q);
   }
-  return out;
+  return Answer{std::move(out), [an, head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
+                                 explain = a.flag("explain"), range] { return text(an, head, explain, range); }};
 }
 
-Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> scale(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(t, train_args(e, a, false));
   auto report = [&](double done, double total) {
     if (progress && total > 0) progress(0.9 * done / total);
@@ -342,12 +343,14 @@ Result<Json> scale(const Engine& e, const Args& a, const Progress& progress, con
   in.inference_tokens = a.number("inference_tokens");
   in.rl_multiplier = a.number("rl_multiplier");
   if (progress) progress(1.0);
-  Json out = to_json(scale_analysis(in));
+  Analysis an = scale_analysis(in);
+  Json out = to_json(an);
   out["model"] = t.model->name;
   out["hardware"] = t.hw->name;
   out["chips"] = t.chips;
   out["fit"] = in.fit->name;
-  return out;
+  return Answer{std::move(out), [an, head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
+                                 explain = a.flag("explain")] { return text(an, head, explain); }};
 }
 
 // The train family's commands in the table (commands.hpp).

@@ -1,0 +1,55 @@
+// io/text.hpp: the text a person reads, one encoder per typed result.
+//
+// The CLI prints these; the server serves them (format=text) and Python returns them, so every
+// shell shows the same words for the same question. Each encoder reads the typed result the
+// command computed, never its JSON. The pieces they share (a value in its unit, a padded table)
+// are here too.
+//
+//   std::string s = text(batch_analysis(board, 0), TextHead{"deepseek-v3", "gb200", 72}, false);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "roofline/roofline.hpp"
+#include "units/analysis.hpp"
+
+namespace llmecon {
+
+/// A value with the unit an analysis gives it ("s", "B", "$/Mtok", "x", ...).
+std::string format_unit(double v, std::string_view unit);
+/// Parameters at a scale a person reads: 8.03B, 1.2T, 350M.
+std::string params_text(double v);
+/// Dollars per token at a scale a person reads: $/Mtok down to a cent, then per billion or per
+/// trillion tokens ($5.358e-06/Mtok reads $5.358/Ttok); `suffix` follows the unit ("/h").
+std::string money_per_tokens(double usd_per_mtok, const std::string& suffix);
+/// A plain text table with columns padded to their widest cell, one line each.
+std::string text_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+/// What an analysis ran on, for its heading ("train: llama-3.1-8b on 64 x h100-sxm").
+struct TextHead {
+  std::string model;
+  std::string hardware;
+  std::optional<double> chips;
+};
+
+/// One quantity of a --range (train, tco): p10/p50/p90, named and in the unit its key gives
+/// ("step_s" reads "step" in seconds, "usd" in dollars, "days" in days).
+struct RangeRow {
+  std::string key;
+  Quantiles q;
+};
+struct RangeText {
+  int samples = 0;
+  std::vector<RangeRow> rows;
+};
+
+/// An analysis: its heading, figures, tables, the range, notes, then the analyses it carries
+/// (fast mode, a price sheet's inverse), and with `explain` its derivation.
+std::string text(const Analysis& a, const TextHead& head, bool explain, const std::optional<RangeText>& range = {},
+                 const std::vector<Analysis>& parts = {});
+
+}  // namespace llmecon
