@@ -28,9 +28,9 @@ Result<Answer> json_only(const Engine& e, const Args& a, const Progress& p, cons
   return Answer{std::move(j), {}};
 }
 constexpr Impl kImpls[] = {
-    {"models", json_only<cmd::models>},
-    {"hardware", json_only<cmd::hardware>},
-    {"model", json_only<cmd::model_show>},
+    {"models", cmd::models},
+    {"hardware", cmd::hardware},
+    {"model", cmd::model_show},
     {"roofline", json_only<cmd::roofline>},
     {"sweep", json_only<cmd::sweep>},
     {"report", json_only<cmd::report>},
@@ -42,7 +42,7 @@ constexpr Impl kImpls[] = {
     {"cache", cmd::cache},
     {"lifecycle", cmd::lifecycle},
     {"revnet", cmd::revnet},
-    {"lecture", json_only<cmd::lecture>},
+    {"lecture", cmd::lecture},
     {"plan", json_only<cmd::plan>},
     {"simulate", json_only<cmd::simulate>},
     {"validate", json_only<cmd::validate>},

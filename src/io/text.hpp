@@ -14,6 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "catalog/hardware.hpp"
+#include "lecture/lecture.hpp"
+#include "model/model.hpp"
 #include "roofline/roofline.hpp"
 #include "units/analysis.hpp"
 
@@ -51,5 +54,19 @@ struct RangeText {
 /// (fast mode, a price sheet's inverse), and with `explain` its derivation.
 std::string text(const Analysis& a, const TextHead& head, bool explain, const std::optional<RangeText>& range = {},
                  const std::vector<Analysis>& parts = {});
+
+/// The lecture's claims: the verdict table, then the claims with real-hardware comparisons or a
+/// correction (every claim with `explain`, with its derivation).
+std::string text(const std::vector<Claim>& claims, bool explain);
+
+/// The built-in models, one line each (a model that does not load reads "?").
+std::string models_text(const ModelCatalog& models);
+/// The chip catalog, one line each.
+std::string hardware_text(const HardwareCatalog& hw);
+/// One model's shape: parameters, layers, attention, experts, KV per token at `kv`, weights, and
+/// the published count when the catalog has it.
+std::string model_text(const ModelSpec& m, DType kv, const ModelEntry* entry);
+/// "mla", "mha", "mqa" or "gqa".
+std::string attention_name(const ModelSpec& m);
 
 }  // namespace llmecon

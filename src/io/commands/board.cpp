@@ -144,11 +144,11 @@ Result<Answer> revnet(const Engine& e, const Args& a, const Progress&, const Can
                 }};
 }
 
-Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel&) {
+Result<Answer> lecture(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(claims, lecture_claims(e.hardware_catalog(), e.model_catalog()));
   Json out = Json::array();
   for (const auto& c : claims) {
-    const bool text = c.check == Check::kEqual;
+    const bool categorical = c.check == Check::kEqual;
     Json real = Json::array();
     for (const auto& r : c.real) {
       real.push_back(
@@ -156,8 +156,8 @@ Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel
     }
     out.push_back({{"id", c.id},
                    {"claim", c.claim},
-                   {"expected", text ? Json(c.expected_text) : Json(c.expected)},
-                   {"computed", text ? Json(c.computed_text) : Json(c.computed)},
+                   {"expected", categorical ? Json(c.expected_text) : Json(c.expected)},
+                   {"computed", categorical ? Json(c.computed_text) : Json(c.computed)},
                    {"unit", c.unit},
                    {"tolerance", c.tolerance},
                    {"check", std::string(name(c.check))},
@@ -169,7 +169,7 @@ Result<Json> lecture(const Engine& e, const Args&, const Progress&, const Cancel
                    {"source", c.source},
                    {"explain", c.derivation}});
   }
-  return out;
+  return Answer{std::move(out), [claims, explain = a.flag("explain")] { return text(claims, explain); }};
 }
 
 // The board family's commands in the table (commands.hpp); each analysis declares its arguments

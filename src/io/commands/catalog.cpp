@@ -3,7 +3,7 @@
 
 namespace llmecon::cmd {
 
-Result<Json> models(const Engine& e, const Args&, const Progress&, const Cancel&) {
+Result<Answer> models(const Engine& e, const Args&, const Progress&, const Cancel&) {
   const ModelCatalog& cat = e.model_catalog();
   Json out = Json::array();
   for (const auto& entry : cat.entries()) {
@@ -20,10 +20,10 @@ Result<Json> models(const Engine& e, const Args&, const Progress&, const Cancel&
     }
     out.push_back(row);
   }
-  return out;
+  return Answer{std::move(out), [&cat] { return models_text(cat); }};
 }
 
-Result<Json> hardware(const Engine& e, const Args&, const Progress&, const Cancel&) {
+Result<Answer> hardware(const Engine& e, const Args&, const Progress&, const Cancel&) {
   Json out = Json::array();
   for (const auto& h : e.hardware_catalog().all()) {
     Json compute = Json::object();
@@ -58,10 +58,10 @@ Result<Json> hardware(const Engine& e, const Args&, const Progress&, const Cance
                    {"origin", h.origin}});
     if (h.exp_rate) out.back()["exp_per_s"] = h.exp_rate->si();
   }
-  return out;
+  return Answer{std::move(out), [&cat = e.hardware_catalog()] { return hardware_text(cat); }};
 }
 
-Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> model_show(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(m, load_model(e.catalogs(), a));
   const DType kv = *a.dtype("kv_dtype");
   Json layers = Json::object();
@@ -81,9 +81,7 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const C
            {"layer_kinds", layers},
            {"d_model", m.d_model},
            {"vocab", m.vocab},
-           {"attention", m.attn.kind == AttentionKind::kMla
-                             ? "mla"
-                             : (m.attn.kv_heads == m.attn.heads ? "mha" : (m.attn.kv_heads == 1 ? "mqa" : "gqa"))},
+           {"attention", attention_name(m)},
            {"heads", m.attn.heads},
            {"kv_heads", m.attn.kv_heads},
            {"head_dim", m.attn.head_dim},
@@ -99,12 +97,13 @@ Result<Json> model_show(const Engine& e, const Args& a, const Progress&, const C
     out["expert_ffn"] = m.moe.expert_ffn;
     out["shared_ffn"] = m.moe.shared_ffn;
   }
-  if (const ModelEntry* entry = e.model_catalog().entry(m.name)) {
+  const ModelEntry* entry = e.model_catalog().entry(m.name);
+  if (entry != nullptr) {
     out["source"] = entry->source;
     out["published"] = {
         {"total", entry->published.total}, {"active", entry->published.active}, {"source", entry->published.source}};
   }
-  return out;
+  return Answer{std::move(out), [m, kv, entry] { return model_text(m, kv, entry); }};
 }
 
 // The catalog family's commands in the table (commands.hpp).

@@ -35,9 +35,9 @@ std::vector<CommandSpec> validate_specs();  // validate.cpp: validate, calibrate
 CommandSpec charted(CommandSpec c);  ///< --plot draws SVG or HTML
 
 // catalog.cpp
-Result<Json> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> hardware(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> model_show(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> hardware(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> model_show(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // roofline.cpp
 Result<Json> roofline(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Json> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
@@ -52,7 +52,7 @@ Result<Answer> layout(const Engine& e, const Args& a, const Progress& p, const C
 Result<Answer> cache(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // plan.cpp
 Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // simulate.cpp
