@@ -55,6 +55,42 @@ struct RangeText {
 std::string text(const Analysis& a, const TextHead& head, bool explain, const std::optional<RangeText>& range = {},
                  const std::vector<Analysis>& parts = {});
 
+/// What a roofline step's text shows beside the step (roofline): the price's basis, --range,
+/// --ops (operators summed by kind), the derivation, and the warnings.
+struct RooflineText {
+  std::string model;
+  std::string price_source;
+  std::optional<RooflineRange> range;
+  std::optional<std::vector<OpCost>> ops_by_kind;
+  std::vector<std::string> derivation;  ///< with --explain
+  std::vector<std::string> warnings;
+};
+std::string text(const RooflineResult& r, const RooflineText& x);
+/// The sweep's table, one row per step, each row's derivation with `explain`, then the warnings.
+std::string sweep_text(const std::string& model, const std::vector<RooflineResult>& rows, bool explain,
+                       const std::vector<std::vector<std::string>>& derivations,
+                       const std::vector<std::string>& warnings);
+/// The deployment report: the model, the pooled chips, the memory fit, decode cost against
+/// batch, the balance batch and the cheapest batch.
+struct ReportText {
+  const ModelSpec* model = nullptr;
+  std::string display_name;
+  FlopsPerSecond flops;  ///< pooled over the chips, at the GEMMs' format
+  BytesPerSecond hbm_bandwidth;
+  Bytes hbm;
+  Seconds drain_time;
+  double usd_per_hour = 0;  ///< the domain's
+  double context = 0;
+  double max_batch = 0;
+  std::optional<double> balance_batch;
+  std::vector<RooflineResult> rows;
+  std::optional<std::size_t> best;  ///< the cheapest row that fits
+  double unbatched_penalty = 0;
+  std::vector<std::string> derivation;  ///< with --explain
+  std::vector<std::string> warnings;
+};
+std::string text(const ReportText& r);
+
 /// The lecture's claims: the verdict table, then the claims with real-hardware comparisons or a
 /// correction (every claim with `explain`, with its derivation).
 std::string text(const std::vector<Claim>& claims, bool explain);

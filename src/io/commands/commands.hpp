@@ -39,9 +39,9 @@ Result<Answer> models(const Engine& e, const Args& a, const Progress& p, const C
 Result<Answer> hardware(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> model_show(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // roofline.cpp
-Result<Json> roofline(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> roofline(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<RooflineResult> evaluate(const Engine& e, const Args& a);
 // board.cpp
 Result<Answer> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include "commands.hpp"
 
@@ -51,7 +52,7 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   return r;
 }
 
-Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
+Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out, std::vector<OpCost>& kinds) {
   // Per layer and operator (model.md §4), and the same summed by operator kind.
   const StepCost detail = step_cost(m, in.step, in.precision, in.touch, true);
   Json ops = Json::array();
@@ -76,6 +77,7 @@ Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out) {
   for (std::size_t i = 0; i < kOpKindCount; ++i) {
     const OpCost& k = by_kind[i];
     if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
+    kinds.push_back(k);
     by_kind_out.push_back({{"op", std::string(name(static_cast<OpKind>(i)))},
                            {"flops", k.flops.si()},
                            {"bytes_weights", k.weights.si()},
@@ -100,42 +102,48 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
 
 namespace {
 // Contexts past the model's max_position_embeddings: priced, but the model was not trained for them.
-void warn_past_max_context(const ModelSpec& m, double context, Json& out) {
-  if (m.max_context <= 0 || context <= m.max_context) return;
-  if (!out.contains("warnings")) out["warnings"] = Json::array();
-  out["warnings"].push_back(
-      fmt::format("context {} exceeds {}'s max_position_embeddings ({}): the model was not "
-                  "trained that far",
-                  format_number(context), m.name, m.max_context));
+std::vector<std::string> past_max_context(const ModelSpec& m, double context) {
+  if (m.max_context <= 0 || context <= m.max_context) return {};
+  return {fmt::format("context {} exceeds {}'s max_position_embeddings ({}): the model was not trained that far",
+                      format_number(context), m.name, m.max_context)};
 }
 }  // namespace
 
-Result<Json> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, a.number("batch"), a.number("context")));
   res.in.step = step;
   TRY(r, llmecon::roofline(res.in));
+  RooflineText x;
+  x.model = res.model().name;
+  x.price_source = res.scenario.hw->price_source;
+  x.warnings = past_max_context(res.model(), a.number("context"));
   Json out = to_json(r);
-  out["price_source"] = res.scenario.hw->price_source;
-  warn_past_max_context(res.model(), a.number("context"), out);
-  if (a.flag("explain")) out["explain"] = explain(r);
+  out["price_source"] = x.price_source;
+  if (!x.warnings.empty()) out["warnings"] = x.warnings;
+  if (a.flag("explain")) {
+    x.derivation = explain(r);
+    out["explain"] = x.derivation;
+  }
   if (a.flag("range")) {
-    const RooflineRange rr = roofline_range(res.in, uncertainty(a));
-    out["range"] = {{"samples", rr.samples},
-                    {"t_step_s", quantiles_json(rr.t_step_s)},
-                    {"tokens_per_s", quantiles_json(rr.tokens_per_s)},
-                    {"usd_per_mtok", quantiles_json(rr.usd_per_mtok)}};
+    x.range = roofline_range(res.in, uncertainty(a));
+    out["range"] = {{"samples", x.range->samples},
+                    {"t_step_s", quantiles_json(x.range->t_step_s)},
+                    {"tokens_per_s", quantiles_json(x.range->tokens_per_s)},
+                    {"usd_per_mtok", quantiles_json(x.range->usd_per_mtok)}};
   }
   if (a.flag("ops")) {
     Json kinds;
-    Json ops = ops_json(res.model(), res.in, kinds);
+    x.ops_by_kind.emplace();
+    Json ops = ops_json(res.model(), res.in, kinds, *x.ops_by_kind);
     out["ops_by_kind"] = std::move(kinds);
     out["ops"] = std::move(ops);
   }
-  return out;
+  // The text keeps the chip alive (a priced copy is the scenario's); the model pointer is not read.
+  return Answer{std::move(out), [r, x, hw = res.scenario.hw] { return text(r, x); }};
 }
 
-Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> sweep(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   const std::vector<double> batches = a.numbers("batch");
   const std::vector<double> contexts = a.numbers("context");
   if (batches.size() * contexts.size() > 100000) {
@@ -146,6 +154,8 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
   }
   TRY(res, resolve(e, a));
   Json rows = Json::array();
+  std::vector<RooflineResult> results;
+  std::vector<std::vector<std::string>> derivations;
   const bool with_explain = a.flag("explain");
   const double total = static_cast<double>(contexts.size() * batches.size());
   for (const double c : contexts) {
@@ -157,8 +167,12 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
       in.step = step;
       TRY(r, llmecon::roofline(in));
       Json row = to_json(r);
-      if (with_explain) row["explain"] = explain(r);
+      if (with_explain) {
+        derivations.push_back(explain(r));
+        row["explain"] = derivations.back();
+      }
       rows.push_back(std::move(row));
+      results.push_back(std::move(r));
     }
   }
   if (progress) progress(1.0);
@@ -167,11 +181,16 @@ Result<Json> sweep(const Engine& e, const Args& a, const Progress& progress, con
            {"chips", res.in.chips},
            {"price_source", res.scenario.hw->price_source},
            {"rows", rows}};
-  warn_past_max_context(res.model(), *std::max_element(contexts.begin(), contexts.end()), out);
-  return out;
+  std::vector<std::string> warnings =
+      past_max_context(res.model(), *std::max_element(contexts.begin(), contexts.end()));
+  if (!warnings.empty()) out["warnings"] = warnings;
+  return Answer{std::move(out),
+                [results = std::move(results), derivations = std::move(derivations), warnings = std::move(warnings),
+                 name = res.model().name, with_explain,
+                 hw = res.scenario.hw] { return sweep_text(name, results, with_explain, derivations, warnings); }};
 }
 
-Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(res, resolve(e, a));
   TRY(step, step_at(a, 1, a.number("context")));
   res.in.step = step;
@@ -199,14 +218,18 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
   Json rows = Json::array();
   double best_cost = std::numeric_limits<double>::infinity();
   Json best = nullptr;
+  auto report = std::make_shared<ReportText>();
+  ReportText& rt = *report;
   for (double b = 1; b <= 65536; b *= 2) {
     const RooflineResult r = at(b);
     Json row = to_json(r);
     if (a.flag("explain")) row["explain"] = explain(r);
     rows.push_back(row);
+    rt.rows.push_back(r);
     if (r.fits && r.usd_per_token.si() < best_cost) {
       best_cost = r.usd_per_token.si();
       best = row;
+      rt.best = rt.rows.size() - 1;
     }
     if (!r.fits && b > 1) break;
   }
@@ -221,7 +244,8 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
            {"best", best},
            {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
            {"rows", rows}};
-  warn_past_max_context(res.model(), a.number("context"), out);
+  rt.warnings = past_max_context(res.model(), a.number("context"));
+  if (!rt.warnings.empty()) out["warnings"] = rt.warnings;
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
     std::vector<std::string> lines = explain(first);
@@ -237,8 +261,21 @@ Result<Json> report(const Engine& e, const Args& a, const Progress&, const Cance
                                       format_number(first.usd_per_token.si() * 1e6), format_number(best_cost * 1e6),
                                       format_number(first.usd_per_token.si() / best_cost)));
     out["explain"] = lines;
+    rt.derivation = std::move(lines);
   }
-  return out;
+  rt.model = res.scenario.model.get();
+  rt.display_name = hw.display_name;
+  rt.flops = hw.peak(wider(in0.precision.weights, in0.precision.act)) * n;
+  rt.hbm_bandwidth = hw.hbm_bandwidth.value * n;
+  rt.hbm = hw.hbm_capacity.value * n;
+  rt.drain_time = hw.drain_time();
+  rt.usd_per_hour = hw.price.value.si() * 3600.0 * n;
+  rt.context = in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0);
+  rt.max_batch = max_batch;
+  rt.balance_batch = balance;
+  if (rt.best) rt.unbatched_penalty = first.usd_per_token.si() / best_cost;
+  // The text holds the model and the chip the rows point to.
+  return Answer{std::move(out), [report, model = res.scenario.model, chip = res.scenario.hw] { return text(*report); }};
 }
 
 // The roofline family's commands in the table (commands.hpp).
