@@ -17,7 +17,11 @@
 #include "catalog/hardware.hpp"
 #include "lecture/lecture.hpp"
 #include "model/model.hpp"
+#include "plan/plan.hpp"
 #include "roofline/roofline.hpp"
+#include "scenario/capacity.hpp"
+#include "scenario/scaleup.hpp"
+#include "simulate/simulate.hpp"
 #include "units/analysis.hpp"
 
 namespace llmecon {
@@ -90,6 +94,44 @@ struct ReportText {
   std::vector<std::string> warnings;
 };
 std::string text(const ReportText& r);
+
+/// What a simulation's text says beside its result: the deployment, the workload, the rate
+/// search, what was assumed (the envelope) and the warnings.
+struct SimText {
+  std::string model, hardware, mapping, engine, scheduler, arrival, isl, osl;
+  int replicas = 1, chips_per_replica = 1;
+  std::uint64_t seed = 1;
+  std::optional<double> rate;
+  std::optional<int> clients;
+  double think_s = 0;
+  std::optional<double> found_rate;
+  std::size_t tried = 0;  ///< rates the search ran
+  std::vector<std::string> envelope, warnings;
+};
+std::string text(const SimResult& r, const SimText& x);
+
+/// The launch configuration plan --emit writes, for the point it launches.
+struct LaunchText {
+  std::string engine, mapping;
+  double batch = 0;
+  std::string text;
+};
+/// A plan: the search, its frontier (the points listed), the best point, --range, capacity,
+/// scale-up domains, the launch, the derivation and the warnings.
+struct PlanText {
+  std::string model, hardware, price_source, rank;
+  DType native_weights = DType::kBf16;  ///< narrower weights are a quantized deployment
+  int chips = 0, domain = 0;
+  double isl = 0, osl = 0;
+  PlanResult result;
+  std::vector<std::size_t> frontier;  ///< indices into result.frontier, thinned as the JSON lists them
+  std::optional<PlanRange> best_range;
+  std::optional<Capacity> capacity;
+  std::optional<std::vector<ScaleUpOption>> scaleup;
+  std::optional<LaunchText> launch;
+  std::vector<std::string> derivation, warnings;
+};
+std::string text(const PlanText& p);
 
 /// The lecture's claims: the verdict table, then the claims with real-hardware comparisons or a
 /// correction (every claim with `explain`, with its derivation).

@@ -54,9 +54,9 @@ Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress& p, cons
 Result<Answer> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // plan.cpp
-Result<Json> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // simulate.cpp
-Result<Json> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // train.cpp
 Result<Answer> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

@@ -45,19 +45,26 @@ Json point_fields(const PlanPoint& p, const ModelSpec& m) {
               {"kv_transfer_s", p.kv_transfer.si()}};
 }
 
+// The frontier points listed: an even thinning when it is longer than asked, keeping the last.
+std::vector<std::size_t> listed(const PlanResult& r, std::size_t frontier_max) {
+  const std::size_t n = r.frontier.size();
+  const std::size_t stride = frontier_max > 0 && n > frontier_max ? (n + frontier_max - 1) / frontier_max : 1;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < n; i += stride) out.push_back(i);
+  if (n > 0 && (n - 1) % stride != 0) out.push_back(n - 1);
+  return out;
+}
+
 // With --explain every point carries its own derivation, so any frontier point can be explained.
-Json plan_json(const PlanResult& r, const ModelSpec& m, std::size_t frontier_max, const PlanRequest* explain_for) {
+Json plan_json(const PlanResult& r, const ModelSpec& m, const std::vector<std::size_t>& shown,
+               const PlanRequest* explain_for) {
   auto point_json = [explain_for, &m](const PlanPoint& p) {
     Json j = point_fields(p, m);
     if (explain_for != nullptr) j["explain"] = explain_plan_point(*explain_for, p);
     return j;
   };
   Json frontier = Json::array();
-  // Keep the frontier readable: an even thinning when it is longer than asked.
-  const std::size_t n = r.frontier.size();
-  const std::size_t stride = frontier_max > 0 && n > frontier_max ? (n + frontier_max - 1) / frontier_max : 1;
-  for (std::size_t i = 0; i < n; i += stride) frontier.push_back(point_json(r.frontier[i]));
-  if (n > 0 && (n - 1) % stride != 0) frontier.push_back(point_json(r.frontier.back()));
+  for (const std::size_t i : shown) frontier.push_back(point_json(r.frontier[i]));
   Json rejected = Json::object();
   for (const auto& [k, v] : r.rejected) rejected[k] = v;
   // The ten best distinct mappings under the SLO, each at its best batch and formats.
@@ -94,8 +101,8 @@ std::string model_id(const Engine& e, const Args& a, const ModelSpec& m) {
 }
 
 // plan --emit: the launch configuration of the best point, or of frontier point --point.
-Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, const PlanResult& r,
-                         const ModelSpec& m) {
+Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, const PlanResult& r, const ModelSpec& m,
+                         LaunchText& said) {
   TRY(engine, e.serving_engine(a.text("emit"), "--emit"));
   const PlanPoint* p = r.best ? &*r.best : nullptr;
   if (a.has("point")) {
@@ -117,6 +124,7 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
   }
   Json files = Json::array();
   for (const auto& f : c.files) files.push_back({{"name", f.name}, {"text", f.text}});
+  said = LaunchText{c.engine, p->map.str(), p->batch, c.text};
   return Json{{"engine", c.engine}, {"mapping", p->map.str()}, {"batch", whole_json(p->batch)},
               {"pools", pools},     {"files", files},          {"notes", c.notes},
               {"text", c.text}};
@@ -175,7 +183,7 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
 
 }  // namespace
 
-Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   // --emit ENGINE plans under that engine's limits unless --engine names another.
   const bool emit = a.text("emit") != "none";
   ScenarioDefaults defaults;
@@ -207,33 +215,55 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
   // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
   const bool prior = !a.flag("ideal") && e.efficiency_is_prior(*hw);
   out["efficiency"] = a.flag("ideal") ? "ideal" : prior ? "prior" : "sourced";
+  std::vector<std::string> warnings;
   if (prior) {
-    out["warnings"] = Json::array({fmt::format(
+    warnings.push_back(fmt::format(
         "efficiency: prior: {} has no measured calibration in the validation set; its step times are estimates",
-        hw->name)});
+        hw->name));
+    out["warnings"] = warnings;
   }
-  const PlanResult main = llmecon::plan(rq);
+  auto said = std::make_shared<PlanText>();
+  PlanText& x = *said;
+  x.model = model.name;
+  x.hardware = hw->name;
+  x.price_source = hw->price_source;
+  x.rank = a.text("rank");
+  x.native_weights = model.native_weight_dtype;
+  x.chips = rq.chips;
+  x.domain = hw->domain_size;
+  x.isl = rq.isl;
+  x.osl = rq.osl;
+  x.warnings = std::move(warnings);
+  x.result = llmecon::plan(rq);
+  const PlanResult& main = x.result;
   if (main.cancelled) return cancelled_error();
-  const Json planned =
-      plan_json(main, model, static_cast<std::size_t>(a.number("frontier_max")), a.flag("explain") ? &rq : nullptr);
+  x.frontier = listed(main, static_cast<std::size_t>(a.number("frontier_max")));
+  const Json planned = plan_json(main, model, x.frontier, a.flag("explain") ? &rq : nullptr);
   for (const auto& [k, v] : planned.items()) out[k] = v;
   if (main.best && a.flag("range")) {
     const PlanRange r = plan_range(rq, *main.best, uncertainty(a));
+    x.best_range = r;
     out["best_range"] = {{"samples", r.samples},
                          {"tokens_per_s_per_chip", quantiles_json(r.tokens_per_s_per_chip)},
                          {"tpot_ms", quantiles_json(r.tpot_ms)},
                          {"ttft_s", quantiles_json(r.ttft_s)},
                          {"usd_per_mtok_output", quantiles_json(r.usd_per_mtok_output)}};
   }
-  if (main.best && a.flag("explain")) out["explain"] = explain_plan_point(rq, *main.best);
+  if (main.best && a.flag("explain")) {
+    x.derivation = explain_plan_point(rq, *main.best);
+    out["explain"] = x.derivation;
+  }
   if (a.text("emit") != "none") {
-    TRY(launch, launch_json(e, a, rq, main, model));
+    LaunchText launched;
+    TRY(launch, launch_json(e, a, rq, main, model, launched));
     out["launch"] = std::move(launch);
+    x.launch = std::move(launched);
   }
   if (a.has("rate")) {
     auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel});
     if (!cap) return cap.error().what.rfind("cancelled", 0) == 0 ? cancelled_error() : cap.error();
     out["capacity"] = to_json(*cap, rq.osl);
+    x.capacity = std::move(cap).value();
   }
   if (a.has("scaleup")) {
     // Each domain size carries its own scale-up fabric (model.md §25.5), recovered as the capital
@@ -256,8 +286,9 @@ Result<Json> plan(const Engine& e, const Args& a, const Progress& progress, cons
     }
     out["scaleup"] = rows;
     if (!sweep.unpriced.empty()) out["scaleup_fabric"] = sweep.unpriced;
+    x.scaleup = sweep.rows;
   }
-  return out;
+  return Answer{std::move(out), [said] { return text(*said); }};
 }
 
 // The plan family's commands in the table (commands.hpp).

@@ -360,7 +360,7 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(sc, resolve_scenario(e.catalogs(), a, ScenarioDefaults{8, std::nullopt}));
   const ModelSpec& model = *sc.model;
   const Hardware* hw = sc.hw.get();
@@ -407,8 +407,31 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     TRY(grid, run_grid(e, a, sc, c, progress));
     out["grid"] = std::move(grid);
     out["envelope"] = envelope;
-    return out;
+    // A grid's text is one JSON line per point, so shards concatenate into one file.
+    return Answer{out, [rows = out["grid"]["rows"]] {
+                    std::string lines;
+                    for (const auto& row : rows) lines += row.dump() + "\n";
+                    return lines;
+                  }};
   }
+  SimText x;
+  x.model = model.name;
+  x.hardware = hw->name;
+  x.mapping = in.map.str();
+  x.engine = engine->name;
+  x.scheduler = std::string(name(s.kind));
+  x.arrival = std::string(name(w.arrivals.kind));
+  x.isl = w.pairs.empty() && !trace ? w.isl.str() : "from the file";
+  x.osl = w.pairs.empty() && !trace ? w.osl.str() : "from the file";
+  x.replicas = c.replicas;
+  x.chips_per_replica = in.map.replica_chips();
+  x.seed = w.seed;
+  if (out.contains("rate")) x.rate = w.arrivals.rate;
+  if (w.arrivals.kind == ArrivalKind::kClosed) {
+    x.clients = w.arrivals.clients;
+    x.think_s = w.arrivals.think_s;
+  }
+  SimResult result;
   if (a.flag("find_rate")) {
     TRY(found, find_rate(c));
     out["found_rate"] = found.rate;
@@ -416,23 +439,29 @@ Result<Json> simulate(const Engine& e, const Args& a, const Progress& progress, 
     for (const auto& [rate, met] : found.tried) tried.push_back({{"rate", rate}, {"slo_met", met}});
     out["tried"] = tried;
     out["rate"] = found.rate;
-    const Json res = to_json(found.at);
-    for (const auto& [k, v] : res.items()) out[k] = v;
-    out["charts"] = charts_json(found.at);
+    x.rate = found.rate;
+    x.found_rate = found.rate;
+    x.tried = found.tried.size();
+    result = std::move(found.at);
   } else {
     TRY(r, llmecon::simulate(c));
-    const Json res = to_json(r);
-    for (const auto& [k, v] : res.items()) out[k] = v;
-    out["charts"] = charts_json(r);
-    if (c.chrome_trace) out["chrome_trace"] = chrome_trace_json(r);
+    result = std::move(r);
   }
+  const Json res = to_json(result);
+  for (const auto& [k, v] : res.items()) out[k] = v;
+  out["charts"] = charts_json(result);
+  if (c.chrome_trace && !a.flag("find_rate")) out["chrome_trace"] = chrome_trace_json(result);
   out["envelope"] = envelope;
+  for (const auto& l : envelope) x.envelope.push_back(l.get<std::string>());
   if (model.max_context > 0 && w.isl.mean() + w.osl.mean() > model.max_context) {
-    out["warnings"] =
-        Json::array({fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
-                                 format_number(w.isl.mean() + w.osl.mean()), model.name, model.max_context)});
+    x.warnings.push_back(fmt::format("mean context {} exceeds {}'s max_position_embeddings ({})",
+                                     format_number(w.isl.mean() + w.osl.mean()), model.name, model.max_context));
+    out["warnings"] = x.warnings;
   }
-  return out;
+  // The text needs the counts and distributions, not the samples and trace the charts keep.
+  result.samples.clear();
+  result.trace.clear();
+  return Answer{std::move(out), [result = std::move(result), x = std::move(x)] { return text(result, x); }};
 }
 
 // The simulate family's commands in the table (commands.hpp).
