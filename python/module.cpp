@@ -20,16 +20,24 @@ const llmecon::Engine& engine() {
   return *e;
 }
 
-std::string run(const std::string& command, const std::string& args_json) {
-  llmecon::Json args;
+llmecon::Json parse_args(const std::string& args_json) {
   try {
-    args = llmecon::Json::parse(args_json);
+    return llmecon::Json::parse(args_json);
   } catch (const llmecon::Json::parse_error& e) {
     throw py::value_error("request: malformed JSON at byte " + std::to_string(e.byte));
   }
-  auto r = engine().run(command, args);
+}
+
+std::string run(const std::string& command, const std::string& args_json) {
+  auto r = engine().run(command, parse_args(args_json));
   if (!r) throw py::value_error(r.error().message());
   return r->dump(-1, ' ', false, llmecon::Json::error_handler_t::replace);
+}
+
+std::string text(const std::string& command, const std::string& args_json) {
+  auto r = engine().answer(command, parse_args(args_json));
+  if (!r) throw py::value_error(r.error().message());
+  return r->text();
 }
 
 std::string schema() {
@@ -42,5 +50,7 @@ PYBIND11_MODULE(_llmecon, m) {
   m.doc() = "llmecon: the economics of training and serving large language models";
   m.def("run", &run, py::arg("command"), py::arg("args_json") = "{}",
         "Runs a facade command with JSON arguments and returns the JSON result as text.");
+  m.def("text", &text, py::arg("command"), py::arg("args_json") = "{}",
+        "Runs a facade command with JSON arguments and returns the text the CLI prints.");
   m.def("schema", &schema, "The command table (every command and argument) as JSON text.");
 }

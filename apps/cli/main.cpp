@@ -154,70 +154,16 @@ int write_text(const std::string& path, const std::string& text) {
   return 0;
 }
 
-// The derivation lines of a result, for commands whose printer does not show them itself.
-void print_explain(const std::string& command, const Json& r) {
-  auto lines = [](const Json& l, const char* indent) {
-    for (const auto& s : l) std::printf("%s%s\n", indent, s.get<std::string>().c_str());
-  };
-  if (command == "sweep") {
-    for (const auto& row : r["rows"]) {
-      std::printf("\nbatch %s, context %s:\n", row["batch"].dump().c_str(), row["context"].dump().c_str());
-      lines(row["explain"], "  ");
-    }
-  } else if (r.is_object() && r.contains("explain") && r["explain"].is_array()) {
-    std::printf("\nderivation:\n");
-    lines(r["explain"], "  ");
-  }
-}
-
-// One way out for every command: JSON and CSV are generic, text has a printer per command.
-int emit(const std::string& command, const Json& r, bool explain, Format f) {
+// One way out for every command: JSON and CSV are generic; text is the answer's own (io/text.hpp).
+int emit(const std::string& command, const llmecon::Answer& answer, Format f) {
   if (f == Format::kJson) {
     // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
-    std::puts(r.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+    std::puts(answer.json.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     return 0;
   }
-  if (f == Format::kCsv) {
-    std::fputs(llmecon::csv_of(command, r).c_str(), stdout);
-    return 0;
-  }
-  // Warnings (a context past what the model was trained for) end the text, whatever the command.
-  struct Warnings {
-    const Json& r;
-    ~Warnings() {
-      if (!r.is_object() || !r.contains("warnings")) return;
-      for (const auto& w : r["warnings"]) std::printf("warning: %s\n", w.get<std::string>().c_str());
-    }
-  } warnings{r};
-  using llmecon::cli::print_analysis, llmecon::cli::print_calibration, llmecon::cli::print_hardware,
-      llmecon::cli::print_lecture, llmecon::cli::print_measure, llmecon::cli::print_model, llmecon::cli::print_models,
-      llmecon::cli::print_plan, llmecon::cli::print_report, llmecon::cli::print_roofline, llmecon::cli::print_sweep,
-      llmecon::cli::print_validation;
-  if (command == "models") return print_models(r);
-  if (command == "hardware") return print_hardware(r);
-  if (command == "model") return print_model(r);
-  if (command == "roofline") return print_roofline(r);
-  if (command == "lecture") return print_lecture(r, explain);
-  int rc = 0;
-  if (command == "sweep") {
-    rc = print_sweep(r);
-  } else if (command == "report") {
-    rc = print_report(r);
-  } else if (command == "plan") {
-    rc = print_plan(r);
-  } else if (command == "simulate") {
-    rc = llmecon::cli::print_simulate(r);
-  } else if (command == "validate") {
-    rc = print_validation(r);
-  } else if (command == "calibrate") {
-    rc = print_calibration(r);
-  } else if (command == "measure") {
-    rc = print_measure(r);
-  } else {
-    return print_analysis(r, explain);
-  }
-  if (rc == 0 && explain) print_explain(command, r);
-  return rc;
+  const std::string out = f == Format::kCsv ? llmecon::csv_of(command, answer.json) : answer.text();
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
 }
 
 // The subcommand the user meant when CLI11 rejects a flag: the deepest one parsed.
@@ -374,11 +320,5 @@ int main(int argc, char** argv) {
     if (int rc = write_text((*args)["chrome_trace"].get<std::string>(), (*r)["chrome_trace"].dump())) return rc;
     r->erase("chrome_trace");
   }
-  if (fmt_out == Format::kText && answer->text) {
-    const std::string text = answer->text();
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
-  }
-  const bool explain = c->flags.count("explain") != 0 && c->flags.at("explain");
-  return emit(name, *r, explain, fmt_out);
+  return emit(name, *answer, fmt_out);
 }

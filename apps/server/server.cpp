@@ -257,18 +257,24 @@ struct Request {
   bool queued = false;  // suspended while the pool computes
   int status = 0;
   std::string json;
-  std::string cache_key;  // empty: not cached
-  bool csv = false;       // answer with the command's table as CSV
+  std::string cache_key;        // empty: not cached
+  std::string format = "json";  // or "csv" (the command's table) or "text" (the CLI's text)
 };
+
+const char* format_type(const std::string& format) {
+  if (format == "csv") return "text/csv";
+  if (format == "text") return "text/plain; charset=utf-8";
+  return "application/json";
+}
 
 // The answer to one API call, into req: status and JSON, the CLI's message on bad input.
 void compute(const Engine& engine, const std::string& command, const Json& args, Request& req,
              const Cancel& cancel = {}) {
   try {
-    auto r = engine.run(command, args, {}, cancel);
+    auto r = engine.answer(command, args, {}, cancel);
     if (r) {
       req.status = MHD_HTTP_OK;
-      req.json = req.csv ? csv_of(command, *r) : dump(*r);
+      req.json = req.format == "csv" ? csv_of(command, r->json) : req.format == "text" ? r->text() : dump(r->json);
     } else {
       req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND
                    : r.error().what.rfind("cancelled", 0) == 0     ? MHD_HTTP_SERVICE_UNAVAILABLE
@@ -316,10 +322,9 @@ const char* content_type(std::string_view path) {
 // Replies with a computed answer, keeping it for the next asker when it may be cached.
 MHD_Result answer(const Context& ctx, MHD_Connection* conn, const Request& req) {
   if (req.status == MHD_HTTP_OK && !req.cache_key.empty()) ctx.cache->put(req.cache_key, req.json);
-  const bool csv = req.csv && req.status == MHD_HTTP_OK;
   const bool busy = req.status == MHD_HTTP_SERVICE_UNAVAILABLE;
-  return reply(conn, static_cast<unsigned>(req.status), req.json, csv ? "text/csv" : "application/json", true, nullptr,
-               busy ? "1" : nullptr);
+  return reply(conn, static_cast<unsigned>(req.status), req.json,
+               format_type(req.status == MHD_HTTP_OK ? req.format : "json"), true, nullptr, busy ? "1" : nullptr);
 }
 
 // Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
@@ -399,15 +404,16 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
     Json& args = *parsed;
     // ?format=csv (or "format": "csv", or Accept: text/csv) answers with the command's table as CSV,
-    // the same text as the CLI's --csv.
+    // the same text as the CLI's --csv; ?format=text (or Accept: text/plain) with the CLI's text.
     const char* accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
-    req->csv = accept != nullptr && std::string_view(accept) == "text/csv";
+    if (accept != nullptr && std::string_view(accept) == "text/csv") req->format = "csv";
+    if (accept != nullptr && std::string_view(accept) == "text/plain") req->format = "text";
     if (args.contains("format")) {
-      if (args["format"] != "csv" && args["format"] != "json") {
+      if (args["format"] != "csv" && args["format"] != "json" && args["format"] != "text") {
         return error_reply(conn, MHD_HTTP_BAD_REQUEST,
-                           Error{"--format", "", "unknown format " + args["format"].dump(), "use json or csv"});
+                           Error{"--format", "", "unknown format " + args["format"].dump(), "use json, csv or text"});
       }
-      req->csv = args["format"] == "csv";
+      req->format = args["format"].get<std::string>();
       args.erase("format");
     }
     // A page on another site can make a browser send simple GETs here (an <img>, a link); long
@@ -449,11 +455,9 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     }
     // Files and the machine can change between requests; everything else is a pure answer.
     if (ctx.cache != nullptr && !files) {
-      req->cache_key = ResponseCache::key(req->csv ? command + "?csv" : command, args);
+      req->cache_key = ResponseCache::key(req->format == "json" ? command : command + "?" + req->format, args);
       std::string hit;
-      if (ctx.cache->get(req->cache_key, hit)) {
-        return reply(conn, MHD_HTTP_OK, hit, req->csv ? "text/csv" : "application/json");
-      }
+      if (ctx.cache->get(req->cache_key, hit)) return reply(conn, MHD_HTTP_OK, hit, format_type(req->format));
     }
     if (is_long(command)) {
       // Each long request has a deadline from when it is queued; past it the search stops, the

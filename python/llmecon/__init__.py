@@ -15,6 +15,7 @@ import json as _json
 
 from ._llmecon import run as _run
 from ._llmecon import schema as _schema
+from ._llmecon import text as _text
 
 #: The command table: a list of {name, cli, help, args: [{key, type, default, unit, ...}]}.
 COMMANDS = _json.loads(_schema())
@@ -26,6 +27,11 @@ _PY_NAMES = {"model": "model_show"}
 def run(command, **args):
     """Runs any command by name with keyword arguments (the CLI's flags, dashes as underscores)."""
     return _json.loads(_run(command, _json.dumps(args)))
+
+
+def text(command, **args):
+    """The text the CLI prints for the same command and arguments (``llmecon <command>`` without --json)."""
+    return _text(command, _json.dumps(args))
 
 
 def _describe(arg):
@@ -77,4 +83,4 @@ def _command(spec):
 for _spec in COMMANDS:
     globals()[_PY_NAMES.get(_spec["name"], _spec["name"])] = _command(_spec)
 
-__all__ = ["run", "COMMANDS"] + [_PY_NAMES.get(s["name"], s["name"]) for s in COMMANDS]
+__all__ = ["run", "text", "COMMANDS"] + [_PY_NAMES.get(s["name"], s["name"]) for s in COMMANDS]

@@ -21,36 +21,13 @@ struct Impl {
   cmd::Fn run;
 };
 
-// A command whose text the CLI still writes from its JSON.
-template <Result<Json> (*F)(const Engine&, const Args&, const Progress&, const Cancel&)>
-Result<Answer> json_only(const Engine& e, const Args& a, const Progress& p, const Cancel& c) {
-  TRY(j, F(e, a, p, c));
-  return Answer{std::move(j), {}};
-}
 constexpr Impl kImpls[] = {
-    {"models", cmd::models},
-    {"hardware", cmd::hardware},
-    {"model", cmd::model_show},
-    {"roofline", cmd::roofline},
-    {"sweep", cmd::sweep},
-    {"report", cmd::report},
-    {"batch", cmd::batch},
-    {"step", cmd::step},
-    {"context", cmd::context},
-    {"price", cmd::price},
-    {"layout", cmd::layout},
-    {"cache", cmd::cache},
-    {"lifecycle", cmd::lifecycle},
-    {"revnet", cmd::revnet},
-    {"lecture", cmd::lecture},
-    {"plan", cmd::plan},
-    {"simulate", cmd::simulate},
-    {"validate", json_only<cmd::validate>},
-    {"train", cmd::train},
-    {"scale", cmd::scale},
-    {"calibrate", json_only<cmd::calibrate>},
-    {"measure", json_only<cmd::measure>},
-    {"tco", cmd::tco},
+    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show}, {"roofline", cmd::roofline},
+    {"sweep", cmd::sweep},         {"report", cmd::report},     {"batch", cmd::batch},      {"step", cmd::step},
+    {"context", cmd::context},     {"price", cmd::price},       {"layout", cmd::layout},    {"cache", cmd::cache},
+    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},  {"plan", cmd::plan},
+    {"simulate", cmd::simulate},   {"validate", cmd::validate}, {"train", cmd::train},      {"scale", cmd::scale},
+    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},   {"tco", cmd::tco},
 };
 
 }  // namespace

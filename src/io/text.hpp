@@ -8,6 +8,7 @@
 //   std::string s = text(batch_analysis(board, 0), TextHead{"deepseek-v3", "gb200", 72}, false);
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "catalog/hardware.hpp"
 #include "lecture/lecture.hpp"
+#include "measure/measure.hpp"
 #include "model/model.hpp"
 #include "plan/plan.hpp"
 #include "roofline/roofline.hpp"
@@ -23,6 +25,7 @@
 #include "scenario/scaleup.hpp"
 #include "simulate/simulate.hpp"
 #include "units/analysis.hpp"
+#include "validate/validate.hpp"
 
 namespace llmecon {
 
@@ -132,6 +135,21 @@ struct PlanText {
   std::vector<std::string> derivation, warnings;
 };
 std::string text(const PlanText& p);
+
+/// validate --cross-validate: each chip's calibration predicting rows it did not fit.
+struct CrossValidation {
+  int folds = 0;
+  std::vector<CalibrationResult> fits;
+  std::vector<std::pair<std::string, std::string>> skipped;  ///< chip, why it was not calibrated
+  std::map<std::string, CrossValidatedScenario> by_scenario;
+};
+/// validate: each row's prediction and error, the summaries per metric and per scenario, the
+/// training fit and the cross-validation.
+std::string text(const ValidationReport& v, const std::optional<CrossValidation>& cv);
+/// calibrate: the fit's errors and its TOML overlay.
+std::string text(const CalibrationResult& c);
+/// measure: this machine's roofline, and with --decode the measured against predicted sweep.
+std::string text(const MachineProfile& p, const std::optional<DecodeSweep>& decode, int layers, int d_model);
 
 /// The lecture's claims: the verdict table, then the claims with real-hardware comparisons or a
 /// correction (every claim with `explain`, with its derivation).

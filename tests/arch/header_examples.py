@@ -25,6 +25,7 @@ GIVENS = {
     "parallel/parallel.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "plan/plan.hpp": ("const ModelSpec& m, const Hardware& hw", "void"),
     "io/encode.hpp": ("const SimConfig& config", "Status"),
+    "io/text.hpp": ("const Board& board", "void"),
     "roofline/roofline.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "scenario/capacity.hpp": ("const PlanRequest& rq", "Status"),
     "scenario/layout.hpp": ("const DeploymentInput& in", "void"),

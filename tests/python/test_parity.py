@@ -134,6 +134,14 @@ def test_same_errors_from_the_cli_and_python():
         assert out.stderr == f"llmecon: error: {e.value}\n"
 
 
+def api_body(port, command, body, headers):
+    """(Content-Type, body text) of a POST to the API with these extra headers."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(body).encode(),
+                                 headers=dict(headers, **{"Content-Type": "application/json"}))
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return resp.headers["Content-Type"], resp.read().decode()
+
+
 @pytest.mark.parametrize("command,args", [
     ("sweep", {"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": "1:64:x4"}), ("batch", {}), ("lecture", {}),
     ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm"}), ("roofline", {"explain": True}), ("models", {}),
@@ -141,11 +149,25 @@ def test_same_errors_from_the_cli_and_python():
 def test_the_api_serves_the_clis_csv(port, command, args):
     cli = subprocess.run([BIN, *cli_argv(command, args), "--csv"], capture_output=True, text=True, check=True).stdout
     for body, headers in [(dict(args, format="csv"), {}), (args, {"Accept": "text/csv"})]:
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{command}", data=json.dumps(body).encode(),
-                                     headers=dict(headers, **{"Content-Type": "application/json"}))
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            assert resp.headers["Content-Type"] == "text/csv"
-            assert resp.read().decode() == cli
+        assert api_body(port, command, body, headers) == ("text/csv", cli)
     with pytest.raises(urllib.error.HTTPError) as e:
         api(port, "roofline", {"format": "xml"})
     assert e.value.code == 400
+
+
+# The text a person reads is the answer's own (io/text.hpp): the CLI prints it, the API serves it
+# with ?format=text (or Accept: text/plain) and Python returns it from llmecon.text, byte for byte.
+@pytest.mark.parametrize("command,args", [
+    ("roofline", {"model": "llama-3.1-70b", "hw": "h100-sxm", "batch": 64, "explain": True}),
+    ("sweep", {"model": "llama-3.1-8b", "hw": "h100-sxm", "batch": "1:64:x4"}),
+    ("batch", {"price_multiple": 6}), ("lecture", {}), ("models", {}),
+    ("plan", {"model": "llama-3.1-8b", "hw": "h100-sxm"}),
+    ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "rate": 5, "requests": 100}),
+    ("train", {"model": "llama-3.1-8b", "chips": 64, "tp": 2, "range": True}), ("tco", {"range": True}),
+])
+def test_every_shell_gives_the_clis_text(port, command, args):
+    cli = subprocess.run([BIN, *cli_argv(command, args)], capture_output=True, text=True, check=True).stdout
+    assert cli.strip() and not cli.lstrip().startswith("{")
+    assert llmecon.text(command, **args) == cli
+    for body, headers in [(dict(args, format="text"), {}), (args, {"Accept": "text/plain"})]:
+        assert api_body(port, command, body, headers) == ("text/plain; charset=utf-8", cli)

@@ -63,9 +63,9 @@ Result<Answer> scale(const Engine& e, const Args& a, const Progress& p, const Ca
 // tco.cpp
 Result<Answer> tco(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // validate.cpp
-Result<Json> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Json> measure(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+Result<Answer> measure(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 
 // Shared by the commands.
 /// The error a cancelled long call returns.

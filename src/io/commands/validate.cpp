@@ -27,8 +27,8 @@ Json cell_json(const ErrorCell& c) {
 
 // Each chip with rows that state a batch calibrated in turn, its rows predicted by fits that did
 // not see them, and the held-out errors gathered per scenario (model.md §19.1).
-Result<Json> cross_validation(const Engine& e, const Args& a, const std::vector<Measurement>& rows,
-                              const ValidationContext& ctx, const Progress& progress, const Cancel& cancel) {
+Result<CrossValidation> cross_validation(const Engine& e, const Args& a, const std::vector<Measurement>& rows,
+                                         const ValidationContext& ctx, const Progress& progress, const Cancel& cancel) {
   std::vector<std::string> chips;
   for (const auto& m : rows) {
     if (is_speed_metric(m.metric) && m.scenario != "training_step" &&
@@ -36,13 +36,13 @@ Result<Json> cross_validation(const Engine& e, const Args& a, const std::vector<
       chips.push_back(m.hardware);
   }
   std::sort(chips.begin(), chips.end());
-  std::vector<CalibrationResult> fits;
-  Json chip_json = Json::array(), skipped = Json::array();
+  CrossValidation cv;
+  cv.folds = static_cast<int>(a.number("folds"));
   for (std::size_t i = 0; i < chips.size(); ++i) {
     if (cancel && cancel()) return cancelled_error();
     if (progress) progress(static_cast<double>(i) / static_cast<double>(chips.size()));
     CalibrateOptions opt;
-    opt.folds = static_cast<int>(a.number("folds"));
+    opt.folds = cv.folds;
     opt.held_out_rows = true;
     const Hardware* hw = e.hardware_catalog().find(chips[i]);
     if (a.has("fit")) {
@@ -56,36 +56,42 @@ Result<Json> cross_validation(const Engine& e, const Args& a, const std::vector<
     auto cal = llmecon::calibrate(rows, ctx, chips[i], opt);
     if (!cal) {
       if (cal.error().where != "--hw") return cal.error();
-      skipped.push_back({{"hardware", chips[i]}, {"reason", cal.error().what}});
+      cv.skipped.emplace_back(chips[i], cal.error().what);
       continue;
     }
-    chip_json.push_back({{"hardware", cal->hardware},
-                         {"fitted_rows", cal->rows},
-                         {"predicted_rows", cal->default_rows.size()},
-                         {"sources", cal->sources},
-                         {"fitted", cal->fitted},
-                         {"in_sample_median_ape", cal->in_sample_median_ape},
-                         {"cv_median_ape", cal->cv_median_ape},
-                         {"loso_median_ape", cal->sources > 1 ? Json(cal->loso_median_ape) : Json(nullptr)}});
-    fits.push_back(std::move(*cal));
+    cv.fits.push_back(std::move(*cal));
   }
+  cv.by_scenario = cross_validated_by_scenario(cv.fits);
+  if (progress) progress(1.0);
+  return cv;
+}
+
+Json to_json(const CrossValidation& cv) {
+  Json chips = Json::array(), skipped = Json::array();
+  for (const CalibrationResult& cal : cv.fits) {
+    chips.push_back({{"hardware", cal.hardware},
+                     {"fitted_rows", cal.rows},
+                     {"predicted_rows", cal.default_rows.size()},
+                     {"sources", cal.sources},
+                     {"fitted", cal.fitted},
+                     {"in_sample_median_ape", cal.in_sample_median_ape},
+                     {"cv_median_ape", cal.cv_median_ape},
+                     {"loso_median_ape", cal.sources > 1 ? Json(cal.loso_median_ape) : Json(nullptr)}});
+  }
+  for (const auto& [chip, why] : cv.skipped) skipped.push_back({{"hardware", chip}, {"reason", why}});
   Json by_scenario = Json::object();
-  for (const auto& [scenario, s] : cross_validated_by_scenario(fits)) {
+  for (const auto& [scenario, s] : cv.by_scenario) {
     by_scenario[scenario] = {{"default", cell_json(s.defaults)},
                              {"in_sample", cell_json(s.in_sample)},
                              {"kfold", cell_json(s.kfold)},
                              {"loso", cell_json(s.loso)}};
   }
-  if (progress) progress(1.0);
-  return Json{{"folds", static_cast<int>(a.number("folds"))},
-              {"chips", chip_json},
-              {"skipped", skipped},
-              {"by_scenario", by_scenario}};
+  return Json{{"folds", cv.folds}, {"chips", chips}, {"skipped", skipped}, {"by_scenario", by_scenario}};
 }
 
 }  // namespace
 
-Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
+Result<Answer> validate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   // Flags that cannot go together are refused before any row is predicted.
   if (a.has("fit") && !a.flag("cross_validate")) {
     return Error{"--fit", "", "only with --cross-validate", "calibrate --fit fits one chip"};
@@ -129,9 +135,11 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, 
            {"rows", out_rows},
            {"summary", summary},
            {"by_scenario", by_scenario}};
+  std::optional<CrossValidation> cv;
   if (a.flag("cross_validate")) {
-    TRY(cv, cross_validation(e, a, rows, ctx, progress, cancel));
-    out["cross_validation"] = std::move(cv);
+    TRY(fits, cross_validation(e, a, rows, ctx, progress, cancel));
+    out["cross_validation"] = to_json(fits);
+    cv = std::move(fits);
   }
   if (rep.training_fit) {
     const auto& f = *rep.training_fit;
@@ -151,10 +159,10 @@ Result<Json> validate(const Engine& e, const Args& a, const Progress& progress, 
                            {"loso_step_ratio_dense", quantiles_json(f.loso_step_ratio_dense)},
                            {"loso_step_ratio_moe", quantiles_json(f.loso_step_ratio_moe)}};
   }
-  return out;
+  return Answer{std::move(out), [rep, cv = std::move(cv)] { return text(rep, cv); }};
 }
 
-Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   std::string dir;
   TRY(rows, read_measurements(a, dir));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
@@ -168,21 +176,22 @@ Result<Json> calibrate(const Engine& e, const Args& a, const Progress&, const Ca
   opt.folds = static_cast<int>(a.number("folds"));
   opt.fit = fit;
   TRY(cal, llmecon::calibrate(rows, ctx, hw->name, opt));
-  return Json{{"hardware", cal.hardware},
-              {"rows", cal.rows},
-              {"folds", cal.folds},
-              {"in_sample_median_ape", cal.in_sample_median_ape},
-              {"cv_median_ape", cal.cv_median_ape},
-              {"unstated_batch", cal.unstated_batch},
-              {"sources", cal.sources},
-              {"loso_median_ape", cal.loso_median_ape},
-              {"loso_p90_ape", cal.loso_p90_ape},
-              {"efficiency", efficiency_json(cal.eff)},
-              {"fitted", cal.fitted},
-              {"toml", cal.toml}};
+  Json out{{"hardware", cal.hardware},
+           {"rows", cal.rows},
+           {"folds", cal.folds},
+           {"in_sample_median_ape", cal.in_sample_median_ape},
+           {"cv_median_ape", cal.cv_median_ape},
+           {"unstated_batch", cal.unstated_batch},
+           {"sources", cal.sources},
+           {"loso_median_ape", cal.loso_median_ape},
+           {"loso_p90_ape", cal.loso_p90_ape},
+           {"efficiency", efficiency_json(cal.eff)},
+           {"fitted", cal.fitted},
+           {"toml", cal.toml}};
+  return Answer{std::move(out), [cal] { return text(cal); }};
 }
 
-Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel&) {
+Result<Answer> measure(const Engine&, const Args& a, const Progress&, const Cancel&) {
   const bool quick = a.flag("quick");
   MeasureOptions mo = quick ? MeasureOptions::quick() : MeasureOptions{};
   mo.threads = static_cast<int>(a.number("threads"));
@@ -205,8 +214,9 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
            {"l3_bytes", p.l3.si()},
            {"memory_bytes", p.memory.si()},
            {"toml", machine_toml(p)}};
+  std::optional<DecodeSweep> sweep;
+  DecodeOptions d = quick ? DecodeOptions::quick(p) : DecodeOptions{};
   if (a.flag("decode")) {
-    DecodeOptions d = quick ? DecodeOptions::quick(p) : DecodeOptions{};
     d.d_model = static_cast<int>(a.number_or("d_model", d.d_model));
     d.layers = static_cast<int>(a.number_or("layers", d.layers));
     const DecodeSweep s = measure_decode(p, d);
@@ -228,8 +238,10 @@ Result<Json> measure(const Engine&, const Args& a, const Progress&, const Cancel
                      {"knee_predicted", s.knee_predicted},
                      {"knee_measured", s.knee_measured},
                      {"points", pts}};
+    sweep = s;
   }
-  return out;
+  return Answer{std::move(out),
+                [p, sweep, layers = d.layers, width = d.d_model] { return text(p, sweep, layers, width); }};
 }
 
 // The validate family's commands in the table (commands.hpp); each declares its arguments beside
