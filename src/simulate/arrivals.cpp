@@ -30,10 +30,9 @@ Status Sim::build_replicas() {
       r.prefill_pool = prefill;
       r.in = &in;
       r.memo = memos_.back().get();
-      r.capacity = static_cast<long>(kv.tokens) / block_;
-      if (tier_ != nullptr) {
-        r.host_capacity = static_cast<long>(tier_->capacity.si() * in.map.replica_chips() / block_bytes_);
-      }
+      const long host =
+          tier_ != nullptr ? static_cast<long>(tier_->capacity.si() * in.map.replica_chips() / block_bytes_) : 0;
+      r.kv = KvCache(static_cast<long>(kv.tokens) / block_, block_, host);
       reps_.push_back(std::move(r));
     }
     return {};
@@ -112,8 +111,8 @@ void Sim::next_arrival(SimTime now, int client) {
   push(next_open_, ArrivalEv{-1});
 }
 
-std::vector<std::pair<std::uint64_t, int>> Sim::chain(const Request& q) const {
-  std::vector<std::pair<std::uint64_t, int>> out;
+Chain Sim::chain(const Request& q) const {
+  Chain out;
   if (q.trace_row >= 0) {
     const auto& tr = c_.workload.trace;
     const auto& h = tr.requests[static_cast<std::size_t>(q.trace_row)].hashes;
@@ -146,11 +145,11 @@ void Sim::route(int r, SimTime now, bool to_decode_pool) {
     pick = lo + static_cast<int>(rr_++ % static_cast<std::size_t>(n));
   } else {
     double best = 1e300;
-    const auto ch = c_.router == Router::kPrefixAffinity ? chain(q) : std::vector<std::pair<std::uint64_t, int>>{};
+    const auto ch = c_.router == Router::kPrefixAffinity ? chain(q) : Chain{};
     bool any_hit = false;
     for (int i = lo; i < hi; ++i) {
       const Replica& rep = reps_[static_cast<std::size_t>(i)];
-      const bool hit = !ch.empty() && rep.cache.count(ch.front().first) > 0;
+      const bool hit = !ch.empty() && rep.kv.has(ch.front().first);
       if (hit && !any_hit) {
         any_hit = true;
         best = 1e300;

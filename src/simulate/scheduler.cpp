@@ -133,7 +133,7 @@ bool Sim::form_static(Replica& rep) {
     while (!rep.waiting.empty() && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
       const int r = rep.waiting.front();
       Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (!reserve(rep, blocks_for(q.isl + q.osl))) break;
+      if (!rep.kv.reserve(blocks_for(q.isl + q.osl))) break;
       q.blocks = blocks_for(q.isl + q.osl);
       rep.waiting.pop_front();
       q.state = State::kRunning;
@@ -210,7 +210,8 @@ void Sim::try_start(Replica& rep, SimTime now) {
     if (b >= batch_counts_.size()) batch_counts_.resize(b + 1, 0);
     ++batch_counts_[b];
   }
-  const double util = rep.capacity > 0 ? static_cast<double>(rep.used) / static_cast<double>(rep.capacity) : 0;
+  const double util =
+      rep.kv.capacity() > 0 ? static_cast<double>(rep.kv.used()) / static_cast<double>(rep.kv.capacity()) : 0;
   kv_weighted_ += util * tick_seconds(dur);
   busy_time_ += tick_seconds(dur);
   kv_max_ = std::max(kv_max_, util);

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "kv_cache.hpp"
 #include "random.hpp"
 #include "simulate/simulate.hpp"
 #include "stats.hpp"
@@ -102,21 +103,12 @@ struct Request {
   std::int64_t trace_row = -1;
 };
 
-struct CacheEntry {
-  int tokens = 0;
-  int blocks = 0;
-  int refs = 0;
-  std::list<std::uint64_t>::iterator lru;
-};
-
 struct Replica {
   int id = 0;
   bool prefill_pool = false;
   const DeploymentInput* in = nullptr;
   StepMemo* memo = nullptr;
-  long capacity = 0;  // KV blocks
-  long used = 0;      // private + cache
-  long peak = 0;
+  KvCache kv;  // its paged KV memory and prefix cache
   std::deque<int> waiting;
   std::vector<int> running;
   bool busy = false;
@@ -126,12 +118,6 @@ struct Replica {
   double outstanding = 0;  // tokens still to process, for routing
   long out_tokens = 0;
   long completed = 0;
-  std::unordered_map<std::uint64_t, CacheEntry> cache;
-  std::list<std::uint64_t> lru;  // front: most recent
-  long cache_blocks = 0;
-  std::unordered_map<std::uint64_t, int> host;  // spilled entries: tokens
-  std::list<std::uint64_t> host_lru;
-  long host_blocks = 0, host_capacity = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
   double busy_s = 0;  // seconds of iterations
@@ -179,9 +165,7 @@ class Sim {
   void route(int r, SimTime now, bool to_decode_pool);
   // ---- KV memory ----
   [[nodiscard]] int blocks_for(int tokens) const { return (tokens + block_ - 1) / block_; }
-  std::vector<std::pair<std::uint64_t, int>> chain(const Request& q) const;
-  bool evict_one(Replica& rep);
-  bool reserve(Replica& rep, long blocks);
+  Chain chain(const Request& q) const;
   bool grow(Replica& rep, Request& q, int context);
   void release(Replica& rep, Request& q);
   void lookup_prefix(Replica& rep, Request& q);

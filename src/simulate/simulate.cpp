@@ -69,8 +69,8 @@ Result<SimResult> Sim::run() {
       if (r == counted_lo_ && !offline) win_lo_ = now_;
       if (r == counted_hi_ - 1 && !offline) win_hi_ = now_;
       Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (blocks_for(q.isl + q.osl) > reps_.back().capacity ||
-          (n_prefill_ > 0 && blocks_for(q.isl) > reps_.front().capacity)) {
+      if (blocks_for(q.isl + q.osl) > reps_.back().kv.capacity() ||
+          (n_prefill_ > 0 && blocks_for(q.isl) > reps_.front().kv.capacity())) {
         drop(r, "its context needs more KV blocks than a replica holds");
       } else {
         route(r, now_, false);
@@ -153,9 +153,9 @@ SimResult Sim::collect() {
   out.preemptions = preemptions_;
   long end_blocks = 0;
   for (const Replica& r : reps_) {
-    out.kv_blocks_capacity += r.capacity;
-    out.kv_blocks_peak = std::max(out.kv_blocks_peak, r.peak);
-    end_blocks += r.used - r.cache_blocks;
+    out.kv_blocks_capacity += r.kv.capacity();
+    out.kv_blocks_peak = std::max(out.kv_blocks_peak, r.kv.peak());
+    end_blocks += r.kv.used() - r.kv.cached();
     if (!r.prefill_pool) out.replica_completed.push_back(r.completed);
   }
   out.kv_blocks_end = end_blocks;
