@@ -20,6 +20,9 @@ namespace llmecon {
 
 /// Every argument of `train`, in the order the CLI lists them.
 std::vector<ArgSpec> train_arguments();
+/// Every argument of `scale`: the reference run (model, chip, chips, sequence length), the loss
+/// fit, the budget or target loss, lifetime inference tokens and the RL multiplier.
+std::vector<ArgSpec> scale_arguments();
 
 /// The run's settings the arguments state, onto `s`: the GEMM and attention formats, optimizer
 /// and gradient formats, overlaps, the MoE all-to-all and imbalance, the expert host time (none

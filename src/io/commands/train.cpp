@@ -356,7 +356,6 @@ Result<Answer> scale(const Engine& e, const Args& a, const Progress& progress, c
 // The train family's commands in the table (commands.hpp).
 std::vector<CommandSpec> train_specs() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  using T = ArgType;
   std::vector<CommandSpec> out;
   auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
   {
@@ -369,25 +368,11 @@ std::vector<CommandSpec> train_specs() {
     add(std::move(c));
   }
   {
-    ArgSpec fit = choice("fit", "the loss fit: Hoffmann et al. 2022 or Epoch's replication (Besiroglu et al. 2024)",
-                         {"hoffmann", "epoch"});
-    ArgSpec budget = with_text(
-        unit(bounded(arg("budget_flops", T::kNumber, "training compute budget"), 1e15, 1e32), "FLOP"), "3.8e25");
-    ArgSpec loss = with_text(unit(bounded(arg("loss", T::kNumber, "target loss (instead of a budget)"), 0.5, 20), ""),
-                             "the budget's compute-optimal loss");
-    CommandSpec c = command(
-        "scale",
-        "scaling laws tied to dollars: compute-optimal and inference-aware N and D, training and lifetime "
-        "inference $",
-        {model("llama-3.1-70b"), hw("h100-sxm"),
-         unit(with_default(bounded(arg("chips", T::kInteger, "training GPUs (the reference run)"), 1, kMaxCount), 1024),
-              "chip"),
-         fit, budget, loss,
-         number("inference_tokens", "tokens served over the model's life (D_inf)", "tok", 1e13, 0, 1e20),
-         number("rl_multiplier", "FLOPs per parameter per RL token (F25)", "FLOP/param", 3, 2, 6),
-         integer("seq_len", "training tokens per sequence", "tok", 8192, 1, kMaxTokens), usd_per_hour(), cost(),
-         tco_file(), ideal(), explain()},
-        true);
+    CommandSpec c =
+        command("scale",
+                "scaling laws tied to dollars: compute-optimal and inference-aware N and D, training and lifetime "
+                "inference $",
+                scale_arguments(), true);
     c.chart = "svg";
     add(std::move(c));
   }
