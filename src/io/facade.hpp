@@ -34,7 +34,8 @@ using Progress = std::function<void(double)>;
 using Cancel = std::function<bool()>;
 
 /// A command's answer: the JSON every shell gives, and the text a person reads (io/text.hpp),
-/// written from the command's typed result when asked for.
+/// written from the command's typed result when asked for (text() may read the Engine's
+/// catalogs: call it while the Engine that answered lives).
 struct Answer {
   Json json;
   std::function<std::string()> text;

@@ -35,8 +35,11 @@ Result<ModelSpec> load_model(const Catalogs& cat, const Args& a) {
   return cat.models.resolve(m.get<std::string>(), "--model");
 }
 
-Result<TcoCatalog> tco_catalog(const Args& a) {
-  static const Result<TcoCatalog> builtin = TcoCatalog::builtin();
+Result<std::shared_ptr<const TcoCatalog>> tco_catalog(const Args& a) {
+  static const Result<std::shared_ptr<const TcoCatalog>> builtin = []() -> Result<std::shared_ptr<const TcoCatalog>> {
+    TRY(c, TcoCatalog::builtin());
+    return std::make_shared<const TcoCatalog>(std::move(c));
+  }();
   if (!builtin) return builtin.error();
   if (!a.has("tco_file")) return *builtin;
   const std::string path = a.text("tco_file");
@@ -44,7 +47,8 @@ Result<TcoCatalog> tco_catalog(const Args& a) {
   if (!f) return Error{path, "", "cannot open file", "give a TOML file in the layout of data/tco.toml"};
   std::stringstream text;
   text << f.rdbuf();
-  return TcoCatalog::parse(text.str(), path, &*builtin);
+  TRY(parsed, TcoCatalog::parse(text.str(), path, builtin->get()));
+  return std::make_shared<const TcoCatalog>(std::move(parsed));
 }
 
 Result<std::optional<std::string>> owner_profile(const Args& a) {
@@ -59,17 +63,17 @@ Result<std::optional<std::string>> owner_profile(const Args& a) {
 Result<PowerModel> power_model(const Args& a, const Hardware& hw) {
   TRY(cat, tco_catalog(a));
   TRY(profile_name, owner_profile(a));
-  const TcoDefaults& d = cat.defaults();
+  const TcoDefaults& d = cat->defaults();
   PowerModel pm;
   pm.pue = d.pue.value;
   pm.host_load = d.load.value;
   pm.compute_weight = d.compute_weight;
   pm.memory_weight = d.memory_weight;
   if (profile_name) {
-    TRY(p, cat.profile(*profile_name, "--cost"));
+    TRY(p, cat->profile(*profile_name, "--cost"));
     pm.pue = p->pue.value_or(pm.pue);
   }
-  if (auto sys = cat.system(hw.name)) {
+  if (auto sys = cat->system(hw.name)) {
     pm.idle = (*sys)->idle_power;
     pm.host = (*sys)->host_power;
   } else {
@@ -99,11 +103,11 @@ Result<std::shared_ptr<const Hardware>> priced_hardware(const Catalogs& cat, con
   // Owned (model.md §25.4): the profile's cluster at its utilization; the range spans p10-p90
   // of data/tco.toml's sourced ranges, as `tco --range` draws them.
   TRY(tco, tco_catalog(a));
-  TRY(profile, tco.profile(*profile_name, "--cost"));
-  TRY(sys, tco.system(hw->name));
+  TRY(profile, tco->profile(*profile_name, "--cost"));
+  TRY(sys, tco->system(hw->name));
   const TcoInputs in = profile_inputs(*profile);
-  const TcoResult r = compute_tco(*hw, *sys, tco.defaults(), in);
-  const Quantiles q = tco_range(*hw, *sys, tco.defaults(), in, 200).owned_usd_per_hour;
+  const TcoResult r = compute_tco(*hw, *sys, tco->defaults(), in);
+  const Quantiles q = tco_range(*hw, *sys, tco->defaults(), in, 200).owned_usd_per_hour;
   own->price = Ranged<DollarsPerSecond>{r.owned, units::usd_per_hour(std::min(q.p10, r.owned.si() * 3600.0)),
                                         units::usd_per_hour(std::max(q.p90, r.owned.si() * 3600.0))};
   own->price_source = fmt::format("owned ({}: {} accelerators at utilization {}; data/tco.toml)", profile->name,

@@ -58,8 +58,8 @@ Result<Scenario> resolve_scenario(const Catalogs& cat, const Args& a, const Scen
 // The pieces, for commands that need only some of them.
 /// The `model` argument: a built-in name, a config.json path, or the config object itself.
 Result<ModelSpec> load_model(const Catalogs& cat, const Args& a);
-/// data/tco.toml, with --tco-file over it when the command takes one and it is given.
-Result<TcoCatalog> tco_catalog(const Args& a);
+/// data/tco.toml (read once), with --tco-file over it when the command takes one and it is given.
+Result<std::shared_ptr<const TcoCatalog>> tco_catalog(const Args& a);
 /// The owner profile --cost names: none for rented, "cluster" for owned, NAME for owned:NAME.
 Result<std::optional<std::string>> owner_profile(const Args& a);
 /// What a chip of `hw` draws (model.md §25.6): idle and host power from data/tco.toml's system

@@ -33,14 +33,14 @@ Result<BoardArgs> board_args(const Engine& e, const Args& a) {
 }
 
 // An analysis on the board: its JSON with the model, chip and chips first, and its text.
-Answer on_board(const Analysis& an, const Board& b, bool explain, Json extra = Json::object(),
+Answer on_board(Analysis an, const Board& b, bool explain, Json extra = Json::object(),
                 std::vector<Analysis> parts = {}) {
   Json out{{"model", b.model}, {"hardware", b.hardware}, {"chips", b.chips}};
   Json j = to_json(an);
   for (auto& [k, v] : j.items()) out[k] = v;
   for (auto& [k, v] : extra.items()) out[k] = v;
-  return Answer{std::move(out), [an, head = TextHead{b.model, b.hardware, static_cast<double>(b.chips)}, explain,
-                                 parts = std::move(parts)] { return text(an, head, explain, {}, parts); }};
+  return Answer{std::move(out), [an = std::move(an), head = TextHead{b.model, b.hardware, static_cast<double>(b.chips)},
+                                 explain, parts = std::move(parts)] { return text(an, head, explain, {}, parts); }};
 }
 
 // The practical batch when none is given: 2.5 x B* (model.md §6).
@@ -131,7 +131,8 @@ Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress&, const 
   in.policy = a.text("policy");
   Analysis an = lifecycle_analysis(in);
   Json out = to_json(an);
-  return Answer{std::move(out), [an, explain = a.flag("explain")] { return text(an, TextHead{}, explain); }};
+  return Answer{std::move(out),
+                [an = std::move(an), explain = a.flag("explain")] { return text(an, TextHead{}, explain); }};
 }
 
 Result<Answer> revnet(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -139,7 +140,7 @@ Result<Answer> revnet(const Engine& e, const Args& a, const Progress&, const Can
   Analysis an = revnet_analysis(m, a.number("batch"), a.number("seq_len"), *a.dtype("act_dtype"));
   Json out = to_json(an);
   out["model"] = m.name;
-  return Answer{std::move(out), [an, name = m.name, explain = a.flag("explain")] {
+  return Answer{std::move(out), [an = std::move(an), name = m.name, explain = a.flag("explain")] {
                   return text(an, TextHead{name, "", {}}, explain);
                 }};
 }
@@ -169,7 +170,8 @@ Result<Answer> lecture(const Engine& e, const Args& a, const Progress&, const Ca
                    {"source", c.source},
                    {"explain", c.derivation}});
   }
-  return Answer{std::move(out), [claims, explain = a.flag("explain")] { return text(claims, explain); }};
+  return Answer{std::move(out),
+                [claims = std::move(claims), explain = a.flag("explain")] { return text(claims, explain); }};
 }
 
 // The board family's commands in the table (commands.hpp); each analysis declares its arguments

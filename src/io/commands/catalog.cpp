@@ -103,7 +103,7 @@ Result<Answer> model_show(const Engine& e, const Args& a, const Progress&, const
     out["published"] = {
         {"total", entry->published.total}, {"active", entry->published.active}, {"source", entry->published.source}};
   }
-  return Answer{std::move(out), [m, kv, entry] { return model_text(m, kv, entry); }};
+  return Answer{std::move(out), [m = std::move(m), kv, entry] { return model_text(m, kv, entry); }};
 }
 
 // The catalog family's commands in the table (commands.hpp).

@@ -270,8 +270,8 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
     // of --cost's owner profile, else the default owner's, on top of the price (rented or owned).
     TRY(cat, tco_catalog(a));
     TRY(owner, owner_profile(a));
-    TRY(profile, cat.profile(owner.value_or("cluster"), "--cost"));
-    const ScaleUpSweep sweep = sweep_scaleup(rq, cat, *profile, a.numbers("scaleup"));
+    TRY(profile, cat->profile(owner.value_or("cluster"), "--cost"));
+    const ScaleUpSweep sweep = sweep_scaleup(rq, *cat, *profile, a.numbers("scaleup"));
     if (sweep.cancelled) return cancelled_error();
     Json rows = Json::array();
     for (const ScaleUpOption& o : sweep.rows) {

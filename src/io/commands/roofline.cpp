@@ -140,7 +140,7 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
     out["ops"] = std::move(ops);
   }
   // The text keeps the chip alive (a priced copy is the scenario's); the model pointer is not read.
-  return Answer{std::move(out), [r, x, hw = res.scenario.hw] { return text(r, x); }};
+  return Answer{std::move(out), [r = std::move(r), x = std::move(x), hw = res.scenario.hw] { return text(r, x); }};
 }
 
 Result<Answer> sweep(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {

@@ -408,7 +408,8 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     out["grid"] = std::move(grid);
     out["envelope"] = envelope;
     // A grid's text is one JSON line per point, so shards concatenate into one file.
-    return Answer{out, [rows = out["grid"]["rows"]] {
+    Json rows = out["grid"]["rows"];
+    return Answer{std::move(out), [rows = std::move(rows)] {
                     std::string lines;
                     for (const auto& row : rows) lines += row.dump() + "\n";
                     return lines;

@@ -11,7 +11,7 @@ namespace llmecon::cmd {
 Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(cat, tco_catalog(a));
   TRY(hw, e.hardware_catalog().get(a.text("hw"), "--hw"));
-  TRY(sys, cat.system(hw->name));
+  TRY(sys, cat->system(hw->name));
   if (a.has("chips") && a.has("racks")) return Error{"--racks", "", "give --chips or --racks, not both", ""};
   TcoInputs in;
   in.chips = a.has("racks") ? a.number("racks") * hw->domain_size : a.number("chips");
@@ -24,7 +24,7 @@ Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel
   if (a.has("load")) in.load = a.number("load");
   if (a.has("usd_per_kwh")) in.electricity = DollarsPerJoule(detail::RawTag{}, a.number("usd_per_kwh") / 3.6e6);
   if (a.has("usd_per_hour")) in.rent = units::usd_per_hour(a.number("usd_per_hour"));
-  Analysis an = tco_analysis(*hw, *sys, cat.defaults(), in);
+  Analysis an = tco_analysis(*hw, *sys, cat->defaults(), in);
   if (!a.flag("explain")) an.derivation.clear();
   Json out = to_json(an);
   out["hardware"] = hw->name;
@@ -33,7 +33,7 @@ Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel
   std::optional<RangeText> range;
   if (a.flag("range")) {
     // Every ranged default and system cost drawn together, with a fixed seed (model.md §21).
-    const TcoRange r = tco_range(*hw, *sys, cat.defaults(), in);
+    const TcoRange r = tco_range(*hw, *sys, cat->defaults(), in);
     range = RangeText{r.samples,
                       {{"usd_per_gpu_hour_owned", r.owned_usd_per_hour},
                        {"owned_over_rented", r.owned_over_rented},
@@ -42,9 +42,8 @@ Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel
     for (const RangeRow& row : range->rows) q[row.key] = quantiles_json(row.q);
     out["range"] = std::move(q);
   }
-  return Answer{std::move(out), [an, head = TextHead{"", hw->name, in.chips}, explain = a.flag("explain"), range] {
-                  return text(an, head, explain, range);
-                }};
+  return Answer{std::move(out), [an = std::move(an), head = TextHead{"", hw->name, in.chips},
+                                 explain = a.flag("explain"), range] { return text(an, head, explain, range); }};
 }
 
 // The tco family's commands in the table (commands.hpp).

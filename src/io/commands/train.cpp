@@ -45,9 +45,9 @@ Result<TrainArgs> train_args(const Engine& e, const Args& a, bool run_flags) {
   if (a.has("pue")) s.power.pue = a.number("pue");
   TRY(cat, tco_catalog(a));
   TRY(profile_name, owner_profile(a));
-  DollarsPerJoule electricity = cat.defaults().electricity.value;
+  DollarsPerJoule electricity = cat->defaults().electricity.value;
   if (profile_name) {
-    TRY(p, cat.profile(*profile_name, "--cost"));
+    TRY(p, cat->profile(*profile_name, "--cost"));
     electricity = p->electricity.value_or(electricity);
   }
   s.usd_per_kwh = a.has("usd_per_kwh") ? a.number("usd_per_kwh") : electricity.si() * 3.6e6;
@@ -326,8 +326,9 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
     for (const RangeRow& row : range->rows) q[row.key] = quantiles_json(row.q);
     out["range"] = std::move(q);
   }
-  return Answer{std::move(out), [an, head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
-                                 explain = a.flag("explain"), range] { return text(an, head, explain, range); }};
+  return Answer{std::move(out),
+                [an = std::move(an), head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
+                 explain = a.flag("explain"), range] { return text(an, head, explain, range); }};
 }
 
 Result<Answer> scale(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
@@ -349,8 +350,9 @@ Result<Answer> scale(const Engine& e, const Args& a, const Progress& progress, c
   out["hardware"] = t.hw->name;
   out["chips"] = t.chips;
   out["fit"] = in.fit->name;
-  return Answer{std::move(out), [an, head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
-                                 explain = a.flag("explain")] { return text(an, head, explain); }};
+  return Answer{std::move(out),
+                [an = std::move(an), head = TextHead{t.model->name, t.hw->name, static_cast<double>(t.chips)},
+                 explain = a.flag("explain")] { return text(an, head, explain); }};
 }
 
 // The train family's commands in the table (commands.hpp).

@@ -107,7 +107,7 @@ Result<Answer> validate(const Engine& e, const Args& a, const Progress& progress
   const bool ideal = a.flag("ideal");
   if (!ideal) ctx.efficiency = [&e](const Hardware& h) { return e.efficiency(h); };
   ctx.engines = !ideal;
-  const ValidationReport rep = llmecon::validate(rows, ctx);
+  ValidationReport rep = llmecon::validate(rows, ctx);
   Json out_rows = Json::array();
   for (const auto& r : rep.rows) {
     out_rows.push_back({{"id", r.id},
@@ -159,7 +159,7 @@ Result<Answer> validate(const Engine& e, const Args& a, const Progress& progress
                            {"loso_step_ratio_dense", quantiles_json(f.loso_step_ratio_dense)},
                            {"loso_step_ratio_moe", quantiles_json(f.loso_step_ratio_moe)}};
   }
-  return Answer{std::move(out), [rep, cv = std::move(cv)] { return text(rep, cv); }};
+  return Answer{std::move(out), [rep = std::move(rep), cv = std::move(cv)] { return text(rep, cv); }};
 }
 
 Result<Answer> calibrate(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -188,7 +188,7 @@ Result<Answer> calibrate(const Engine& e, const Args& a, const Progress&, const 
            {"efficiency", efficiency_json(cal.eff)},
            {"fitted", cal.fitted},
            {"toml", cal.toml}};
-  return Answer{std::move(out), [cal] { return text(cal); }};
+  return Answer{std::move(out), [cal = std::move(cal)] { return text(cal); }};
 }
 
 Result<Answer> measure(const Engine&, const Args& a, const Progress&, const Cancel&) {
