@@ -8,9 +8,9 @@
 // recently used first when blocks run short, and spill to a host tier (DDR, flash) when the chip
 // has one, from where a later hit loads them back.
 //
-//   KvCache kv(/*capacity=*/1000, /*block_tokens=*/16, /*host_capacity=*/0);
+//   sim_internal::KvCache kv(/*capacity=*/1000, /*block_tokens=*/16, /*host_capacity=*/0);
 //   if (kv.reserve(kv.blocks_for(2048))) { /* admitted */ }
-//   KvCache::Match m = kv.pin_prefix(chain, [](int blocks) {});  // the cached part of a prompt
+//   auto m = kv.pin_prefix(chain, [](int blocks) { (void)blocks; });  // the prompt's cached part
 #pragma once
 
 #include <cstdint>

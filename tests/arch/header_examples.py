@@ -26,6 +26,7 @@ GIVENS = {
     "plan/plan.hpp": ("const ModelSpec& m, const Hardware& hw", "void"),
     "io/encode.hpp": ("const SimConfig& config", "Status"),
     "io/text.hpp": ("const Board& board", "void"),
+    "simulate/kv_cache.hpp": ("const sim_internal::Chain& chain", "void"),
     "roofline/roofline.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "scenario/capacity.hpp": ("const PlanRequest& rq", "Status"),
     "scenario/layout.hpp": ("const DeploymentInput& in", "void"),
