@@ -67,6 +67,13 @@ Json to_json(const SimResult& r) {
   out["replica_completed"] = r.replica_completed;
   out["imbalance"] = r.imbalance;
   out["goodput_requests_per_s"] = r.goodput_requests_per_s;
+  if (r.load) {
+    out["load"] = {{"offered_requests_per_s", r.load->offered_requests_per_s},
+                   {"served_requests_per_s", r.load->served_requests_per_s},
+                   {"e2e_early_s", r.load->e2e_early.si()},
+                   {"e2e_late_s", r.load->e2e_late.si()},
+                   {"overloaded", r.load->overloaded}};
+  }
   Json slo = Json::array();
   for (const auto& s : r.slo) {
     slo.push_back({{"metric", s.metric},

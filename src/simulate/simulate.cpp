@@ -85,6 +85,34 @@ Result<SimResult> Sim::run() {
   return collect();
 }
 
+namespace {
+
+// Served under this share of the offered rate, with latency growing, is overload (model.md §23.6).
+constexpr double kOverloadServedShare = 0.9;
+constexpr double kOverloadGrowth = 10;  // requests
+
+// Offered against served (model.md §23.6): `e2e` holds the counted requests' end-to-end
+// latencies in arrival order.
+SimResult::Load load_against_service(const std::vector<double>& e2e, double offered, double served, double window) {
+  SimResult::Load l;
+  l.offered_requests_per_s = offered;
+  l.served_requests_per_s = served;
+  // Arrivals less completions over the window: how many more requests are in the system at its end.
+  l.overloaded = served < kOverloadServedShare * offered && (offered - served) * window >= kOverloadGrowth;
+  const std::size_t tenth = e2e.size() / 10;
+  if (tenth == 0) return l;
+  double early = 0, late = 0;
+  for (std::size_t i = 0; i < tenth; ++i) {
+    early += e2e[i];
+    late += e2e[e2e.size() - 1 - i];
+  }
+  l.e2e_early = units::seconds(early / static_cast<double>(tenth));
+  l.e2e_late = units::seconds(late / static_cast<double>(tenth));
+  return l;
+}
+
+}  // namespace
+
 SimResult Sim::collect() {
   SimResult out;
   out.arrived = static_cast<long>(reqs_.size());
@@ -138,6 +166,10 @@ SimResult Sim::collect() {
     out.output_throughput = units::tokens(static_cast<double>(win_out_)) / units::seconds(win);
     out.input_throughput = units::tokens(static_cast<double>(win_in_)) / units::seconds(win);
     out.requests_per_s = static_cast<double>(win_done_) / win;
+    if (c_.workload.arrivals.kind != ArrivalKind::kClosed) {
+      out.load =
+          load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s, win);
+    }
   }
   out.window = units::seconds(tick_seconds(hi - lo));
   for (const Replica& r : reps_) out.chips += r.in->map.replica_chips();

@@ -257,6 +257,18 @@ struct SimResult {
   std::vector<long> replica_completed;
   double imbalance = 0;  ///< max / mean - 1 of output tokens per replica
   double goodput_requests_per_s = 0;
+  /// Open-loop load against what was served (model.md §23.6): requests arriving per second of the
+  /// window against those completing, and the mean end-to-end latency of the first and the last
+  /// tenth of the counted requests. Overloaded: served under 90% of offered, the requests in the
+  /// system growing by at least 10 over the window, so the run's latencies describe a growing
+  /// queue, not a steady state.
+  struct Load {
+    double offered_requests_per_s = 0;
+    double served_requests_per_s = 0;
+    Seconds e2e_early{}, e2e_late{};
+    bool overloaded = false;
+  };
+  std::optional<Load> load;  ///< open-loop runs with a window (not offline or closed-loop)
   std::vector<SloCheck> slo;
   bool slo_met = true;
   /// What every chip of every pool costs for the tokens served: per output token, and per token

@@ -220,6 +220,34 @@ TEST(Simulate, QueueingAppearsNearSaturation) {
   EXPECT_GT(heavy.batch.mean, light.batch.mean);
 }
 
+// Offered against served (model.md §23.6): below capacity every arrival is served and nothing is
+// flagged; at several times the saturated rate the served rate stays at capacity, the system
+// grows, latencies climb across the run, and the run says it is overloaded.
+TEST(Simulate, OverloadIsReportedAndSteadyLoadIsNot) {
+  SimConfig c = base();
+  c.workload.requests = 3000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  const double capacity = simulate(c).value().requests_per_s;  // every request at once: saturated
+  EXPECT_FALSE(simulate(c).value().load.has_value());          // offline: no offered rate
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, capacity / 4};
+  const SimResult light = simulate(c).value();
+  ASSERT_TRUE(light.load);
+  EXPECT_NEAR(light.load->offered_requests_per_s, capacity / 4, 0.1 * capacity / 4);
+  EXPECT_NEAR(light.load->served_requests_per_s, light.load->offered_requests_per_s,
+              0.05 * light.load->offered_requests_per_s);
+  EXPECT_FALSE(light.load->overloaded);
+  c.workload.arrivals.rate = 3 * capacity;
+  const SimResult heavy = simulate(c).value();
+  ASSERT_TRUE(heavy.load);
+  EXPECT_TRUE(heavy.load->overloaded);
+  EXPECT_LT(heavy.load->served_requests_per_s, 1.1 * capacity);
+  EXPECT_GT(heavy.load->e2e_late.si(), 1.5 * heavy.load->e2e_early.si());
+  // A closed loop offers what it is served: no offered rate of its own.
+  c.workload.arrivals = Arrivals{ArrivalKind::kClosed};
+  c.workload.arrivals.clients = 16;
+  EXPECT_FALSE(simulate(c).value().load.has_value());
+}
+
 TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   // Prefill-first (vLLM V0) stalls decodes behind whole prompts; decode-first with chunks keeps
   // them flowing but each carries prefill work: p99 inter-token gaps differ.

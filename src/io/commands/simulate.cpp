@@ -273,6 +273,11 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
                   in.compute_sustained != 1.0
                       ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)", format_number(in.compute_sustained))
                       : ""));
+  if (!sc.kv_stated) {
+    // The format decides how many sequences fit (model.md §18.4): say which one was taken.
+    envelope.push_back(fmt::format("KV format not stated: {}, {}'s default for {} weights", name(in.precision.kv),
+                                   engine->name, name(in.precision.weights)));
+  }
   if (!s.chunked_prefill && w.isl.mean() > s.max_batched_tokens) {
     envelope.push_back(fmt::format(
         "prompts of {} tokens pass the {}-token budget: each runs whole beside the decodes as its iteration's only "

@@ -78,6 +78,14 @@ std::string text(const SimResult& r, const SimText& x) {
   out += fmt::format("throughput: {} req/s, {} output tok/s ({} per chip), {} input tok/s\n",
                      format_number(r.requests_per_s), format_number(r.output_throughput.si()),
                      format_number(r.output_throughput.si() / chips), format_number(r.input_throughput.si()));
+  if (r.load && r.load->overloaded) {
+    out += fmt::format(
+        "OVERLOADED: offered {} req/s, served {} req/s (end to end {} for the first tenth counted, {} for the "
+        "last): these latencies describe a growing queue, not a steady state (fewer req/s per replica, or more "
+        "replicas)\n",
+        format_number(r.load->offered_requests_per_s), format_number(r.load->served_requests_per_s),
+        format(r.load->e2e_early), format(r.load->e2e_late));
+  }
   out += fmt::format("cost: ${}/Mtok output, ${}/Mtok blended, at the achieved rate\n",
                      format_number(r.cost_per_output_token.si() * 1e6), format_number(r.cost_per_token.si() * 1e6));
   out += fmt::format("energy: {:.3g} J per output token, {:.3g} J per token processed, {} kWh in all\n\n",
