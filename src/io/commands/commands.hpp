@@ -10,11 +10,11 @@
 #include "args/arg_builders.hpp"
 #include "args/args.hpp"
 #include "io/facade.hpp"
+#include "io/text.hpp"
 #include "roofline/roofline.hpp"
 #include "roofline/roofline_args.hpp"
 #include "scenario/scenario.hpp"
 #include "tco/tco.hpp"
-#include "io/text.hpp"
 
 namespace llmecon::cmd {
 

@@ -74,6 +74,7 @@ std::string sweep_text(const std::string& model, const std::vector<RooflineResul
   const RooflineInput& in0 = rows.front().in;
   std::string out = fmt::format("{} on {} x {}\n", model, in0.chips, in0.hw->name);
   std::vector<std::vector<std::string>> t;
+  t.reserve(rows.size());
   for (const RooflineResult& r : rows) {
     t.push_back({format_number(r.in.step.batch), format_number(context_of(r.in)), format(r.t_compute),
                  format(r.t_weights), format(r.t_kv), format(r.t_step), std::string(name(r.bound)),

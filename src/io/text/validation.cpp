@@ -9,6 +9,7 @@ namespace {
 // One row per entry of a {key: summary} map.
 std::string ape_table(const char* key, const std::map<std::string, MetricSummary>& o) {
   std::vector<std::vector<std::string>> cells;
+  cells.reserve(o.size());
   for (const auto& [k, m] : o) {
     cells.push_back({k, std::to_string(m.n), fmt::format("{:.1f}%", m.median_ape), fmt::format("{:.1f}%", m.p90_ape),
                      fmt::format("{:.1f}%", m.max_ape)});
