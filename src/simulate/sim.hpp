@@ -161,6 +161,7 @@ class Sim {
   Status build_replicas();
   // ---- requests ----
   void next_arrival(SimTime now, int client);
+  void schedule_arrivals();
   int make_request(SimTime t, int client);
   void route(int r, SimTime now, bool to_decode_pool);
   // ---- KV memory ----
@@ -197,6 +198,7 @@ class Sim {
   double block_bytes_ = 0;
   long target_ = 0;
   SimTime next_open_ = 0;
+  std::vector<SimTime> schedule_;  // staged or exact-count arrivals, drawn before the run
   std::size_t rr_ = 0;
   std::map<std::string, long> drops_;
   LogHistogram itl_;

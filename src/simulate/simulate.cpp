@@ -35,11 +35,13 @@ Result<SimResult> Sim::run() {
   const Workload& w = c_.workload;
   const bool trace = w.arrivals.kind == ArrivalKind::kTrace;
   target_ = trace ? static_cast<long>(w.trace.requests.size()) : w.requests;
-  reqs_.reserve(static_cast<std::size_t>(target_));
   const bool offline = w.arrivals.kind == ArrivalKind::kOffline;
   const double wf = offline ? 0.0 : std::clamp(c_.warmup_fraction, 0.0, 0.45);
   counted_lo_ = static_cast<long>(std::floor(wf * static_cast<double>(target_)));
   counted_hi_ = target_ - counted_lo_;
+  schedule_arrivals();  // staged or exact-count: the arrivals, and the reported stage's requests
+  if (target_ < 1) return Error{"--stages", "", "no request arrives in the stages", "higher rates or longer stages"};
+  reqs_.reserve(static_cast<std::size_t>(target_));
   // The window opens when the first counted request arrives and closes when the last one does
   // (offline: the whole run); it is fixed once those arrivals happen.
   win_lo_ = std::numeric_limits<SimTime>::max();
@@ -52,6 +54,8 @@ Result<SimResult> Sim::run() {
   } else if (trace) {
     next_open_ = to_ticks(units::seconds(w.trace.requests.front().t_s));
     push(next_open_, ArrivalEv{-1});
+  } else if (!schedule_.empty()) {
+    push(schedule_.front(), ArrivalEv{-1});
   } else {
     push(0, ArrivalEv{-1});
   }
@@ -158,10 +162,19 @@ SimResult Sim::collect() {
     }
     out.requests_per_s = hi > 0 ? static_cast<double>(out.completed) / tick_seconds(hi) : 0;
   } else {
-    out.rule = fmt::format(
-        "latencies of requests {} to {} (the first and last {:.0f}% left out); rates over the window from the "
-        "first of them arriving to the last arriving",
-        counted_lo_ + 1, counted_hi_, c_.warmup_fraction * 100);
+    const Arrivals& a = c_.workload.arrivals;
+    if (a.stages.empty()) {
+      out.rule = fmt::format(
+          "latencies of requests {} to {} (the first and last {:.0f}% left out); rates over the window from the "
+          "first of them arriving to the last arriving",
+          counted_lo_ + 1, counted_hi_, c_.warmup_fraction * 100);
+    } else {
+      const std::size_t k = a.report_stage > 0 ? static_cast<std::size_t>(a.report_stage) : a.stages.size();
+      out.rule = fmt::format(
+          "latencies of requests {} to {}, those arriving in stage {} of {} ({} req/s); rates over the window from "
+          "the first of them arriving to the last arriving",
+          counted_lo_ + 1, counted_hi_, k, a.stages.size(), format_number(a.stages[k - 1].first));
+    }
     const double win = tick_seconds(hi - lo);
     out.output_throughput = units::tokens(static_cast<double>(win_out_)) / units::seconds(win);
     out.input_throughput = units::tokens(static_cast<double>(win_in_)) / units::seconds(win);
@@ -296,6 +309,13 @@ Result<SimResult> simulate(const SimConfig& c) {
        w.arrivals.kind == ArrivalKind::kConstant) &&
       !(w.arrivals.rate > 0)) {
     return Error{"--rate", "", "a positive request rate", "requests per second"};
+  }
+  for (const auto& [rate, seconds] : w.arrivals.stages) {
+    if (!(rate > 0) || !(seconds > 0))
+      return Error{"--stages", "", "each stage needs a positive rate and duration", "5:600,10:600"};
+  }
+  if (w.arrivals.report_stage < 0 || w.arrivals.report_stage > static_cast<int>(w.arrivals.stages.size())) {
+    return Error{"--report-stage", "", "there is no such stage", "1 to the number of --stages, or 0 for the last"};
   }
   if (w.arrivals.kind == ArrivalKind::kGamma && !(w.arrivals.cv > 0)) {
     return Error{"--arrival", "", "gamma needs a positive coefficient of variation", "gamma:CV, e.g. gamma:2"};

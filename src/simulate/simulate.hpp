@@ -59,6 +59,14 @@ struct Arrivals {
   double cv = 1;       ///< gamma: coefficient of variation of the gaps
   int clients = 1;     ///< closed loop
   double think_s = 0;  ///< closed loop: seconds between an answer and the next request
+  /// Poisson gaps rescaled so that the requests span exactly requests / rate seconds (in each
+  /// stage, rate x seconds requests over exactly its seconds), as load generators that fix the
+  /// count send them (model.md §23.1).
+  bool exact_count = false;
+  /// Staged load (open loop): (rate, seconds) in turn, arrivals of `kind` at each stage's rate;
+  /// the statistics describe stage `report_stage` (1-based; 0: the last).
+  std::vector<std::pair<double, double>> stages = {};
+  int report_stage = 0;
 };
 
 enum class LengthKind { kFixed, kUniform, kNormal, kLognormal };
@@ -75,6 +83,9 @@ struct LengthDist {
 /// "2048", "fixed:2048", "uniform:128,4096", "normal:1000,300", "lognormal:1000,0.8" (a mean
 /// in tokens and the sigma of the log). Errors name `flag`.
 Result<LengthDist> parse_length_dist(std::string_view text, const std::string& flag);
+/// Staged load, "5:600,10:600": each stage's rate (req/s) and seconds, 1 to 100 stages; an Error
+/// names `flag`.
+Result<std::vector<std::pair<double, double>>> parse_stages(std::string_view text, const std::string& flag);
 
 /// One request of a trace. Prefix reuse is either a prefix id with its length, or the trace's
 /// block hashes (Mooncake: one hash per `hash_block` tokens).

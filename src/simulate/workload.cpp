@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "args/args.hpp"
 #include "catalog/toml_reader.hpp"
 #include "simulate/simulate.hpp"
 #include "units/embedded.hpp"
@@ -300,6 +301,25 @@ std::string LengthDist::str() const {
       return fmt::format("lognormal:{},{}", a, b);
   }
   return "";
+}
+
+Result<std::vector<std::pair<double, double>>> parse_stages(std::string_view text, const std::string& flag) {
+  std::vector<std::pair<double, double>> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t colon = item.find(':');
+    const auto rate = colon == std::string_view::npos ? std::nullopt : parse_number_text(item.substr(0, colon));
+    const auto secs = colon == std::string_view::npos ? std::nullopt : parse_number_text(item.substr(colon + 1));
+    if (!rate || !secs || !(*rate > 0) || !(*secs > 0) || *rate > 1e7 || *secs > 1e7) {
+      return Error{flag, "", "'" + std::string(item) + "' is not RATE:SECONDS", "5:600,10:600 (req/s for seconds)"};
+    }
+    out.emplace_back(*rate, *secs);
+    start = comma + 1;
+  }
+  if (out.size() > 100) return Error{flag, "", "at most 100 stages", "5:600,10:600"};
+  return out;
 }
 
 Result<LengthDist> parse_length_dist(std::string_view text, const std::string& flag) {

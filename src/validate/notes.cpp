@@ -53,6 +53,9 @@ constexpr Borrowed kServeKeys[] = {
     {"max_num_seqs", "max_seqs"},
     {"max_num_batched_tokens", "max_batched_tokens"},
     {"isl_dist", "isl"},
+    {"stages", "stages"},
+    {"report_stage", "report_stage"},
+    {"arrival", "arrival"},
     {"osl_dist", "osl"},
 };
 // The row's own columns may be restated in the notes (a table's "batch=16 tp=4"); they must agree.
@@ -183,6 +186,13 @@ Status read_row_notes(Measurement& m) {
     if (a.has(key)) {
       if (auto d = parse_length_dist(a.text(key), key); !d) return notes_error(m, key, d.error().what, d.error().hint);
     }
+  }
+  if (a.has("stages")) {
+    if (auto s = parse_stages(a.text("stages"), "stages"); !s)
+      return notes_error(m, "stages", s.error().what, s.error().hint);
+  }
+  if (a.has("arrival") && a.text("arrival") != "poisson" && a.text("arrival") != "poisson-exact") {
+    return notes_error(m, "arrival", "a measured run's arrivals are poisson or poisson-exact", "arrival=poisson-exact");
   }
   if (a.has("recompute_modules")) {
     if (!parse_recompute_modules(a.text("recompute_modules"))) {

@@ -369,7 +369,8 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
   const bool counted = serve.contains("requests");  // the run's request count is published
   auto requests_or = [&](double fallback) { return counted ? serve["requests"].get<double>() : fallback; };
   std::string how;
-  const bool server = workload && workload->mode != "offline" && !serve.contains("rate") && !m.batch;
+  const bool server =
+      workload && workload->mode != "offline" && !serve.contains("rate") && !serve.contains("stages") && !m.batch;
   if (m.scenario == "offline_throughput" || (workload && workload->mode == "offline")) {
     w.arrivals.kind = ArrivalKind::kOffline;
     if (m.batch) k.max_seqs = std::max(1.0, *m.batch / c.replicas);
@@ -380,9 +381,20 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
     w.requests = static_cast<long>(requests_or(std::max(500.0, 10 * *m.batch)));
     how = fmt::format("closed loop of {} clients, {} requests{}", format_number(*m.batch), w.requests,
                       counted ? "" : " (count not published)");
+  } else if (serve.contains("stages")) {
+    // Staged load: the row's metric is its reported stage's (read_row_notes checked the stages).
+    w.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+    w.arrivals.stages = parse_stages(serve["stages"].get<std::string>(), "stages").value();
+    if (serve.contains("report_stage")) w.arrivals.report_stage = serve["report_stage"].get<int>();
+    w.arrivals.exact_count = serve.contains("arrival") && serve["arrival"].get<std::string>() == "poisson-exact";
+    w.requests = 1;
+    how =
+        fmt::format("staged Poisson arrivals ({}), stage {} reported", serve["stages"].get<std::string>(),
+                    w.arrivals.report_stage > 0 ? w.arrivals.report_stage : static_cast<int>(w.arrivals.stages.size()));
   } else if (serve.contains("rate")) {
     const double qps = serve["rate"].get<double>();
     w.arrivals = Arrivals{ArrivalKind::kPoisson, qps};
+    w.arrivals.exact_count = serve.contains("arrival") && serve["arrival"].get<std::string>() == "poisson-exact";
     w.requests = static_cast<long>(requests_or(1000));
     how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(qps), w.requests);
   } else if (server) {

@@ -248,6 +248,47 @@ TEST(Simulate, OverloadIsReportedAndSteadyLoadIsNot) {
   EXPECT_FALSE(simulate(c).value().load.has_value());
 }
 
+// Staged load (model.md §23.1): arrivals at each stage's rate for its seconds; the statistics
+// describe the reported stage, every request that arrived in it.
+TEST(Simulate, StagedLoadReportsOneStage) {
+  SimConfig c = base();
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  c.workload.arrivals.stages = {{2, 200}, {6, 200}};
+  const SimResult last = simulate(c).value();
+  // 400 and 1200 expected: within four standard deviations of a Poisson count.
+  EXPECT_NEAR(static_cast<double>(last.arrived), 1600, 4 * std::sqrt(1600.0));
+  EXPECT_NEAR(static_cast<double>(last.counted), 1200, 4 * std::sqrt(1200.0));
+  ASSERT_TRUE(last.load);
+  EXPECT_NEAR(last.load->offered_requests_per_s, 6, 0.6);
+  c.workload.arrivals.report_stage = 1;
+  const SimResult first = simulate(c).value();
+  EXPECT_EQ(first.arrived, last.arrived);  // the same arrivals, another stage reported
+  EXPECT_EQ(first.counted + last.counted, first.arrived);
+  ASSERT_TRUE(first.load);
+  EXPECT_NEAR(first.load->offered_requests_per_s, 2, 0.3);
+  EXPECT_LT(first.ttft.p99.si(), last.ttft.p99.si() * 1.5);
+  c.workload.arrivals.report_stage = 3;
+  EXPECT_FALSE(simulate(c).ok());
+}
+
+// Exact count: rate x seconds Poisson gaps rescaled to fill the stage, so the count is exact and
+// the arrivals span the stage.
+TEST(Simulate, ExactCountFillsTheStage) {
+  SimConfig c = base();
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  c.workload.arrivals.exact_count = true;
+  c.workload.arrivals.stages = {{3, 100}};
+  const SimResult r = simulate(c).value();
+  EXPECT_EQ(r.arrived, 300);
+  EXPECT_EQ(r.counted, 300);  // a stage counts every request that arrives in it
+  EXPECT_LE(r.window.si(), 100 + 1e-6);
+  EXPECT_GT(r.window.si(), 90);
+  // Without stages: --requests at --rate over exactly requests / rate seconds.
+  c.workload.arrivals.stages.clear();
+  c.workload.requests = 500;
+  EXPECT_EQ(simulate(c).value().arrived, 500);
+}
+
 TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   // Prefill-first (vLLM V0) stalls decodes behind whole prompts; decode-first with chunks keeps
   // them flowing but each carries prefill work: p99 inter-token gaps differ.

@@ -430,6 +430,28 @@ TEST(Validate, AnUnstatedLayoutIsThePlannersBest) {
 namespace llmecon {
 namespace {
 
+// A staged run (stages=RATE:SECONDS,...; report_stage=K; arrival=poisson-exact) is predicted by
+// the simulator at its reported stage; a malformed stage is the row's error naming the key.
+TEST(Validate, StagedRowsReportTheirStage) {
+  const std::string tail = "llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,online_load,,1024,128,ttft_s,0.1,s,s,";
+  auto rows = read_validation_csv(kHeader + "A,dev," + tail + "\"engine=vllm; stages=2:60,4:60; report_stage=1\"\n" +
+                                      "B,dev," + tail + "\"engine=vllm; stages=2:60,4:60; arrival=poisson-exact\"\n" +
+                                      "C,dev," + tail + "\"engine=vllm; stages=2:x\"\n",
+                                  "stages.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  ValidationContext c = context();
+  c.engines = true;
+  const ValidationReport rep = validate(*rows, c);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  ASSERT_TRUE(rep.rows[0].predicted) << rep.rows[0].skip_reason;
+  EXPECT_NE(rep.rows[0].envelope.find("staged Poisson arrivals (2:60,4:60), stage 1 reported"), std::string::npos)
+      << rep.rows[0].envelope;
+  ASSERT_TRUE(rep.rows[1].predicted) << rep.rows[1].skip_reason;
+  EXPECT_NE(rep.rows[1].envelope.find("stage 2 reported"), std::string::npos) << rep.rows[1].envelope;
+  EXPECT_FALSE(rep.rows[2].predicted);
+  EXPECT_NE(rep.rows[2].skip_reason.find("notes stages"), std::string::npos) << rep.rows[2].skip_reason;
+}
+
 TEST(Validate, RowsUnderTrafficAreSimulated) {
   // A closed loop of 16 clients and an offline run: predicted by the simulator, with the one-step
   // formula kept for comparison; the envelope says how the run was driven.

@@ -52,12 +52,40 @@ Result<LengthDist> length(const Args& a, const char* key, const std::optional<Le
   return LengthDist::fixed(std::string(key) == "isl" ? 2048 : 256);
 }
 
+// --stages 5:600,10:600: each stage's rate and seconds, and --report-stage.
+Status read_stages(const Args& a, Arrivals& r) {
+  if (a.has("report_stage") && !a.has("stages")) {
+    return Error{"--report-stage", "", "only with --stages", "--stages 5:600,10:600 --report-stage 1"};
+  }
+  if (!a.has("stages")) return {};
+  TRY(stages, parse_stages(a.text("stages"), "--stages"));
+  r.stages = std::move(stages);
+  double requests = 0;
+  for (const auto& [rate, seconds] : r.stages) requests += rate * seconds;
+  if (requests > a.number("max_requests")) {
+    return Error{"--stages", "",
+                 fmt::format("the stages send about {} requests, past --max-requests", format_number(requests)),
+                 "shorter stages, or a larger --max-requests"};
+  }
+  if (a.has("report_stage")) {
+    r.report_stage = static_cast<int>(a.number("report_stage"));
+    if (r.report_stage > static_cast<int>(r.stages.size())) {
+      return Error{"--report-stage", "", fmt::format("there are {} stages", r.stages.size()), "count from 1"};
+    }
+  }
+  return {};
+}
+
 Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rate, bool trace) {
   Arrivals r;
   const int given =
       (a.has("rate") ? 1 : 0) + (a.has("concurrency") ? 1 : 0) + (a.flag("offline") ? 1 : 0) + (trace ? 1 : 0);
   if (given > 1) {
     return Error{"--rate", "", "give one of --rate, --concurrency, --offline or --trace", "they are arrival processes"};
+  }
+  if (a.has("stages") && (trace || a.flag("offline") || a.has("concurrency") || a.has("rate") || a.flag("find_rate"))) {
+    return Error{"--stages", "", "staged load is an open-loop process of its own",
+                 "give --stages with --arrival, not with --rate, --offline, --concurrency, --trace or --find-rate"};
   }
   if (trace) {
     r.kind = ArrivalKind::kTrace;
@@ -73,13 +101,14 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
     r.think_s = a.number("think_s");
     return r;
   }
-  if (!a.has("rate") && !preset_rate && !a.flag("find_rate")) {
+  if (!a.has("rate") && !preset_rate && !a.flag("find_rate") && !a.has("stages")) {
     return Error{"--rate", "", "no arrival process", "--rate R, --concurrency N, --offline or --trace FILE"};
   }
   r.rate = a.has("rate") ? a.number("rate") : preset_rate.value_or(1);
   const std::string arr = a.text("arrival");
-  if (arr == "poisson") {
+  if (arr == "poisson" || arr == "poisson-exact") {
     r.kind = ArrivalKind::kPoisson;
+    r.exact_count = arr == "poisson-exact";
   } else if (arr == "constant") {
     r.kind = ArrivalKind::kConstant;
   } else if (arr.rfind("gamma:", 0) == 0) {
@@ -90,7 +119,12 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
     }
     r.cv = *cv;
   } else {
-    return Error{"--arrival", "", "unknown arrival '" + arr + "'", "poisson, constant or gamma:CV"};
+    return Error{"--arrival", "", "unknown arrival '" + arr + "'", "poisson, poisson-exact, constant or gamma:CV"};
+  }
+  TRY_STATUS(read_stages(a, r));
+  if (!r.stages.empty()) {
+    // The rate a staged run reports at: its reported stage's.
+    r.rate = r.stages[r.report_stage > 0 ? static_cast<std::size_t>(r.report_stage - 1) : r.stages.size() - 1].first;
   }
   return r;
 }
@@ -396,7 +430,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
            {"router", std::string(name(c.router))},
            {"weight_dtype", std::string(name(in.precision.weights))},
            {"kv_dtype", std::string(name(in.precision.kv))},
-           {"arrival", std::string(name(w.arrivals.kind))},
+           {"arrival", std::string(name(w.arrivals.kind)) + (w.arrivals.exact_count ? "-exact" : "")},
            {"isl", w.pairs.empty() && !trace ? Json(w.isl.str()) : Json("from the file")},
            {"osl", w.pairs.empty() && !trace ? Json(w.osl.str()) : Json("from the file")},
            {"seed", w.seed}};
@@ -405,6 +439,13 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     out["think_s"] = w.arrivals.think_s;
   } else if (w.arrivals.kind != ArrivalKind::kOffline && w.arrivals.kind != ArrivalKind::kTrace) {
     out["rate"] = w.arrivals.rate;
+  }
+  if (!w.arrivals.stages.empty()) {
+    Json stages = Json::array();
+    for (const auto& [rate, seconds] : w.arrivals.stages) stages.push_back({{"rate", rate}, {"seconds", seconds}});
+    out["stages"] = std::move(stages);
+    out["report_stage"] =
+        w.arrivals.report_stage > 0 ? w.arrivals.report_stage : static_cast<int>(w.arrivals.stages.size());
   }
   if (trace) out["trace_format"] = w.trace.format;
   out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
@@ -426,13 +467,21 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
   x.mapping = in.map.str();
   x.engine = engine->name;
   x.scheduler = std::string(name(s.kind));
-  x.arrival = std::string(name(w.arrivals.kind));
+  x.arrival = std::string(name(w.arrivals.kind)) + (w.arrivals.exact_count ? "-exact" : "");
+  if (!w.arrivals.stages.empty()) {
+    std::string said;
+    for (const auto& [rate, seconds] : w.arrivals.stages) {
+      said += fmt::format("{}{} req/s for {}", said.empty() ? "" : ", ", format_number(rate),
+                          format(units::seconds(seconds)));
+    }
+    x.arrival += fmt::format(" in stages: {}; reporting stage {}", said, out["report_stage"].get<int>());
+  }
   x.isl = w.pairs.empty() && !trace ? w.isl.str() : "from the file";
   x.osl = w.pairs.empty() && !trace ? w.osl.str() : "from the file";
   x.replicas = c.replicas;
   x.chips_per_replica = in.map.replica_chips();
   x.seed = w.seed;
-  if (out.contains("rate")) x.rate = w.arrivals.rate;
+  if (out.contains("rate") && w.arrivals.stages.empty()) x.rate = w.arrivals.rate;
   if (w.arrivals.kind == ArrivalKind::kClosed) {
     x.clients = w.arrivals.clients;
     x.think_s = w.arrivals.think_s;
