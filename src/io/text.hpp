@@ -38,6 +38,10 @@ std::string params_text(double v);
 std::string money_per_tokens(double usd_per_mtok, const std::string& suffix);
 /// A plain text table with columns padded to their widest cell, one line each.
 std::string text_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+/// `heading`, then each line indented, one per line (a derivation, what a run assumed).
+std::string text_lines(std::string_view heading, const std::vector<std::string>& lines, std::string_view indent);
+/// "warning: ..." lines, which end a command's text.
+std::string warnings_text(const std::vector<std::string>& warnings);
 
 /// What an analysis ran on, for its heading ("train: llama-3.1-8b on 64 x h100-sxm").
 struct TextHead {

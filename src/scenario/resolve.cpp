@@ -151,7 +151,7 @@ DeploymentInput Scenario::deployment() const {
   in.precision = precision;
   in.eff = eff;
   in.power = power;
-  if (engine != nullptr && !ideal) apply_engine(in, *engine);
+  if (engine != nullptr) serve_on(in, *engine);
   return in;
 }
 

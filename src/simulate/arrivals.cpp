@@ -84,15 +84,32 @@ int Sim::make_request(SimTime t, int client) {
   return static_cast<int>(idx);
 }
 
-void Sim::schedule_arrivals() {
+double Sim::gap(double rate) {
+  const Arrivals& a = c_.workload.arrivals;
+  switch (a.kind) {
+    case ArrivalKind::kPoisson:
+      return arrivals_.exponential(1.0 / rate);
+    case ArrivalKind::kGamma: {
+      const double k = 1.0 / (a.cv * a.cv);
+      return arrivals_.gamma(k, 1.0 / (rate * k));
+    }
+    case ArrivalKind::kConstant:
+      return 1.0 / rate;
+    default:
+      LLMECON_ASSERT(false, "gaps are drawn for open-loop arrivals only");
+      return 0;
+  }
+}
+
+std::optional<std::pair<long, long>> Sim::schedule_arrivals() {
   const Arrivals& a = c_.workload.arrivals;
   const bool open =
       a.kind == ArrivalKind::kPoisson || a.kind == ArrivalKind::kGamma || a.kind == ArrivalKind::kConstant;
-  if (!open || (a.stages.empty() && !a.exact_count)) return;
+  if (!open || (a.stages.empty() && !a.exact_count)) return std::nullopt;
   // One stage of requests / rate seconds when none are given (exact count).
   std::vector<std::pair<double, double>> stages = a.stages;
   if (stages.empty()) stages.emplace_back(a.rate, static_cast<double>(c_.workload.requests) / a.rate);
-  const std::size_t report = a.report_stage > 0 ? static_cast<std::size_t>(a.report_stage - 1) : stages.size() - 1;
+  std::optional<std::pair<long, long>> reported;
   std::vector<double> times;
   double start = 0;
   for (std::size_t s = 0; s < stages.size(); ++s) {
@@ -103,34 +120,20 @@ void Sim::schedule_arrivals() {
       const auto n = static_cast<std::size_t>(std::llround(rate * seconds));
       std::vector<double> gaps(n);
       double sum = 0;
-      for (double& g : gaps) sum += (g = arrivals_.exponential(1.0 / rate));
+      for (double& g : gaps) sum += (g = gap(rate));
       double t = start;
       for (const double g : gaps) times.push_back(t += g * seconds / sum);
     } else {
-      for (double t = start;;) {
-        const double k = 1.0 / (a.cv * a.cv);
-        t += a.kind == ArrivalKind::kPoisson ? arrivals_.exponential(1.0 / rate)
-             : a.kind == ArrivalKind::kGamma ? arrivals_.gamma(k, 1.0 / (rate * k))
-                                             : 1.0 / rate;
-        if (t >= start + seconds) break;
-        times.push_back(t);
-      }
+      for (double t = start + gap(rate); t < start + seconds; t += gap(rate)) times.push_back(t);
     }
-    if (s == report && !a.stages.empty()) {
-      // A stage reports every request that arrives in it.
-      counted_lo_ = static_cast<long>(first);
-      counted_hi_ = static_cast<long>(times.size());
-    }
+    // A stage reports every request that arrives in it.
+    if (s + 1 == a.reported_stage()) reported = std::pair{static_cast<long>(first), static_cast<long>(times.size())};
     start += seconds;
   }
   schedule_.reserve(times.size());
   for (const double t : times) schedule_.push_back(to_ticks(units::seconds(t)));
   target_ = static_cast<long>(schedule_.size());
-  if (a.stages.empty()) {
-    const double wf = std::clamp(c_.warmup_fraction, 0.0, 0.45);
-    counted_lo_ = static_cast<long>(std::floor(wf * static_cast<double>(target_)));
-    counted_hi_ = target_ - counted_lo_;
-  }
+  return reported;
 }
 
 void Sim::next_arrival(SimTime now, int client) {
@@ -143,15 +146,9 @@ void Sim::next_arrival(SimTime now, int client) {
   }
   switch (a.kind) {
     case ArrivalKind::kPoisson:
-      next_open_ += to_ticks(units::seconds(arrivals_.exponential(1.0 / a.rate)));
-      break;
-    case ArrivalKind::kGamma: {
-      const double k = 1.0 / (a.cv * a.cv);
-      next_open_ += to_ticks(units::seconds(arrivals_.gamma(k, 1.0 / (a.rate * k))));
-      break;
-    }
+    case ArrivalKind::kGamma:
     case ArrivalKind::kConstant:
-      next_open_ += to_ticks(units::seconds(1.0 / a.rate));
+      next_open_ += to_ticks(units::seconds(gap(a.rate)));
       break;
     case ArrivalKind::kClosed:
       push(now + to_ticks(units::seconds(a.think_s)), ArrivalEv{client});

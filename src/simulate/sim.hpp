@@ -161,7 +161,11 @@ class Sim {
   Status build_replicas();
   // ---- requests ----
   void next_arrival(SimTime now, int client);
-  void schedule_arrivals();
+  /// The next open-loop gap at `rate`, of the arrival kind.
+  double gap(double rate);
+  /// Staged or exact-count arrivals, drawn before the run into schedule_ (target_ their count);
+  /// with stages, the requests [first, last) that arrive in the reported one.
+  std::optional<std::pair<long, long>> schedule_arrivals();
   int make_request(SimTime t, int client);
   void route(int r, SimTime now, bool to_decode_pool);
   // ---- KV memory ----

@@ -35,13 +35,14 @@ Result<SimResult> Sim::run() {
   const Workload& w = c_.workload;
   const bool trace = w.arrivals.kind == ArrivalKind::kTrace;
   target_ = trace ? static_cast<long>(w.trace.requests.size()) : w.requests;
+  const auto stage = schedule_arrivals();  // staged or exact-count: the arrivals drawn now
+  if (target_ < 1) return Error{"--stages", "", "no request arrives in the stages", "higher rates or longer stages"};
+  reqs_.reserve(static_cast<std::size_t>(target_));
   const bool offline = w.arrivals.kind == ArrivalKind::kOffline;
   const double wf = offline ? 0.0 : std::clamp(c_.warmup_fraction, 0.0, 0.45);
   counted_lo_ = static_cast<long>(std::floor(wf * static_cast<double>(target_)));
   counted_hi_ = target_ - counted_lo_;
-  schedule_arrivals();  // staged or exact-count: the arrivals, and the reported stage's requests
-  if (target_ < 1) return Error{"--stages", "", "no request arrives in the stages", "higher rates or longer stages"};
-  reqs_.reserve(static_cast<std::size_t>(target_));
+  if (stage) std::tie(counted_lo_, counted_hi_) = *stage;
   // The window opens when the first counted request arrives and closes when the last one does
   // (offline: the whole run); it is fixed once those arrivals happen.
   win_lo_ = std::numeric_limits<SimTime>::max();
@@ -91,7 +92,8 @@ Result<SimResult> Sim::run() {
 
 namespace {
 
-// Served under this share of the offered rate, with latency growing, is overload (model.md §23.6).
+// Served under this share of the offered rate, with the system growing by this many requests over
+// the window, is overload (model.md §23.6).
 constexpr double kOverloadServedShare = 0.9;
 constexpr double kOverloadGrowth = 10;  // requests
 
@@ -169,7 +171,7 @@ SimResult Sim::collect() {
           "first of them arriving to the last arriving",
           counted_lo_ + 1, counted_hi_, c_.warmup_fraction * 100);
     } else {
-      const std::size_t k = a.report_stage > 0 ? static_cast<std::size_t>(a.report_stage) : a.stages.size();
+      const std::size_t k = a.reported_stage();
       out.rule = fmt::format(
           "latencies of requests {} to {}, those arriving in stage {} of {} ({} req/s); rates over the window from "
           "the first of them arriving to the last arriving",

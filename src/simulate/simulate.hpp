@@ -67,6 +67,10 @@ struct Arrivals {
   /// the statistics describe stage `report_stage` (1-based; 0: the last).
   std::vector<std::pair<double, double>> stages = {};
   int report_stage = 0;
+  /// The stage the statistics describe, from 1: report_stage, else the last (0 without stages).
+  [[nodiscard]] std::size_t reported_stage() const {
+    return report_stage > 0 ? static_cast<std::size_t>(report_stage) : stages.size();
+  }
 };
 
 enum class LengthKind { kFixed, kUniform, kNormal, kLognormal };

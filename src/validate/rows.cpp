@@ -388,9 +388,8 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
     if (serve.contains("report_stage")) w.arrivals.report_stage = serve["report_stage"].get<int>();
     w.arrivals.exact_count = serve.contains("arrival") && serve["arrival"].get<std::string>() == "poisson-exact";
     w.requests = 1;
-    how =
-        fmt::format("staged Poisson arrivals ({}), stage {} reported", serve["stages"].get<std::string>(),
-                    w.arrivals.report_stage > 0 ? w.arrivals.report_stage : static_cast<int>(w.arrivals.stages.size()));
+    how = fmt::format("staged Poisson arrivals ({}), stage {} reported", serve["stages"].get<std::string>(),
+                      w.arrivals.reported_stage());
   } else if (serve.contains("rate")) {
     const double qps = serve["rate"].get<double>();
     w.arrivals = Arrivals{ArrivalKind::kPoisson, qps};

@@ -124,7 +124,7 @@ Result<Arrivals> arrivals(const Args& a, const std::optional<double>& preset_rat
   TRY_STATUS(read_stages(a, r));
   if (!r.stages.empty()) {
     // The rate a staged run reports at: its reported stage's.
-    r.rate = r.stages[r.report_stage > 0 ? static_cast<std::size_t>(r.report_stage - 1) : r.stages.size() - 1].first;
+    r.rate = r.stages[r.reported_stage() - 1].first;
   }
   return r;
 }
@@ -399,6 +399,39 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+// What a simulation's text says of its deployment and workload (text.hpp), as its JSON says it.
+SimText describe(const Scenario& sc, const SimConfig& c, const std::string& arrival, const std::string& isl,
+                 const std::string& osl, bool open_rate) {
+  const Workload& w = c.workload;
+  const DeploymentInput& in = c.decode;
+  SimText x;
+  x.model = sc.model->name;
+  x.hardware = sc.hw->name;
+  x.mapping = in.map.str();
+  x.engine = sc.engine->name;
+  x.scheduler = std::string(name(c.scheduler.kind));
+  x.arrival = arrival;
+  if (!w.arrivals.stages.empty()) {
+    std::string said;
+    for (const auto& [rate, seconds] : w.arrivals.stages) {
+      said += fmt::format("{}{} req/s for {}", said.empty() ? "" : ", ", format_number(rate),
+                          format(units::seconds(seconds)));
+    }
+    x.arrival += fmt::format(" in stages: {}; reporting stage {}", said, w.arrivals.reported_stage());
+  }
+  x.isl = isl;
+  x.osl = osl;
+  x.replicas = c.replicas;
+  x.chips_per_replica = in.map.replica_chips();
+  x.seed = w.seed;
+  if (open_rate && w.arrivals.stages.empty()) x.rate = w.arrivals.rate;
+  if (w.arrivals.kind == ArrivalKind::kClosed) {
+    x.clients = w.arrivals.clients;
+    x.think_s = w.arrivals.think_s;
+  }
+  return x;
+}
+
 Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress, const Cancel& cancel) {
   TRY(sc, resolve_scenario(e.catalogs(), a, ScenarioDefaults{8, std::nullopt}));
   const ModelSpec& model = *sc.model;
@@ -419,6 +452,10 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
   c.progress = progress;
   c.cancelled = cancel;
 
+  // Lengths from a file (a trace, --lengths) are the file's.
+  const std::string arrival = std::string(name(w.arrivals.kind)) + (w.arrivals.exact_count ? "-exact" : "");
+  const std::string isl = w.pairs.empty() && !trace ? w.isl.str() : "from the file";
+  const std::string osl = w.pairs.empty() && !trace ? w.osl.str() : "from the file";
   Json out{{"model", model.name},
            {"hardware", hw->name},
            {"price_source", hw->price_source},
@@ -430,9 +467,9 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
            {"router", std::string(name(c.router))},
            {"weight_dtype", std::string(name(in.precision.weights))},
            {"kv_dtype", std::string(name(in.precision.kv))},
-           {"arrival", std::string(name(w.arrivals.kind)) + (w.arrivals.exact_count ? "-exact" : "")},
-           {"isl", w.pairs.empty() && !trace ? Json(w.isl.str()) : Json("from the file")},
-           {"osl", w.pairs.empty() && !trace ? Json(w.osl.str()) : Json("from the file")},
+           {"arrival", arrival},
+           {"isl", isl},
+           {"osl", osl},
            {"seed", w.seed}};
   if (w.arrivals.kind == ArrivalKind::kClosed) {
     out["concurrency"] = w.arrivals.clients;
@@ -444,8 +481,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     Json stages = Json::array();
     for (const auto& [rate, seconds] : w.arrivals.stages) stages.push_back({{"rate", rate}, {"seconds", seconds}});
     out["stages"] = std::move(stages);
-    out["report_stage"] =
-        w.arrivals.report_stage > 0 ? w.arrivals.report_stage : static_cast<int>(w.arrivals.stages.size());
+    out["report_stage"] = w.arrivals.reported_stage();
   }
   if (trace) out["trace_format"] = w.trace.format;
   out["efficiency"] = a.flag("ideal") ? "ideal" : e.efficiency_is_prior(*hw) ? "prior" : "sourced";
@@ -461,31 +497,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
                     return lines;
                   }};
   }
-  SimText x;
-  x.model = model.name;
-  x.hardware = hw->name;
-  x.mapping = in.map.str();
-  x.engine = engine->name;
-  x.scheduler = std::string(name(s.kind));
-  x.arrival = std::string(name(w.arrivals.kind)) + (w.arrivals.exact_count ? "-exact" : "");
-  if (!w.arrivals.stages.empty()) {
-    std::string said;
-    for (const auto& [rate, seconds] : w.arrivals.stages) {
-      said += fmt::format("{}{} req/s for {}", said.empty() ? "" : ", ", format_number(rate),
-                          format(units::seconds(seconds)));
-    }
-    x.arrival += fmt::format(" in stages: {}; reporting stage {}", said, out["report_stage"].get<int>());
-  }
-  x.isl = w.pairs.empty() && !trace ? w.isl.str() : "from the file";
-  x.osl = w.pairs.empty() && !trace ? w.osl.str() : "from the file";
-  x.replicas = c.replicas;
-  x.chips_per_replica = in.map.replica_chips();
-  x.seed = w.seed;
-  if (out.contains("rate") && w.arrivals.stages.empty()) x.rate = w.arrivals.rate;
-  if (w.arrivals.kind == ArrivalKind::kClosed) {
-    x.clients = w.arrivals.clients;
-    x.think_s = w.arrivals.think_s;
-  }
+  SimText x = describe(sc, c, arrival, isl, osl, out.contains("rate"));
   SimResult result;
   if (a.flag("find_rate")) {
     TRY(found, find_rate(c));

@@ -85,10 +85,7 @@ std::string text(const Analysis& a, const TextHead& head, bool explain, const st
   if (range) out += range_text(*range);
   for (const std::string& n : a.notes) out += "\nnote: " + n + "\n";
   for (const Analysis& part : parts) out += "\n" + text(part, TextHead{}, explain);
-  if (explain) {
-    out += "\nderivation (docs/model.md):\n";
-    for (const std::string& l : a.derivation) out += "  " + l + "\n";
-  }
+  if (explain) out += text_lines("\nderivation (docs/model.md):\n", a.derivation, "  ");
   return out;
 }
 

@@ -60,4 +60,14 @@ std::string text_table(const std::vector<std::string>& header, const std::vector
   return out;
 }
 
+std::string text_lines(std::string_view heading, const std::vector<std::string>& lines, std::string_view indent) {
+  std::string out(heading);
+  for (const std::string& l : lines) out += std::string(indent) + l + "\n";
+  return out;
+}
+
+std::string warnings_text(const std::vector<std::string>& warnings) {
+  return text_lines("", warnings, "warning: ");
+}
+
 }  // namespace llmecon

@@ -26,9 +26,7 @@ std::string text(const std::vector<Claim>& claims, bool explain) {
     for (const RealComparison& r : c.real) {
       out += fmt::format("  real: {} = {} ({})\n", r.label, r.text.empty() ? value(r.computed, c.unit) : r.text, r.why);
     }
-    if (explain) {
-      for (const std::string& l : c.derivation) out += "    " + l + "\n";
-    }
+    if (explain) out += text_lines("", c.derivation, "    ");
   }
   return out;
 }

@@ -11,12 +11,6 @@ double context_of(const RooflineInput& in) {
   return in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0);
 }
 
-std::string warnings_text(const std::vector<std::string>& warnings) {
-  std::string out;
-  for (const std::string& w : warnings) out += "warning: " + w + "\n";
-  return out;
-}
-
 }  // namespace
 
 std::string text(const RooflineResult& r, const RooflineText& x) {
@@ -61,10 +55,7 @@ std::string text(const RooflineResult& r, const RooflineText& x) {
     }
     out += text_table({"op", "FLOPs", "weights", "KV read", "KV write", "activations"}, rows);
   }
-  if (!x.derivation.empty()) {
-    out += "\nderivation (docs/model.md):\n";
-    for (const std::string& l : x.derivation) out += "  " + l + "\n";
-  }
+  if (!x.derivation.empty()) out += text_lines("\nderivation (docs/model.md):\n", x.derivation, "  ");
   return out + warnings_text(x.warnings);
 }
 
@@ -87,7 +78,7 @@ std::string sweep_text(const std::string& model, const std::vector<RooflineResul
       // The batch and context as JSON writes them (64, 1.5).
       out += fmt::format("\nbatch {}, context {}:\n", whole_json(rows[i].in.step.batch).dump(),
                          whole_json(context_of(rows[i].in)).dump());
-      for (const std::string& l : derivations[i]) out += "  " + l + "\n";
+      out += text_lines("", derivations[i], "  ");
     }
   }
   return out + warnings_text(warnings);
@@ -125,10 +116,7 @@ std::string text(const ReportText& r) {
                        format_number(b.in.step.batch), format_number(b.usd_per_token.si() * 1e6), format(b.t_step),
                        format_number(r.unbatched_penalty, 3));
   }
-  if (!r.derivation.empty()) {
-    out += "\nderivation:\n";
-    for (const std::string& l : r.derivation) out += "  " + l + "\n";
-  }
+  if (!r.derivation.empty()) out += text_lines("\nderivation:\n", r.derivation, "  ");
   return out + warnings_text(r.warnings);
 }
 

@@ -6,12 +6,6 @@
 namespace llmecon {
 namespace {
 
-std::string lines(const char* heading, const std::vector<std::string>& ls, const char* indent) {
-  std::string out = heading;
-  for (const std::string& l : ls) out += indent + l + "\n";
-  return out;
-}
-
 // One planned point as a row of the plan's tables.
 std::vector<std::string> point_row(const PlanPoint& p, DType native) {
   const bool quantized = bytes_per_element(p.weights) < bytes_per_element(native);
@@ -117,8 +111,8 @@ std::string text(const SimResult& r, const SimText& x) {
                          s.met ? "ok" : "MISSED");
     }
   }
-  out += lines("\nassumed:\n", x.envelope, "  ");
-  for (const std::string& w : x.warnings) out += "warning: " + w + "\n";
+  out += text_lines("\nassumed:\n", x.envelope, "  ");
+  out += warnings_text(x.warnings);
   return out;
 }
 
@@ -170,8 +164,8 @@ std::string text(const PlanText& p) {
     out += "\nlaunch (" + p.launch->engine + ", " + p.launch->mapping + " at batch " + format_number(p.launch->batch) +
            "):\n" + p.launch->text;
   }
-  if (!p.derivation.empty()) out += lines("\nderivation:\n", p.derivation, "  ");
-  for (const std::string& w : p.warnings) out += "warning: " + w + "\n";
+  if (!p.derivation.empty()) out += text_lines("\nderivation:\n", p.derivation, "  ");
+  out += warnings_text(p.warnings);
   return out;
 }
 
