@@ -37,11 +37,39 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   }
   e.prefill_first = schedule == "prefill-first";
   TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
-  if (!admission.empty() && admission != "on-demand" && admission != "reserve") {
-    return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
-                 "on-demand (blocks as tokens arrive, preempting when out) or reserve (the whole output up front)"};
+  if (!admission.empty()) {
+    const auto rule = value_in(kKvAdmissionNames, admission);
+    if (!rule) {
+      return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
+                   "on-demand (blocks as tokens arrive, preempting when out), reserve (the whole output up front) or "
+                   "token-ratio (SGLang's estimate)"};
+    }
+    e.admission = *rule;
   }
-  e.reserve_kv = admission == "reserve";
+  return {};
+}
+
+// [admission]: the token-ratio rule's constants, required with kv_admission = "token-ratio".
+Status read_admission(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
+  TRY(t, rd.table(root, "", "admission"));
+  if (t == nullptr) {
+    if (e.admission == KvAdmission::kTokenRatio) {
+      return Error{origin, "admission", "token-ratio admission needs its constants",
+                   "an [admission] table: init_ratio, min_ratio_factor, decay_steps, clip_new_tokens, retract_steps"};
+    }
+    return {};
+  }
+  if (e.admission != KvAdmission::kTokenRatio) {
+    return Error{origin, "admission", "only token-ratio admission has constants", "kv_admission = \"token-ratio\""};
+  }
+  TRY_STATUS(rd.only_keys(*t, "admission",
+                          {"init_ratio", "min_ratio_factor", "decay_steps", "clip_new_tokens", "retract_steps"}));
+  TRY(init, rd.number(*t, "admission", "init_ratio", true, 1e-3, 1));
+  TRY(factor, rd.number(*t, "admission", "min_ratio_factor", true, 0, 1));
+  TRY(steps, rd.number(*t, "admission", "decay_steps", true, 1, 1e7));
+  TRY(clip, rd.number(*t, "admission", "clip_new_tokens", true, 1, 1e8));
+  TRY(retract, rd.number(*t, "admission", "retract_steps", true, 0, 1e6));
+  e.token_ratio = TokenRatio{*init, *factor, *steps, *clip, *retract};
   return {};
 }
 
@@ -83,8 +111,8 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(root, TomlReader::parse(text, origin));
   const TomlReader rd(root, origin);
   TRY_STATUS(rd.only_keys(root, "",
-                          {"name", "display_name", "sources", "notes", "memory", "batching", "kv", "overhead",
-                           "efficiency", "flags", "launch", "mentioned_as"}));
+                          {"name", "display_name", "sources", "notes", "memory", "batching", "admission", "kv",
+                           "overhead", "efficiency", "flags", "launch", "mentioned_as"}));
   ServingEngine e;
   TRY(name, rd.str(root, "", "name", true));
   TRY(display, rd.str(root, "", "display_name", true));
@@ -114,6 +142,7 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   e.memory_fraction = *fraction;
 
   TRY_STATUS(read_batching(rd, root, origin, e));
+  TRY_STATUS(read_admission(rd, root, origin, e));
 
   TRY(kv, rd.table(root, "", "kv", true));
   TRY_STATUS(rd.only_keys(*kv, "kv", {"fp8_checkpoint"}));

@@ -11,9 +11,33 @@
 
 #include "catalog/dtype.hpp"
 #include "units/error.hpp"
+#include "units/names.hpp"
 #include "units/units.hpp"
 
 namespace llmecon {
+
+/// How a continuous-batching engine admits a request against its KV memory (model.md §23.4).
+enum class KvAdmission {
+  kOnDemand,    ///< blocks for the next chunk only; when a decode runs out the newest is preempted (vLLM)
+  kReserve,     ///< blocks for the whole output up front, never evicting (TensorRT-LLM GUARANTEED_NO_EVICT)
+  kTokenRatio,  ///< the prompt plus the output, running requests' outputs charged at an adaptive ratio (SGLang)
+};
+inline constexpr NameTable<KvAdmission, 3> kKvAdmissionNames{{{KvAdmission::kOnDemand, "on-demand"},
+                                                              {KvAdmission::kReserve, "reserve"},
+                                                              {KvAdmission::kTokenRatio, "token-ratio"}}};
+
+/// SGLang's admission estimate (model.md §23.4): a new request is charged its prompt and its
+/// output (clipped), each running request its remaining output (clipped) times a ratio that
+/// starts at `init`, falls by (init - init x min_factor) / decay_steps per decode iteration,
+/// returns to `init` when the replica idles, and after a retraction jumps to (tokens decoded +
+/// retract_steps x requests) / (tokens asked), at most 1.
+struct TokenRatio {
+  double init = 0.7;
+  double min_factor = 0.14;
+  double decay_steps = 600;
+  double clip = 4096;
+  double retract_steps = 20;
+};
 
 struct ServingEngine {
   std::string name;
@@ -27,10 +51,11 @@ struct ServingEngine {
   double max_seqs = 1e8;            ///< sequences one iteration holds
   double max_batched_tokens = 1e8;  ///< tokens one iteration processes
   bool chunked_prefill = true;
-  int kv_block_tokens = 16;                ///< tokens per paged-KV block
-  bool prefix_caching = true;              ///< cached prefix blocks reused across requests
-  bool prefill_first = false;              ///< a new prefill batch runs before the running decodes
-  bool reserve_kv = false;                 ///< admission reserves KV for the whole output (no eviction)
+  int kv_block_tokens = 16;    ///< tokens per paged-KV block
+  bool prefix_caching = true;  ///< cached prefix blocks reused across requests
+  bool prefill_first = false;  ///< a new prefill batch runs before the running decodes
+  KvAdmission admission = KvAdmission::kOnDemand;
+  TokenRatio token_ratio;                  ///< the token-ratio rule's constants ([admission] in the profile)
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
   bool cuda_graphs = true;

@@ -223,7 +223,27 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   // Sequences cannot split across attention data-parallel groups: the busiest group holds
   // ceil(micro / dp_attn) of them, so the effective attention parallelism is micro / that.
   const double dpa = micro / std::ceil(micro / d(mp.dp_attn));
-  const double attn_chips = d(mp.tp) * dpa * d(mp.cp);
+  // A prompt's chunk runs on the one group that holds its sequence, so the busiest group computes
+  // its share of the decodes and the largest chunks (model.md §16.3): the attention and dense work
+  // spread over T / (the busiest group's tokens) groups, not dp_attn.
+  double dpa_work = dpa;
+  if (mp.dp_attn > 1) {
+    double decode_tokens = 0, chunks = 0, chunk_tokens = 0;
+    for (const SeqGroup& sg : groups) {
+      if (sg.phase == Phase::kDecode) {
+        decode_tokens += sg.count * sg.new_tokens;
+      } else {
+        chunks += sg.count;
+        chunk_tokens += sg.count * sg.new_tokens;
+      }
+    }
+    if (chunks > 0) {
+      const double busiest =
+          decode_tokens / d(mp.dp_attn) + std::ceil(chunks / d(mp.dp_attn)) * (chunk_tokens / chunks);
+      dpa_work = std::clamp(T / busiest, 1.0, dpa);
+    }
+  }
+  const double attn_chips = d(mp.tp) * dpa_work * d(mp.cp);
   // Compute: attention and dense work over the busy attention chips, experts over the stage.
   // HBM traffic per chip: dense weights sharded by tp (replicated over dp_attn and cp), experts
   // over the whole stage, KV over sequences (dp_attn), context (cp) and heads.
@@ -242,7 +262,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   } else {
     // model.md §18.2: each kernel on one chip's share; the stage runs 1/pp of the layers.
     ops = operator_times(sc, hw, p, eff,
-                         ChipShare{attn_chips, d(mp.tp), dpa * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp,
+                         ChipShare{attn_chips, d(mp.tp), dpa_work * d(mp.cp), d(mp.tp), g, attn_chips, kv_share, pp,
                                    g / d(std::max(1, mp.ep))},
                          d(m.n_layers()));
     e.time.compute = ops.compute;

@@ -73,6 +73,11 @@ std::vector<ArgSpec> simulate_arguments() {
            number("prefix_hit", "share of requests that start with a shared prefix", "", 0, 0, 1),
            integer("prefix_tokens", "tokens of each shared prefix", "tok", 0, 0, kMaxTokens),
            integer("prefix_groups", "distinct shared prefixes", "", 1, 1, 1e6),
+           with_text(arg("shared_prefix", T::kString,
+                         "inference-perf's shared_prefix: GROUPS:PREFIX:QUESTION[:USERS] system prompts of PREFIX "
+                         "tokens, each request adding a QUESTION (10:2048:256:20)"),
+                     "none"),
+           flag("no_stream", "unstreamed answers: the client's TTFT is the end-to-end time, and no TPOT is seen"),
            integer("requests", "requests to simulate", "", 1000, 1, 1e9),
            integer("max_requests", "refuse workloads larger than this", "", 1e6, 1, 1e8),
            integer("seed", "random seed of arrivals, lengths and prefixes", "", 1, 0, 1e15),

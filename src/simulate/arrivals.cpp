@@ -30,6 +30,7 @@ Status Sim::build_replicas() {
       r.prefill_pool = prefill;
       r.in = &in;
       r.memo = memos_.back().get();
+      r.token_ratio = s.token_ratio.init;
       const long host =
           tier_ != nullptr ? static_cast<long>(tier_->capacity.si() * in.map.replica_chips() / block_bytes_) : 0;
       r.kv = KvCache(static_cast<long>(kv.tokens) / block_, block_, host);

@@ -60,7 +60,7 @@ KvCache::Match KvCache::pin_prefix(const Chain& chain, const std::function<void(
     } else {
       lru_.splice(lru_.begin(), lru_, e->second.lru);
     }
-    ++e->second.refs;
+    if (e->second.refs++ == 0) pinned_ += e->second.blocks;
     ++m.pinned;
     m.tokens += tokens;
   }
@@ -70,7 +70,7 @@ KvCache::Match KvCache::pin_prefix(const Chain& chain, const std::function<void(
 void KvCache::unpin(const Chain& chain, int n) {
   for (int i = 0; i < n && static_cast<std::size_t>(i) < chain.size(); ++i) {
     auto e = cache_.find(chain[static_cast<std::size_t>(i)].first);
-    if (e != cache_.end()) --e->second.refs;
+    if (e != cache_.end() && --e->second.refs == 0) pinned_ -= e->second.blocks;
   }
 }
 
@@ -85,8 +85,9 @@ void KvCache::insert(const Chain& chain, Holder& h) {
       lru_.push_front(key);
       cache_.emplace(key, Entry{tokens, b, 1, lru_.begin()});
       cached_ += b;
+      pinned_ += b;
     } else {
-      ++e->second.refs;
+      if (e->second.refs++ == 0) pinned_ += e->second.blocks;
       used_ -= std::min(b, h.blocks);  // a duplicate: the cached copy serves it
       lru_.splice(lru_.begin(), lru_, e->second.lru);
     }

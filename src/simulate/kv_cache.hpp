@@ -38,6 +38,8 @@ class KvCache {
   [[nodiscard]] long peak() const { return peak_; }
   /// Blocks the prefix cache holds on the device.
   [[nodiscard]] long cached() const { return cached_; }
+  /// Blocks that are free or could be freed by evicting unpinned prefix entries.
+  [[nodiscard]] long available() const { return capacity_ - used_ + cached_ - pinned_; }
   /// Whether this key is cached on the device (prefix-affinity routing).
   [[nodiscard]] bool has(std::uint64_t key) const { return cache_.count(key) > 0; }
 
@@ -83,6 +85,7 @@ class KvCache {
   long used_ = 0;  // private + cached
   long peak_ = 0;
   long cached_ = 0;
+  long pinned_ = 0;  // blocks of cached entries in use (refs > 0)
   std::unordered_map<std::uint64_t, Entry> cache_;
   std::list<std::uint64_t> lru_;                 // front: most recent
   std::unordered_map<std::uint64_t, int> host_;  // spilled entries: tokens

@@ -66,7 +66,7 @@ inline int draw(const LengthDist& d, Stream& s) {
       v = std::exp(std::log(d.a) - d.b * d.b / 2 + d.b * s.normal());
       break;
   }
-  return static_cast<int>(std::clamp(std::round(v), 1.0, 1e8));
+  return static_cast<int>(std::clamp(std::round(v), 1.0, d.cap));
 }
 
 }  // namespace llmecon::sim_internal

@@ -53,9 +53,18 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
     chunk = rem;
   }
   if (chunk <= 0) return false;
+  const Scheduler& s = c_.scheduler;
+  // SGLang's estimate (model.md §23.4): the prompt left and the whole (clipped) output must fit in
+  // the free and evictable KV, less what the running requests are expected to need.
+  const double output = std::min<double>(q.osl - q.generated, s.token_ratio.clip);
+  if (s.admission == KvAdmission::kTokenRatio &&
+      q.prompt - q.done + output >= static_cast<double>(rep.kv.available() * block_) - rep.promised) {
+    return false;
+  }
   // Reserving engines (TensorRT-LLM's GUARANTEED_NO_EVICT) hold blocks for the whole output.
-  const int ctx = c_.scheduler.reserve_kv ? q.prompt + q.osl - q.generated : q.done + chunk;
+  const int ctx = s.admission == KvAdmission::kReserve ? q.prompt + q.osl - q.generated : q.done + chunk;
   if (!grow(rep, q, ctx)) return false;
+  if (s.admission == KvAdmission::kTokenRatio) rep.promised += q.prompt - q.done - chunk + output;
   q.state = State::kRunning;
   if (first) q.scheduled = now_;
   rep.running.push_back(r);
@@ -64,10 +73,68 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
   return true;
 }
 
+double Sim::promised(const Replica& rep) const {
+  const TokenRatio& t = c_.scheduler.token_ratio;
+  double sum = 0;
+  for (const int r : rep.running) {
+    const Request& q = reqs_[static_cast<std::size_t>(r)];
+    const double held = static_cast<double>(q.blocks) * block_ + q.shared;
+    sum += std::max(0.0, q.prompt - held) + rep.token_ratio * std::min<double>(q.osl - q.generated, t.clip);
+  }
+  return sum;
+}
+
+bool Sim::retract_for_decodes(Replica& rep) {
+  // SGLang's retract_decode (model.md §23.4): while the decodes' next tokens do not fit, the request
+  // with the fewest output tokens (ties: the longest prompt) goes back to the queue, one always kept.
+  auto short_by = [&]() {
+    long need = 0;
+    for (const int r : rep.running) {
+      const Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (q.done >= q.prompt) need += std::max(0, blocks_for(std::max(0, q.done + 1 - q.shared)) - q.blocks);
+    }
+    return need - rep.kv.available();
+  };
+  bool retracted = false;
+  while (short_by() > 0) {
+    int victim = -1, decoding = 0;
+    for (const int r : rep.running) {
+      const Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (q.done < q.prompt) continue;
+      ++decoding;
+      if (victim < 0) {
+        victim = r;
+        continue;
+      }
+      const Request& v = reqs_[static_cast<std::size_t>(victim)];
+      if (q.generated < v.generated || (q.generated == v.generated && q.isl > v.isl)) victim = r;
+    }
+    if (decoding <= 1) break;
+    preempt(rep, victim);
+    retracted = true;
+  }
+  if (retracted) {
+    double decoded = 0, asked = 0;
+    for (const int r : rep.running) {
+      const Request& q = reqs_[static_cast<std::size_t>(r)];
+      decoded += q.generated;
+      asked += q.osl;
+    }
+    const double n = static_cast<double>(rep.running.size());
+    rep.token_ratio =
+        asked > 0 ? std::min(1.0, (decoded + c_.scheduler.token_ratio.retract_steps * n) / asked) : rep.token_ratio;
+  }
+  return retracted;
+}
+
 bool Sim::form_continuous(Replica& rep) {
   double budget = c_.scheduler.max_batched_tokens;
   const bool prefill_first = c_.scheduler.priority == Priority::kPrefillFirst;
-  bool preempted = false;
+  const bool token_ratio = c_.scheduler.admission == KvAdmission::kTokenRatio;
+  const TokenRatio& t = c_.scheduler.token_ratio;
+  if (token_ratio && rep.running.empty()) rep.token_ratio = t.init;  // SGLang resets it when idle
+  bool preempted = token_ratio && retract_for_decodes(rep);
+  bool decoded = false;
   auto decodes = [&]() {
     for (std::size_t i = 0; i < rep.running.size() && budget >= 1;) {
       const int r = rep.running[i];
@@ -89,6 +156,7 @@ bool Sim::form_continuous(Replica& rep) {
       if (self) break;
       rep.plan.emplace_back(r, 1);
       budget -= 1;
+      decoded = true;
       ++i;
     }
   };
@@ -107,6 +175,7 @@ bool Sim::form_continuous(Replica& rep) {
     }
     // No new requests in an iteration that had to preempt, unless nothing else can run.
     if (preempted && !rep.plan.empty()) return;
+    if (token_ratio) rep.promised = promised(rep);
     while (!rep.waiting.empty() && budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
       const int r = rep.waiting.front();
       if (!admit(rep, r, budget)) break;
@@ -123,6 +192,10 @@ bool Sim::form_continuous(Replica& rep) {
   // Requests admitted with their whole context (swapped in, or prefilled on the other pool)
   // decode at once when nothing else would run.
   if (rep.plan.empty() && !rep.running.empty()) decodes();
+  if (token_ratio && decoded && !preempted) {
+    const double floor = t.init * t.min_factor;
+    rep.token_ratio = std::max(floor, rep.token_ratio - (t.init - floor) / t.decay_steps);
+  }
   rep.plan_seqs = static_cast<double>(rep.plan.size());
   return !rep.plan.empty();
 }

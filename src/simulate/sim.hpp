@@ -120,8 +120,10 @@ struct Replica {
   long completed = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
-  double busy_s = 0;  // seconds of iterations
-  double joules = 0;  // facility energy of its iterations (model.md §25.6)
+  double token_ratio = 0;  // token-ratio admission: the running requests' output estimate (model.md §23.4)
+  double promised = 0;     // token-ratio admission: tokens the running requests are expected to need
+  double busy_s = 0;       // seconds of iterations
+  double joules = 0;       // facility energy of its iterations (model.md §25.6)
 };
 
 struct ArrivalEv {
@@ -181,6 +183,11 @@ class Sim {
   bool form_continuous(Replica& rep);
   bool form_static(Replica& rep);
   bool admit(Replica& rep, int r, double& budget);
+  /// Token-ratio admission: the tokens the running requests are expected to need beyond their
+  /// blocks (prompt left, and the output at the replica's ratio).
+  double promised(const Replica& rep) const;
+  /// Token-ratio admission: retracts decodes until the next tokens fit; true when any was.
+  bool retract_for_decodes(Replica& rep);
   void end_iteration(Replica& rep, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);
   void finish(Replica& rep, int r, SimTime now);

@@ -24,7 +24,8 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.block_tokens = e.kv_block_tokens;
   s.chunked_prefill = e.chunked_prefill;
   s.prefix_caching = e.prefix_caching;
-  s.reserve_kv = e.reserve_kv;
+  s.admission = e.admission;
+  s.token_ratio = e.token_ratio;
   s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
 }
 
@@ -124,6 +125,7 @@ SimResult Sim::collect() {
   out.arrived = static_cast<long>(reqs_.size());
   std::vector<double> ttft, tpot, e2e, queue;
   long input = 0;
+  const bool stream = c_.workload.stream;
   for (std::size_t i = 0; i < reqs_.size(); ++i) {
     const Request& q = reqs_[i];
     if (q.state == State::kDone) {
@@ -135,10 +137,11 @@ SimResult Sim::collect() {
     const auto idx = static_cast<long>(i);
     if (q.state != State::kDone || idx < counted_lo_ || idx >= counted_hi_) continue;
     ++out.counted;
-    ttft.push_back(tick_seconds(q.first_token - q.arrival));
+    // Unstreamed, the client's first token comes with the whole answer (model.md §23.1).
+    ttft.push_back(tick_seconds((stream ? q.first_token : q.finish) - q.arrival));
     e2e.push_back(tick_seconds(q.finish - q.arrival));
     queue.push_back(tick_seconds(q.scheduled - q.arrival));
-    if (q.osl > 1) tpot.push_back(tick_seconds(q.finish - q.first_token) / (q.osl - 1));
+    if (stream && q.osl > 1) tpot.push_back(tick_seconds(q.finish - q.first_token) / (q.osl - 1));
   }
   for (const auto& [why, n] : drops_) {
     out.dropped += n;
@@ -192,7 +195,7 @@ SimResult Sim::collect() {
   out.tpot = in_seconds(distribution(tpot));
   out.e2e = in_seconds(distribution(e2e));
   out.queue = in_seconds(distribution(queue));
-  out.itl = in_seconds(itl_.dist());
+  if (stream) out.itl = in_seconds(itl_.dist());
   out.batch = count_distribution(batch_counts_);
   out.kv_mean = busy_time_ > 0 ? kv_weighted_ / busy_time_ : 0;
   out.kv_max = kv_max_;

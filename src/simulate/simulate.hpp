@@ -75,17 +75,21 @@ struct Arrivals {
 
 enum class LengthKind { kFixed, kUniform, kNormal, kLognormal };
 
-/// A distribution of token counts; samples are rounded and kept within [1, 10^8].
+/// A distribution of token counts; samples are rounded and kept within [1, cap].
 struct LengthDist {
   LengthKind kind = LengthKind::kFixed;
   double a = 1;  ///< fixed: the value; uniform: low; normal: mean; lognormal: mean (tokens)
   double b = 0;  ///< uniform: high; normal: standard deviation; lognormal: sigma of the log
+  /// normal, lognormal: samples above it are clipped to it (a harness's length limit); `mean()`
+  /// stays the unclipped mean.
+  double cap = 1e8;
   static LengthDist fixed(double v) { return {LengthKind::kFixed, v, 0}; }
   [[nodiscard]] double mean() const;
   [[nodiscard]] std::string str() const;
 };
 /// "2048", "fixed:2048", "uniform:128,4096", "normal:1000,300", "lognormal:1000,0.8" (a mean
-/// in tokens and the sigma of the log). Errors name `flag`.
+/// in tokens and the sigma of the log); normal and lognormal take a cap third ("lognormal:161,1.75,1024").
+/// Errors name `flag`.
 Result<LengthDist> parse_length_dist(std::string_view text, const std::string& flag);
 /// Staged load, "5:600,10:600": each stage's rate (req/s) and seconds, 1 to 100 stages; an Error
 /// names `flag`.
@@ -146,7 +150,26 @@ struct Workload {
   double prefix_hit = 0;
   int prefix_tokens = 0;
   int prefix_groups = 1;
+  /// Streamed answers (the default): the client sees each token as it is made. Unstreamed, it
+  /// sees the whole answer at once, so its time to first token is the end-to-end time and no
+  /// TPOT or ITL is observed (model.md §23.1).
+  bool stream = true;
 };
+
+/// inference-perf's shared_prefix workload (model.md §23.1): `groups` system prompts of `prefix`
+/// tokens, each shared by `users` users whose requests add a question of `question` tokens.
+struct SharedPrefix {
+  int groups = 1;
+  int prefix = 0;
+  int question = 0;
+  int users = 0;  ///< 0: not stated (the request count is --requests)
+  /// Every request starts with one of the group prompts: prefix_hit 1, `groups` groups of `prefix`
+  /// tokens, prompts of prefix + question tokens; with users stated, groups x users requests.
+  void apply(Workload& w) const;
+  [[nodiscard]] std::string str() const;
+};
+/// "GROUPS:PREFIX:QUESTION[:USERS]", e.g. "10:2048:256:20"; an Error names `flag`.
+Result<SharedPrefix> parse_shared_prefix(std::string_view text, const std::string& flag);
 
 // ---- Serving (model.md §23.2-19.5) ----
 
@@ -183,10 +206,11 @@ struct Scheduler {
   double max_batched_tokens = 8192;
   double max_seqs = 256;
   bool chunked_prefill = true;
-  int block_tokens = 16;       ///< paged KV block
-  bool prefix_caching = true;  ///< cached prefix blocks live in HBM under LRU
-  bool reserve_kv = false;     ///< admit only with KV for the whole output reserved (TensorRT-LLM)
-  std::string host_tier;       ///< spill evicted prefix blocks to this tier of the chip ("" = none)
+  int block_tokens = 16;                           ///< paged KV block
+  bool prefix_caching = true;                      ///< cached prefix blocks live in HBM under LRU
+  KvAdmission admission = KvAdmission::kOnDemand;  ///< how a request is admitted against KV memory
+  TokenRatio token_ratio;                          ///< the token-ratio rule's constants
+  std::string host_tier;                           ///< spill evicted prefix blocks to this tier of the chip ("" = none)
 };
 
 /// What a serving engine's profile says of its scheduler (model.md §23.4): token budget (8192,

@@ -296,9 +296,9 @@ std::string LengthDist::str() const {
     case LengthKind::kUniform:
       return fmt::format("uniform:{},{}", a, b);
     case LengthKind::kNormal:
-      return fmt::format("normal:{},{}", a, b);
+      return cap < kMaxTokens ? fmt::format("normal:{},{},{}", a, b, cap) : fmt::format("normal:{},{}", a, b);
     case LengthKind::kLognormal:
-      return fmt::format("lognormal:{},{}", a, b);
+      return cap < kMaxTokens ? fmt::format("lognormal:{},{},{}", a, b, cap) : fmt::format("lognormal:{},{}", a, b);
   }
   return "";
 }
@@ -357,17 +357,21 @@ Result<LengthDist> parse_length_dist(std::string_view text, const std::string& f
     if (v[1] < v[0]) return Error{flag, "", "high is below low", "uniform:LOW,HIGH"};
     d = LengthDist{LengthKind::kUniform, v[0], v[1]};
   } else if (kind == "normal") {
-    TRY_STATUS(want(2, "normal:MEAN,SD"));
+    if (v.size() != 3) TRY_STATUS(want(2, "normal:MEAN,SD[,MAX]"));
     TRY_STATUS(tokens_ok(v[0], "mean"));
     if (v[1] < 0 || v[1] > kMaxTokens) return Error{flag, "", "the standard deviation is out of range", "0 to 10^8"};
     d = LengthDist{LengthKind::kNormal, v[0], v[1]};
   } else if (kind == "lognormal") {
-    TRY_STATUS(want(2, "lognormal:MEAN,SIGMA"));
+    if (v.size() != 3) TRY_STATUS(want(2, "lognormal:MEAN,SIGMA[,MAX]"));
     TRY_STATUS(tokens_ok(v[0], "mean"));
     if (v[1] < 0 || v[1] > 4) return Error{flag, "", "sigma is out of range", "the sigma of the log, 0 to 4"};
     d = LengthDist{LengthKind::kLognormal, v[0], v[1]};
   } else {
     return Error{flag, "", "unknown distribution '" + kind + "'", "fixed, uniform, normal or lognormal"};
+  }
+  if (v.size() == 3) {
+    TRY_STATUS(tokens_ok(v[2], "cap"));
+    d.cap = std::round(v[2]);
   }
   return d;
 }

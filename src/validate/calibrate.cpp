@@ -348,6 +348,8 @@ std::map<std::string, CrossValidatedScenario> cross_validated_by_scenario(const 
     for (const auto& r : rows) {
       if (!r.error_pct || !is_speed_metric(r.metric)) continue;
       ape[r.scenario][column].push_back(std::fabs(*r.error_pct));
+      if (const std::string family = serving_family(r.metric); r.scenario == "online_load" && !family.empty())
+        ape[r.scenario + ": " + family][column].push_back(std::fabs(*r.error_pct));
       if (r.scenario == "decode_fixed_batch" || r.scenario == "prefill" || r.scenario == "offline_throughput")
         ape[kThree][column].push_back(std::fabs(*r.error_pct));
     }

@@ -27,7 +27,21 @@ const std::map<std::string, std::string>& metric_units() {
                                                        {"total_tokens_per_s", "tokens/s"},
                                                        {"ms_per_output_token", "ms"},
                                                        {"tpot_ms", "ms"},
+                                                       {"tpot_p50_ms", "ms"},
+                                                       {"tpot_p90_ms", "ms"},
+                                                       {"tpot_p99_ms", "ms"},
+                                                       {"itl_ms", "ms"},
+                                                       {"itl_p50_ms", "ms"},
+                                                       {"itl_p90_ms", "ms"},
+                                                       {"itl_p99_ms", "ms"},
                                                        {"ttft_s", "s"},
+                                                       {"ttft_p50_s", "s"},
+                                                       {"ttft_p90_s", "s"},
+                                                       {"ttft_p99_s", "s"},
+                                                       {"e2e_p50_s", "s"},
+                                                       {"e2e_p90_s", "s"},
+                                                       {"e2e_p99_s", "s"},
+                                                       {"requests_per_s", "req/s"},
                                                        {"prefill_latency_s", "s"},
                                                        {"decode_latency_s", "s"},
                                                        {"e2e_latency_s", "s"},
@@ -243,6 +257,16 @@ Result<std::vector<Measurement>> read_validation_csv(std::string_view text, cons
     out.push_back(std::move(m));
   }
   return out;
+}
+
+std::string serving_family(const std::string& metric) {
+  if (metric.rfind("ttft", 0) == 0) return "TTFT";
+  if (metric.rfind("tpot", 0) == 0 || metric.rfind("itl", 0) == 0) return "TPOT";
+  if (metric.rfind("e2e", 0) == 0) return "E2E";
+  if (metric == "output_tokens_per_s" || metric == "input_tokens_per_s" || metric == "total_tokens_per_s" ||
+      metric == "requests_per_s")
+    return "throughput";
+  return "";
 }
 
 bool is_speed_metric(const std::string& metric) {

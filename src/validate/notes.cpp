@@ -57,6 +57,7 @@ constexpr Borrowed kServeKeys[] = {
     {"report_stage", "report_stage"},
     {"arrival", "arrival"},
     {"osl_dist", "osl"},
+    {"shared_prefix", "shared_prefix"},
 };
 // The row's own columns may be restated in the notes (a table's "batch=16 tp=4"); they must agree.
 constexpr const char* kColumnKeys[] = {"chips", "tp", "pp", "ep", "dp", "cp", "batch", "isl", "osl"};
@@ -88,6 +89,10 @@ CommandSpec build_notes_spec() {
   c.args.push_back(arg("workload", T::kString,
                        "a named benchmark workload and scenario: NAME:offline, NAME:server or NAME:interactive"));
   c.args.push_back(choice("chunked_prefill", "the engine chunked its prefills", {"true", "false"}));
+  c.args.push_back(
+      choice("stream", "the client streamed the answers (false: TTFT is the end-to-end time)", {"true", "false"}));
+  c.args.push_back(choice("ignore_eos", "every request generated its whole output length (false: lengths are caps)",
+                          {"true", "false"}));
   c.args.push_back(integer("dropout", "dropout masks stored (1) or not (0)", "", 0, 0, 1));
   c.args.push_back(integer("flash", "a fused attention kernel (1) or scores stored (0)", "", 1, 0, 1));
   return c;
@@ -191,6 +196,10 @@ Status read_row_notes(Measurement& m) {
     if (auto s = parse_stages(a.text("stages"), "stages"); !s)
       return notes_error(m, "stages", s.error().what, s.error().hint);
   }
+  if (a.has("shared_prefix")) {
+    if (auto sp = parse_shared_prefix(a.text("shared_prefix"), "shared_prefix"); !sp)
+      return notes_error(m, "shared_prefix", sp.error().what, sp.error().hint);
+  }
   if (a.has("arrival") && a.text("arrival") != "poisson" && a.text("arrival") != "poisson-exact") {
     return notes_error(m, "arrival", "a measured run's arrivals are poisson or poisson-exact", "arrival=poisson-exact");
   }
@@ -257,7 +266,9 @@ Result<RowWorkload> row_workload(std::string_view text, const std::string& scena
                  "did you mean " + closest_names(name, names) + "?"};
   }
   const std::string& slo = w.mode == "server" ? w.preset.slo_server : w.preset.slo_interactive;
-  if (w.mode != "offline") {
+  // A preset of lengths alone (a dataset's) names no scenario: the row states its load.
+  if (colon == std::string_view::npos && w.mode == "server" && slo.empty()) w.mode = "lengths";
+  if (w.mode != "offline" && w.mode != "lengths") {
     if (slo.empty()) {
       return Error{"", "", fmt::format("workload {} publishes no {} latency limits", name, w.mode),
                    "use NAME:offline, or state qps= for a fixed rate"};

@@ -329,8 +329,10 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
 // t = 0, the batch as a cap when given) or online (a closed loop of `batch` clients, or Poisson
 // arrivals at qps=), with the row's engine scheduler. Rates are the benchmark's: every request's
 // tokens over the whole run; latencies are means over every request.
-std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
-                                   std::vector<std::string>& envelope, double isl, double osl) {
+namespace {
+
+std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
+                                      std::vector<std::string>& envelope, double isl, double osl) {
   SimConfig c;
   c.decode = s.in;
   c.decode.map.dp = 1;
@@ -369,8 +371,21 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
   const bool counted = serve.contains("requests");  // the run's request count is published
   auto requests_or = [&](double fallback) { return counted ? serve["requests"].get<double>() : fallback; };
   std::string how;
-  const bool server =
-      workload && workload->mode != "offline" && !serve.contains("rate") && !serve.contains("stages") && !m.batch;
+  std::optional<long> shared_requests;  // groups x users, when the notes state the users
+  if (serve.contains("shared_prefix")) {
+    // read_row_notes checked it; the shared prompts are what a prefix cache is for.
+    const SharedPrefix sp = parse_shared_prefix(serve["shared_prefix"].get<std::string>(), "shared_prefix").value();
+    sp.apply(w);
+    if (sp.users > 0) shared_requests = w.requests;
+    k.prefix_caching = s.engine == nullptr || s.engine->prefix_caching;
+    envelope.push_back("shared prefix: " + sp.str());
+  }
+  w.stream = !(m.settings.contains("stream") && m.settings["stream"] == "false");
+  if (m.settings.contains("ignore_eos") && m.settings["ignore_eos"] == "false") {
+    envelope.emplace_back("ignore_eos off: the output lengths were caps, simulated as generated in full");
+  }
+  const bool server = workload && (workload->mode == "server" || workload->mode == "interactive") &&
+                      !serve.contains("rate") && !serve.contains("stages") && !m.batch;
   if (m.scenario == "offline_throughput" || (workload && workload->mode == "offline")) {
     w.arrivals.kind = ArrivalKind::kOffline;
     if (m.batch) k.max_seqs = std::max(1.0, *m.batch / c.replicas);
@@ -404,6 +419,7 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
   } else {
     return std::nullopt;
   }
+  if (shared_requests && !counted && w.arrivals.stages.empty()) w.requests = *shared_requests;
   w.requests = std::clamp(w.requests, 1L, 200000L);
   c.warmup_fraction = 0;
   Result<SimResult> r = Error{};
@@ -428,14 +444,60 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
                                  k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
                                  format_number(k.max_batched_tokens), format_number(k.max_seqs)));
   if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
-  const double span = std::max(1e-12, r->makespan.si());
-  if (m.metric == "output_tokens_per_s") return static_cast<double>(r->output_tokens) / span;
-  if (m.metric == "input_tokens_per_s") return static_cast<double>(r->input_tokens) / span;
-  if (m.metric == "total_tokens_per_s") return static_cast<double>(r->input_tokens + r->output_tokens) / span;
-  if (m.metric == "requests_per_s") return static_cast<double>(r->completed) / span;
-  if (m.metric == "ttft_s") return r->ttft.mean.si();
-  if (m.metric == "tpot_ms") return r->tpot.mean.si() * 1e3;
-  if (m.metric == "e2e_latency_s") return r->e2e.mean.si();
+  return std::move(r).value();
+}
+
+}  // namespace
+
+std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
+                                   std::vector<std::string>& envelope, double isl, double osl, SimRuns* runs) {
+  // The run: every column and note but the metric, its value, the id and the free text (of which
+  // simulate_run reads only whether it names trtllm-bench).
+  const std::string key =
+      runs == nullptr
+          ? std::string()
+          : fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", m.model, m.hardware, m.chips,
+                        m.tp.value_or(0), m.pp.value_or(0), m.ep.value_or(0), m.dp.value_or(0), m.cp.value_or(0),
+                        m.weight_dtype, m.kv_dtype, m.scenario, m.batch.value_or(-1), isl, osl, m.engine,
+                        m.settings.dump(), m.notes.find("trtllm-bench") != std::string::npos);
+  if (runs != nullptr) {
+    if (auto it = runs->find(key); it != runs->end()) {
+      envelope.insert(envelope.end(), it->second.envelope.begin(), it->second.envelope.end());
+      return it->second.result ? serving_metric(*it->second.result, m.metric) : std::nullopt;
+    }
+  }
+  const std::size_t before = envelope.size();
+  std::optional<SimResult> r = simulate_run(m, s, workload, envelope, isl, osl);
+  std::optional<double> value = r ? serving_metric(*r, m.metric) : std::nullopt;
+  if (runs != nullptr) {
+    (*runs)[key] = SimRun{
+        std::move(r), std::vector<std::string>(envelope.begin() + static_cast<std::ptrdiff_t>(before), envelope.end())};
+  }
+  return value;
+}
+
+std::optional<double> serving_metric(const SimResult& r, const std::string& metric) {
+  const double span = std::max(1e-12, r.makespan.si());
+  if (metric == "output_tokens_per_s") return static_cast<double>(r.output_tokens) / span;
+  if (metric == "input_tokens_per_s") return static_cast<double>(r.input_tokens) / span;
+  if (metric == "total_tokens_per_s") return static_cast<double>(r.input_tokens + r.output_tokens) / span;
+  if (metric == "requests_per_s") return static_cast<double>(r.completed) / span;
+  // "<family>[_pNN]_<unit>": the mean, or the NN-th percentile, of a latency in s or ms.
+  const std::pair<const char*, const Latency*> families[] = {
+      {"ttft", &r.ttft}, {"tpot", &r.tpot}, {"itl", &r.itl}, {"e2e", &r.e2e}};
+  for (const auto& [family, dist] : families) {
+    const std::string f = family;
+    if (metric.rfind(f + "_", 0) != 0) continue;
+    std::string rest = metric.substr(f.size() + 1);
+    if (rest == "latency_s") rest = "s";  // e2e_latency_s: the mean
+    const bool ms = rest.size() >= 2 && rest.compare(rest.size() - 2, 2, "ms") == 0;
+    const double scale = ms ? 1e3 : 1.0;
+    if (rest == "s" || rest == "ms") return dist->mean.si() * scale;
+    for (const auto& [name, q] :
+         {std::pair{"p50_", &dist->p50}, std::pair{"p90_", &dist->p90}, std::pair{"p99_", &dist->p99}}) {
+      if (rest.rfind(name, 0) == 0) return q->si() * scale;
+    }
+  }
   return std::nullopt;
 }
 

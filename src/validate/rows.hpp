@@ -3,12 +3,14 @@
 // serving simulator (docs/model.md §18-§19, §23-§24).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "notes.hpp"
 #include "parallel/parallel.hpp"
+#include "simulate/simulate.hpp"
 #include "validate/validate.hpp"
 
 namespace llmecon::validate_internal {
@@ -35,9 +37,21 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p);
 /// `train`'s arguments.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
                                        std::optional<double> host_override);
-/// A row under traffic through the serving simulator (model.md §23).
+/// Simulated runs by the run they describe (every column and note but the metric): the rows of
+/// one run share its simulation and what it assumed.
+struct SimRun {
+  std::optional<SimResult> result;
+  std::vector<std::string> envelope;
+};
+using SimRuns = std::map<std::string, SimRun>;
+/// A row under traffic through the serving simulator (model.md §23); with `runs`, a run simulated
+/// before is looked up.
 std::optional<double> simulate_row(const Measurement& m, const Setup& s, const std::optional<RowWorkload>& workload,
-                                   std::vector<std::string>& envelope, double isl, double osl);
+                                   std::vector<std::string>& envelope, double isl, double osl, SimRuns* runs = nullptr);
+/// A run's statistic by the schema's metric name: rates over the whole run (the benchmark's
+/// definition), and the mean or p50/p90/p99 of TTFT, TPOT, ITL and end-to-end latency
+/// (`ttft_p99_s`, `tpot_p50_ms`, `e2e_latency_s`); nullopt for a metric it does not describe.
+std::optional<double> serving_metric(const SimResult& r, const std::string& metric);
 /// The training rows' fit of k_t and c_e, in-sample, k-fold and leave-one-source-out (model.md §24.3).
 std::optional<ValidationReport::TrainingFit> fit_training(const std::vector<Measurement>& rows,
                                                           const ValidationContext& ctx);

@@ -136,6 +136,9 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
 
 /// Metrics whose errors count towards "overall" (throughput and latency).
 bool is_speed_metric(const std::string& metric);
+/// A serving metric's family, as errors under load are summarized (model.md §23.6): "TTFT",
+/// "TPOT" (TPOT and ITL), "E2E" or "throughput" (rates); "" for the others.
+std::string serving_family(const std::string& metric);
 
 struct CalibrationResult {
   std::string hardware;

@@ -223,6 +223,23 @@ Status read_workload(const Args& a, SimConfig& c, Json& envelope) {
   if (w.prefix_hit > 0 && w.prefix_tokens == 0) {
     return Error{"--prefix-tokens", "", "--prefix-hit needs the shared prefix's length", "--prefix-tokens 1024"};
   }
+  if (a.has("shared_prefix")) {
+    for (const char* other : {"prefix_hit", "prefix_tokens", "prefix_groups", "isl", "lengths", "trace"}) {
+      if (!a.has(other)) continue;
+      return Error{"--shared-prefix", "",
+                   fmt::format("sets the prompts and prefixes that {} would set", flag_of(other)),
+                   "give the shared prefix alone, or drop it and use --prefix-hit/--prefix-tokens"};
+    }
+    TRY(sp, parse_shared_prefix(a.text("shared_prefix"), "--shared-prefix"));
+    sp.apply(w);
+    if (sp.users > 0 && a.has("requests")) {
+      return Error{"--requests", "", "--shared-prefix with USERS sends groups x users requests",
+                   "drop --requests, or USERS from --shared-prefix"};
+    }
+    envelope.push_back("shared prefix: " + sp.str());
+  }
+  w.stream = !a.flag("no_stream");
+  if (!w.stream) envelope.emplace_back("unstreamed: TTFT is the end-to-end time; no TPOT or ITL is observed");
   if (a.has("slo")) {
     TRY(slo, parse_slo(a.text("slo"), "--slo"));
     c.slo = slo;

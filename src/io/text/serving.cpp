@@ -1,6 +1,8 @@
 // The text of simulate and plan (text.hpp).
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "io/text.hpp"
 
 namespace llmecon {
@@ -88,9 +90,14 @@ std::string text(const SimResult& r, const SimText& x) {
     auto show = [ms](Seconds v) { return ms ? format_number(v.si() * 1e3) + " ms" : format(v); };
     return std::vector<std::string>{label, show(d.mean), show(d.p50), show(d.p90), show(d.p99), show(d.max)};
   };
-  out += text_table({"latency", "mean", "p50", "p90", "p99", "max"},
-                    {row("TTFT", r.ttft, false), row("TPOT", r.tpot, true), row("ITL", r.itl, true),
-                     row("end to end", r.e2e, false), row("queueing", r.queue, false)});
+  // A latency no request showed (TPOT and ITL of unstreamed or one-token answers) is left out.
+  std::vector<std::vector<std::string>> latencies;
+  for (const auto& [label, d, ms] :
+       {std::tuple{"TTFT", &r.ttft, false}, std::tuple{"TPOT", &r.tpot, true}, std::tuple{"ITL", &r.itl, true},
+        std::tuple{"end to end", &r.e2e, false}, std::tuple{"queueing", &r.queue, false}}) {
+    if (d->n > 0) latencies.push_back(row(label, *d, ms));
+  }
+  out += text_table({"latency", "mean", "p50", "p90", "p99", "max"}, latencies);
   out += fmt::format("\nbatch per iteration: mean {}, p50 {}, p99 {}, max {} ({} iterations)\n",
                      format_number(r.batch.mean), format_number(r.batch.p50), format_number(r.batch.p99),
                      format_number(r.batch.max), r.iterations);
