@@ -190,13 +190,21 @@ Status read_fabric(const TomlReader& rd, Hardware& h) {
   if (up == nullptr)
     return Error{rd.origin(), "scale_up", "missing table", "add [scale_up] with domain_size, topology, bandwidth"};
   {
-    TRY_STATUS(rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency"}));
+    TRY_STATUS(rd.only_keys(*up, "scale_up", {"domain_size", "topology", "bandwidth", "latency", "chips_per_node"}));
     TRY(n, rd.integer(*up, "scale_up", "domain_size"));
     if (n < 1 || n > 1000000) {
       return Error{rd.origin(), "scale_up.domain_size", "must lie in [1, 10^6], got " + std::to_string(n),
                    "chips in one scale-up domain (8, 72, 576, ...)"};
     }
     h.domain_size = static_cast<int>(n);
+    if (up->contains("chips_per_node")) {
+      TRY(per_node, rd.integer(*up, "scale_up", "chips_per_node"));
+      if (per_node < 1 || per_node > n) {
+        return Error{rd.origin(), "scale_up.chips_per_node",
+                     "must lie in [1, domain_size], got " + std::to_string(per_node), "chips one host or tray holds"};
+      }
+      h.node_size = static_cast<int>(per_node);
+    }
     TRY(topo, rd.str(*up, "scale_up", "topology", true));
     if (topo == "switch")
       h.topology = Topology::kSwitch;

@@ -10,6 +10,8 @@
 //   Seconds drain = h->hbm_capacity.value / h->hbm_bandwidth.value;
 #pragma once
 
+#include <algorithm>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -72,6 +74,10 @@ struct Hardware {
   std::optional<Bytes> sram;
 
   int domain_size = 1;
+  /// Chips one host holds (a server, or a rack's compute tray); 0: unstated, taken as
+  /// min(domain, 8). A serving instance past it spans nodes (plan --emit, model.md §17.4).
+  int node_size = 0;
+  [[nodiscard]] int chips_per_node() const { return node_size > 0 ? node_size : std::min(domain_size, 8); }
   Topology topology = Topology::kSwitch;
   Link scale_up;
   Link scale_out;

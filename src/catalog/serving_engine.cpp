@@ -16,7 +16,7 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   TRY(batching, rd.table(root, "", "batching", true));
   TRY_STATUS(rd.only_keys(*batching, "batching",
                           {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
-                           "schedule", "kv_admission"}));
+                           "schedule", "kv_admission", "caps_per"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;
@@ -46,6 +46,12 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
     }
     e.admission = *rule;
   }
+  TRY(caps, rd.str(*batching, "batching", "caps_per", false));
+  if (!caps.empty() && caps != "rank" && caps != "instance") {
+    return Error{origin, "batching.caps_per", "unknown scope '" + caps + "'",
+                 "rank (each attention data-parallel rank's scheduler) or instance"};
+  }
+  e.caps_per_rank = caps == "rank";
   return {};
 }
 
@@ -77,7 +83,8 @@ Status read_admission(const TomlReader& rd, const toml::table& root, const std::
 Status read_launch(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
   TRY(launch, rd.table(root, "", "launch"));
   if (launch != nullptr) {
-    TRY_STATUS(rd.only_keys(*launch, "launch", {"tp_counts", "ep", "attention_dp", "fp8_weights", "kv_fp8"}));
+    TRY_STATUS(
+        rd.only_keys(*launch, "launch", {"tp_counts", "ep", "attention_dp", "fp8_weights", "kv_fp8", "multinode"}));
     auto one_of = [&](const char* key, std::initializer_list<const char*> choices) -> Result<std::string> {
       TRY(v, rd.str(*launch, "launch", key, true));
       for (const char* c : choices)
@@ -97,6 +104,10 @@ Status read_launch(const TomlReader& rd, const toml::table& root, const std::str
     l.options_file = dp == "options";
     l.fp8_from_checkpoint = w8 == "checkpoint";
     l.kv_fp8 = kv_value;
+    if (launch->contains("multinode")) {
+      TRY(multi, one_of("multinode", {"ranks", "dp-local", "mpi"}));
+      l.multinode = multi;
+    }
     if (e.flags.count("launch") == 0) {
       return Error{origin, "flags.launch", "a [launch] table needs the command", "launch = \"serve {model}\""};
     }

@@ -55,6 +55,9 @@ struct ServingEngine {
   bool prefix_caching = true;  ///< cached prefix blocks reused across requests
   bool prefill_first = false;  ///< a new prefill batch runs before the running decodes
   KvAdmission admission = KvAdmission::kOnDemand;
+  /// The sequence and token caps bind each attention data-parallel rank (its own scheduler: vLLM's
+  /// DP ranks, TensorRT-LLM's attention DP), not the instance (SGLang divides them over its ranks).
+  bool caps_per_rank = false;
   TokenRatio token_ratio;                  ///< the token-ratio rule's constants ([admission] in the profile)
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
@@ -75,6 +78,10 @@ struct ServingEngine {
     bool options_file = false;         ///< attention DP and the KV format go in an options file (YAML)
     bool fp8_from_checkpoint = false;  ///< FP8 weights come from the checkpoint, with no flag
     std::string kv_fp8;                ///< the KV format flag's value for FP8 ("fp8", "fp8_e4m3")
+    /// How an instance spans nodes: "ranks" (one command per node with its rank: SGLang),
+    /// "dp-local" (data-parallel ranks per node, the others headless: vLLM), "mpi" (every rank in
+    /// one MPI job: TensorRT-LLM), or "" (the profile does not say).
+    std::string multinode;
   };
   std::optional<Launch> launch;
 };

@@ -3,6 +3,9 @@
 // the flag names from the engine's profile (data/engines, each cited).
 #include <fmt/format.h>
 
+#include <cmath>
+#include <functional>
+
 #include "plan/plan.hpp"
 
 namespace llmecon {
@@ -26,8 +29,58 @@ struct Pool {
 };
 
 // One engine instance's command line for one pool; `files` collects an options file.
+// An instance wider than one host (model.md §17.4): the engine's way of spanning nodes, as flags
+// added to `args` (its first item the launch command) and notes.
+void span_nodes(const ServingEngine& e, const Pool& pool, std::vector<std::string>& args, LaunchConfig& out,
+                const std::function<void(const std::string&, const std::string&)>& add) {
+  const Mapping& mp = *pool.map;
+  const int per_node = pool.hw != nullptr ? pool.hw->chips_per_node() : 8;
+  const int chips = mp.replica_chips();
+  if (chips <= per_node) return;
+  const int nodes = (chips + per_node - 1) / per_node;
+  const std::string& how = e.launch->multinode;
+  if (how == "mpi") {
+    // Every rank in one MPI job, the server wrapped by the engine's launcher.
+    args.front() = fmt::format("srun -N {} --ntasks {} --ntasks-per-node {} --mpi=pmix {} {}", nodes, chips, per_node,
+                               flag(e, "mpi_launch", out.notes), args.front());
+    out.notes.push_back(
+        fmt::format("{}: one instance spans {} nodes of {} chips: launch it once, under srun (or "
+                    "mpirun) across the nodes",
+                    pool.name, nodes, per_node));
+  } else if (how == "ranks") {
+    add("nnodes", std::to_string(nodes));
+    add("node_rank", "$NODE_RANK");
+    add("dist_init_addr", "$HEAD_IP:5000");
+    out.notes.push_back(
+        fmt::format("{}: one instance spans {} nodes of {} chips: run the command on each node with "
+                    "NODE_RANK 0 to {} and HEAD_IP the first node's address",
+                    pool.name, nodes, per_node, nodes - 1));
+  } else if (how == "dp-local" && mp.tp * mp.pp <= per_node && mp.dp_attn > 1) {
+    const int local = std::max(1, per_node / (mp.tp * mp.pp));
+    add("dp_local", std::to_string(local));
+    add("dp_address", "$HEAD_IP");
+    add("dp_start_rank", fmt::format("$((NODE_RANK * {}))", local));
+    out.notes.push_back(
+        fmt::format("{}: one instance spans {} nodes of {} chips: run the command on each node with "
+                    "NODE_RANK 0 to {} and HEAD_IP the first node's address, adding {} on every node "
+                    "but the first",
+                    pool.name, nodes, per_node, nodes - 1, flag(e, "headless", out.notes)));
+  } else if (how == "dp-local") {
+    add("distributed_backend", "ray");
+    out.notes.push_back(
+        fmt::format("{}: a tensor or pipeline group spans {} nodes of {} chips: start a Ray cluster "
+                    "over them first (ray start --head, then ray start --address on the others)",
+                    pool.name, nodes, per_node));
+  } else {
+    out.notes.push_back(
+        fmt::format("{}: one instance spans {} nodes of {} chips, and the {} profile does not say how "
+                    "it launches across nodes",
+                    pool.name, nodes, per_node, e.name));
+  }
+}
+
 std::string command(const ServingEngine& e, const ModelSpec& m, const std::string& model_id, const Pool& pool,
-                    LaunchConfig& out) {
+                    const PlanRequest& rq, LaunchConfig& out) {
   const Mapping& mp = *pool.map;
   std::string launch = flag(e, "launch", out.notes);
   if (const auto pos = launch.find("{model}"); pos != std::string::npos) launch.replace(pos, 7, model_id);
@@ -70,8 +123,18 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
     }
   }
   if (fp8_kv && !how.options_file) add("kv_dtype", how.kv_fp8);
-  if (pool.batch > 0) add("max_seqs", batch);
+  // Caps that bind each attention-DP rank (vLLM, TensorRT-LLM) are the plan's batch over the ranks;
+  // SGLang takes the instance's and divides them over its ranks itself.
+  const bool ranks = mp.dp_attn > 1;
+  if (pool.batch > 0) {
+    add("max_seqs", ranks && e.caps_per_rank ? format_number(std::ceil(pool.batch / mp.dp_attn)) : batch);
+    if (ranks && e.caps_per_rank) {
+      out.notes.push_back(fmt::format("{} is per attention-DP rank: {} sequences over {} ranks",
+                                      flag(e, "max_seqs", out.notes), batch, mp.dp_attn));
+    }
+  }
   add("max_batched_tokens", tokens);
+  add("max_model_len", format_number(rq.isl + rq.osl));
   add("memory_fraction", fraction);
   if (how.options_file) {
     // The options file's keys are the profile's flag names; a dotted one is a nested key
@@ -92,6 +155,7 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
       out.files.push_back({file, yaml});
     }
   }
+  span_nodes(e, pool, args, out, add);
   std::string line;
   for (const auto& a : args) line += (line.empty() ? "" : " \\\n    ") + a;
   return line;
@@ -119,9 +183,16 @@ LaunchConfig launch_config(const ServingEngine& e, const ModelSpec& m, const std
     lp.pool = pool.name;
     lp.chips_per_instance = pool.map->replica_chips();
     lp.instances = pool.name == "prefill" ? std::max(1, rq.prefill_chips / pool.map->replica_chips()) : pool.map->dp;
-    lp.command = command(e, m, model_id, pool, out);
+    lp.command = command(e, m, model_id, pool, rq, out);
     out.pools.push_back(std::move(lp));
   }
+  const DType engine_kv = default_kv(&e, p.weights);
+  out.notes.push_back(
+      p.kv == engine_kv     ? fmt::format("KV cache assumed: {}, the engine's default for this checkpoint", name(p.kv))
+      : p.kv == DType::kFp8 ? std::string("KV cache assumed: fp8, set above")
+                            : fmt::format("KV cache assumed: {}, not the engine's default for this checkpoint ({}): "
+                                          "set it by hand",
+                                          name(p.kv), name(engine_kv)));
   for (const auto& lp : out.pools) {
     if (lp.command.empty()) continue;
     out.text += fmt::format("# {}: {} instance{} of {} chip{} each{}\n{}\n", lp.pool, lp.instances,

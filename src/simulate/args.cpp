@@ -33,6 +33,14 @@ std::vector<ArgSpec> simulate_arguments() {
                   }()),
            choice("preemption", "when KV runs out: recompute the victim, or swap it to host memory",
                   names_in(kPreemptionNames)),
+           choice("admission",
+                  "KV admission: the engine's, on-demand (blocks as tokens come, the newest preempted when out), "
+                  "reserve (the whole output up front) or token-ratio (SGLang's estimate)",
+                  [] {
+                    std::vector<std::string> c{"engine"};
+                    for (std::string& n : names_in(kKvAdmissionNames)) c.push_back(std::move(n));
+                    return c;
+                  }()),
            unit(with_text(bounded(arg("max_batched_tokens", T::kInteger, "tokens one iteration processes"), 1, 1e6),
                           "the engine's"),
                 "tok"),

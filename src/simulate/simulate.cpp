@@ -29,6 +29,12 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
 }
 
+void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn) {
+  if (!e.caps_per_rank || dp_attn <= 1) return;
+  s.max_seqs *= dp_attn;
+  s.max_batched_tokens *= dp_attn;
+}
+
 namespace sim_internal {
 
 Result<SimResult> Sim::run() {

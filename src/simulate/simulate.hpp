@@ -218,6 +218,9 @@ struct Scheduler {
 /// chunked prefill, prefix caching, admission rule and order. The kind, preemption and host tier
 /// are left as they are.
 void apply_engine(Scheduler& s, const ServingEngine& e);
+/// The caps of an engine whose caps bind each attention data-parallel rank, over the replica's
+/// `dp_attn` ranks (model.md §23.4): sequences and tokens per iteration times dp_attn.
+void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn);
 
 struct Slo {
   std::optional<double> ttft_s, tpot_s, e2e_s;  ///< bounds

@@ -347,6 +347,7 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
   const Json serve = serve_settings(m);
   if (serve.contains("max_seqs")) k.max_seqs = serve["max_seqs"].get<double>();
   if (serve.contains("max_batched_tokens")) k.max_batched_tokens = serve["max_batched_tokens"].get<double>();
+  if (s.engine != nullptr) scale_caps_to_ranks(k, *s.engine, c.decode.map.dp_attn);
   // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
   // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),
   // unlike trtllm-serve (model.md §19).
@@ -369,9 +370,13 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     if (dist) (std::string_view(key) == "isl" ? w.isl : w.osl) = *dist;
   }
   const bool counted = serve.contains("requests");  // the run's request count is published
-  auto requests_or = [&](double fallback) { return counted ? serve["requests"].get<double>() : fallback; };
+  std::optional<long> shared_requests;              // groups x users, when the notes state the users
+  auto requests_or = [&](double fallback) {
+    return counted           ? serve["requests"].get<double>()
+           : shared_requests ? static_cast<double>(*shared_requests)
+                             : fallback;
+  };
   std::string how;
-  std::optional<long> shared_requests;  // groups x users, when the notes state the users
   if (serve.contains("shared_prefix")) {
     // read_row_notes checked it; the shared prompts are what a prefix cache is for.
     const SharedPrefix sp = parse_shared_prefix(serve["shared_prefix"].get<std::string>(), "shared_prefix").value();
@@ -419,7 +424,6 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
   } else {
     return std::nullopt;
   }
-  if (shared_requests && !counted && w.arrivals.stages.empty()) w.requests = *shared_requests;
   w.requests = std::clamp(w.requests, 1L, 200000L);
   c.warmup_fraction = 0;
   Result<SimResult> r = Error{};

@@ -123,11 +123,15 @@ std::optional<double> predict_prefill(const Measurement& m, Setup& s, double isl
   return pred;
 }
 
-// A row's mean input (or output) length: its column, else its notes' distribution, else its named
-// workload's (means for the one-step formula; the simulator draws from the distributions).
+// A row's mean input (or output) length: its column, else its notes' shared prefix and question or
+// distribution, else its named workload's (means for the one-step formula; the simulator draws from the distributions).
 std::optional<double> mean_length(const Measurement& m, const std::optional<double>& column, const char* key,
                                   const std::optional<RowWorkload>& workload, bool input) {
   if (column) return column;
+  if (input && m.settings.contains("shared_prefix")) {
+    if (auto sp = parse_shared_prefix(m.settings["shared_prefix"].get<std::string>(), "shared_prefix"))
+      return sp->prefix + sp->question;
+  }
   if (m.settings.contains(key)) {
     if (auto d = parse_length_dist(m.settings[key].get<std::string>(), key)) return d->mean();
   }

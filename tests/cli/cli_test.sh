@@ -85,6 +85,20 @@ json_ok simulate-engine-share "any(\"GEMMs at 0.65 of the chip's rate\" in x for
   "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine vllm --offline --requests 40 --isl 2048 --osl 16 --workload none --json
 json_ok simulate-engine-share-ideal "not any('GEMMs at' in x for x in d['envelope'])" \
   "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --engine vllm --offline --requests 40 --isl 2048 --osl 16 --workload none --ideal --json
+# Workload shapes and admission rules (docs/simulate.md): a dataset preset, inference-perf's shared
+# prefixes, unstreamed answers, and an admission rule other than the engine's.
+json_ok simulate-sharegpt "d['completed'] == 300 and any('workload sharegpt' in x for x in d['envelope'])" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload sharegpt --rate 4 --requests 300 --json
+json_ok simulate-shared-prefix "d['completed'] == 40 and d['prefix_hit_rate'] > 0.8 and any('shared prefix: 2 shared prompts of 2048 tokens, 20 users each' in x for x in d['envelope'])" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload none --shared-prefix 2:2048:128:20 --osl 32 --rate 2 --json
+json_ok simulate-no-stream "d['ttft_s']['mean'] == d['e2e_s']['mean'] and d['tpot_ms']['n'] == 0" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload none --rate 2 --requests 100 --no-stream --json
+json_ok simulate-admission "d['preemptions'] == 0" \
+  "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload none --offline --requests 200 --isl 8000 --osl 2000 --admission reserve --json
+bad simulate-shared-prefix-isl "--shared-prefix: sets the prompts and prefixes that --isl would set" "$bin" simulate --workload none --shared-prefix 2:2048:128 --isl 100
+bad simulate-shared-prefix-form "--shared-prefix: takes three or four numbers" "$bin" simulate --workload none --shared-prefix 2:2048
+bad simulate-shared-prefix-requests "--requests: --shared-prefix with USERS sends groups x users requests" "$bin" simulate --workload none --shared-prefix 2:2048:128:10 --requests 50
+bad simulate-bad-cap "--isl: cap 0 is out of range" "$bin" simulate --workload none --isl lognormal:100,1,0
 ok simulate-plot "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --requests 300 --slo ttft_p99=1s --plot "$tmp/sim.svg" --chrome-trace "$tmp/trace.json"
 if [ "$(grep -c '<polyline' "$tmp/sim.svg")" -eq 3 ] && grep -q 'ttft p99 target' "$tmp/sim.svg" && [ "$(grep -c '<polyline' "$tmp/sim-time.svg")" -eq 2 ]; then passes=$((passes + 1)); else echo "FAIL: simulate-plot content"; fails=$((fails + 1)); fi
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['traceEvents']; assert any(x['ph']=='X' for x in e) and sum(x['ph']=='b' for x in e)==sum(x['ph']=='e' for x in e)==300" "$tmp/trace.json"; then passes=$((passes + 1)); else echo "FAIL: simulate chrome trace"; fails=$((fails + 1)); fi

@@ -57,6 +57,20 @@ TEST(Hardware, SpecSheetValues) {
   EXPECT_EQ(bb->domain_size, 64);
   EXPECT_DOUBLE_EQ(bb->price.value.si() * 3600, 2.0);
   EXPECT_DOUBLE_EQ(bb->scale_up.bandwidth / bb->scale_out.bandwidth, 8.0);
+  // Hosts: an HGX server holds 8 GPUs (the default), a GB200 NVL72 compute tray 4.
+  EXPECT_EQ(h100->chips_per_node(), 8);
+  EXPECT_EQ(cat->find("gb200")->chips_per_node(), 4);
+  EXPECT_EQ(cat->find("l40s")->chips_per_node(), std::min(cat->find("l40s")->domain_size, 8));
+}
+
+TEST(Hardware, ChipsPerNodeLieWithinTheDomain) {
+  const std::string gb200 = read(std::string(LLMECON_TEST_DATA) + "/../../data/hardware/gb200.toml");
+  std::string bad = gb200;
+  bad.replace(bad.find("chips_per_node = 4"), 18, "chips_per_node = 96");
+  auto r = parse_hardware_toml(bad, "gb200.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "gb200.toml");
+  EXPECT_EQ(r.error().field, "scale_up.chips_per_node") << r.error().message();
 }
 
 TEST(Hardware, RangesRecordDisagreement) {

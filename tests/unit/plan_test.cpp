@@ -1,6 +1,9 @@
 // The planner: frontier properties, SLO handling, and the layouts deployers published
 // (../shared/validation/dev.csv).
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "io/facade.hpp"
 #include "plan/plan.hpp"
@@ -229,7 +232,15 @@ TEST(Emit, LaunchTextMatchesTheGoldenFiles) {
             {"prefill_hw", "h100-sxm"},
             {"prefill_chips", 8},
             {"emit", "sglang"}},
-       "llama-3.1-70b-disaggregated-sglang.sh"}};
+       "llama-3.1-70b-disaggregated-sglang.sh"},
+      // Instances wider than a host: SGLang's node ranks, TensorRT-LLM's MPI job over GB200 trays,
+      // vLLM's Ray cluster for a pipeline over two servers.
+      {Json{{"model", "deepseek-r1"}, {"hw", "h200-sxm"}, {"chips", 16}, {"emit", "sglang"}},
+       "deepseek-r1-h200x16-sglang.sh"},
+      {Json{{"model", "deepseek-r1"}, {"hw", "gb200"}, {"chips", 72}, {"emit", "trtllm"}},
+       "deepseek-r1-gb200x72-trtllm.sh"},
+      {Json{{"model", "llama-3.1-405b"}, {"hw", "h100-sxm"}, {"chips", 16}, {"tpot_ms", 200}, {"emit", "vllm"}},
+       "llama-3.1-405b-h100x16-vllm.sh"}};
   for (const auto& [args, file] : cases) {
     auto r = engine.run("plan", args);
     ASSERT_TRUE(r) << file << ": " << r.error().message();
@@ -246,6 +257,54 @@ TEST(Emit, LaunchTextMatchesTheGoldenFiles) {
   auto bad = engine.run("plan", with(qwen, {{"emit", "vllm"}, {"point", 999}}));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().where, "--point");
+}
+
+// Every flag an emitted command passes is one the engine documents (model.md §17.4): vLLM 0.11's
+// `vllm serve` (vllm/engine/arg_utils.py, entrypoints/cli), SGLang's server arguments
+// (srt/server_args.py), trtllm-serve's options and Slurm's srun for TensorRT-LLM's multi-node job.
+TEST(Emit, EveryFlagIsOneTheEngineDocuments) {
+  static const Engine engine = Engine::open({}).value();
+  const std::map<std::string, std::set<std::string>> documented{
+      {"vllm",
+       {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--enable-expert-parallel",
+        "--quantization", "--kv-cache-dtype", "--max-num-seqs", "--max-num-batched-tokens", "--enable-chunked-prefill",
+        "--gpu-memory-utilization", "--max-model-len", "--data-parallel-size-local", "--data-parallel-address",
+        "--data-parallel-start-rank", "--headless", "--distributed-executor-backend"}},
+      {"sglang",
+       {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--ep-size", "--quantization",
+        "--kv-cache-dtype", "--max-running-requests", "--chunked-prefill-size", "--mem-fraction-static",
+        "--context-length", "--nnodes", "--node-rank", "--dist-init-addr"}},
+      {"trtllm",
+       {"--tp_size", "--pp_size", "--ep_size", "--max_batch_size", "--max_num_tokens", "--max_seq_len",
+        "--kv_cache_free_gpu_memory_fraction", "--extra_llm_api_options", "--ntasks", "--ntasks-per-node",
+        "--mpi=pmix"}}};
+  const std::vector<Json> plans{
+      Json{{"model", "qwen3-30b-a3b"}, {"hw", "b200"}, {"isl", 8192}, {"osl", 256}, {"tpot_ms", 20}},
+      Json{{"model", "deepseek-r1"}, {"hw", "h200-sxm"}, {"chips", 16}},
+      Json{{"model", "deepseek-r1"}, {"hw", "gb200"}, {"chips", 72}},
+      Json{{"model", "llama-3.1-405b"}, {"hw", "h100-sxm"}, {"chips", 16}, {"tpot_ms", 200}},
+      Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"weight_dtypes", "fp8"}}};
+  for (const auto& [name, flags] : documented) {
+    for (Json q : plans) {
+      q["emit"] = name;
+      auto r = engine.run("plan", q);
+      ASSERT_TRUE(r) << name << " " << q.dump() << ": " << r.error().message();
+      std::istringstream text((*r)["launch"]["text"].get<std::string>());
+      std::string line;
+      int seen = 0;
+      while (std::getline(text, line)) {
+        if (line.empty() || line[0] == '#') continue;  // comments and notes
+        std::istringstream words(line);
+        std::string w;
+        while (words >> w) {
+          if (w.rfind("--", 0) != 0) continue;
+          ++seen;
+          EXPECT_TRUE(flags.count(w)) << name << " emits undocumented " << w << " for " << q.dump();
+        }
+      }
+      EXPECT_GT(seen, 3) << name << " " << q.dump();
+    }
+  }
 }
 
 }  // namespace

@@ -7,31 +7,18 @@
 
 #include "parallel/parallel.hpp"
 #include "simulate/simulate.hpp"
-#include "test_catalogs.hpp"
+#include "simulate_fixture.hpp"
 
 namespace llmecon {
 namespace {
 using testing_catalogs::families;
 using testing_catalogs::hw;
+using testing_catalogs::llama70;
 using testing_catalogs::models;
-
-const ModelSpec& llama70() {
-  static const ModelSpec m = models().load("llama-3.1-70b").value();
-  return m;
-}
+using testing_catalogs::sim_base;
 
 SimConfig base(const ModelSpec& m = llama70(), const char* chip = "h100-sxm", int tp = 8) {
-  SimConfig c;
-  c.decode.model = &m;
-  c.decode.hw = hw().find(chip);
-  c.decode.map = Mapping{.tp = tp};
-  c.decode.precision = Precision::native(m);
-  c.decode.eff = efficiency_for(*c.decode.hw, families());
-  c.scheduler.max_batched_tokens = 8192;
-  c.scheduler.max_seqs = 256;
-  c.workload.isl = LengthDist::fixed(1024);
-  c.workload.osl = LengthDist::fixed(128);
-  return c;
+  return sim_base(m, chip, tp);
 }
 
 double unloaded_prefill(const SimConfig& c, double isl) {

@@ -781,3 +781,50 @@ TEST(ValidateNotes, TheEngineNamedFirstByItsProfilesWords) {
 
 }  // namespace
 }  // namespace llmecon
+
+namespace llmecon {
+namespace {
+
+// The rows of one run (model.md §23.6): mean and percentile metrics of TTFT, TPOT and ITL read off
+// one simulation, which the rows share (the same assumptions in each envelope); a dataset's
+// lengths by name; shared prefixes and unstreamed answers as notes.
+TEST(Validate, PercentileRowsOfOneRunShareItsSimulation) {
+  const std::string tail = "llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,online_load,,,,";
+  const std::string notes = ",s,\"engine=vllm; qps=4; requests=300; workload=sharegpt\"\n";
+  auto rows = read_validation_csv(
+      kHeader + "A,dev," + tail + "ttft_s,0.05,s" + notes + "B,dev," + tail + "ttft_p99_s,0.1,s" + notes + "C,dev," +
+          tail + "tpot_p50_ms,10,ms" + notes + "D,dev," + tail + "itl_p99_ms,12,ms" + notes + "E,dev," + tail +
+          "requests_per_s,3.9,req/s" + notes + "F,dev," + tail +
+          "ttft_s,1,s,s,\"engine=vllm; qps=4; requests=300; workload=sharegpt; stream=false\"\n" + "G,dev," +
+          "llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,online_load,,,128,ttft_s,0.05,s,s," +
+          "\"engine=vllm; qps=2; shared_prefix=4:2048:256:25\"\n" + "H,dev," + tail +
+          "ttft_s,1,s,s,\"engine=vllm; qps=4; shared_prefix=4:0:1\"\n",
+      "percentiles.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  ValidationContext c = context();
+  c.engines = true;
+  const ValidationReport rep = validate(*rows, c);
+  ASSERT_EQ(rep.rows.size(), 8u);
+  for (std::size_t i = 0; i < 7; ++i) ASSERT_TRUE(rep.rows[i].predicted) << rep.rows[i].id << rep.rows[i].skip_reason;
+  const auto& r = rep.rows;
+  EXPECT_GT(*r[1].predicted, *r[0].predicted);  // p99 above the mean
+  EXPECT_GT(*r[2].predicted, 1.0);              // ms
+  EXPECT_GE(*r[3].predicted, *r[2].predicted * 0.5);
+  EXPECT_NEAR(*r[4].predicted, 3.9, 1.0);
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(r[i].envelope, r[0].envelope) << r[i].id;
+  EXPECT_NE(r[0].envelope.find("workload sharegpt"), std::string::npos) << r[0].envelope;
+  // Unstreamed: the client's first token is its last, so TTFT is far above the streamed one.
+  EXPECT_GT(*r[5].predicted, 5 * *r[0].predicted);
+  EXPECT_NE(r[6].envelope.find("shared prefix: 4 shared prompts of 2048 tokens, 25 users each"), std::string::npos)
+      << r[6].envelope;
+  EXPECT_NE(r[6].envelope.find("100 requests"), std::string::npos) << r[6].envelope;
+  EXPECT_FALSE(r[7].predicted);
+  EXPECT_NE(r[7].skip_reason.find("notes shared_prefix"), std::string::npos) << r[7].skip_reason;
+  // Per-family summaries of the rows under load.
+  EXPECT_EQ(rep.by_scenario.at("online_load: TTFT").n, 4);
+  EXPECT_EQ(rep.by_scenario.at("online_load: TPOT").n, 2);
+  EXPECT_EQ(rep.by_scenario.at("online_load: throughput").n, 1);
+}
+
+}  // namespace
+}  // namespace llmecon

@@ -94,7 +94,8 @@ std::string model_id(const Engine& e, const Args& a, const ModelSpec& m) {
     constexpr std::string_view kHf = "https://huggingface.co/";
     if (entry.source.rfind(kHf, 0) == 0) {
       const std::string rest = entry.source.substr(kHf.size());
-      return rest.substr(0, rest.find_first_of(" ("));
+      // The id ends at the first character no repository name holds (a space, '(', ':').
+      return rest.substr(0, rest.find_first_of(" (:,;"));
     }
   }
   return a.raw("model").is_string() ? a.text("model") : m.name;

@@ -143,6 +143,9 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   // The table checked each choice: every name here is one of the enum's.
   if (prio != "engine") s.priority = value_in(kPriorityNames, prio).value_or(Priority::kDecodeFirst);
   s.preemption = value_in(kPreemptionNames, a.text("preemption")).value_or(Preemption::kRecompute);
+  if (a.text("admission") != "engine") {
+    s.admission = value_in(kKvAdmissionNames, a.text("admission")).value_or(KvAdmission::kOnDemand);
+  }
   s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
   if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
 }
@@ -288,6 +291,7 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
   }
   in.map = layout->map;
   in.map.dp = 1;
+  scale_caps_to_ranks(s, *engine, in.map.dp_attn);  // caps given per rank bind each attention-DP rank
   if (!layout->inferred) {
     if (auto why = validate(in.map, model, chips)) return Error{"--tp", "", *why, "a layout whose degrees fit"};
   } else {
@@ -391,6 +395,7 @@ Result<Json> run_grid(const Engine& e, const Args& a, const Scenario& sc, const 
         g.decode.map = m;
         sc.serve_on(g.decode, *ge);
         use_engine(g, *ge, a);
+        scale_caps_to_ranks(g.scheduler, *ge, m.dp_attn);
         g.workload.arrivals.kind = ArrivalKind::kPoisson;
         g.workload.arrivals.rate = rate;
         g.progress = nullptr;

@@ -1,0 +1,31 @@
+// The serving simulator's test replica: Llama 3.1 70B on one H100 server at TP8, an 8192-token
+// budget, 256 sequences, 1024-token prompts and 128-token answers (simulate_test.cpp and
+// simulate_policies_test.cpp change what each case needs).
+#pragma once
+
+#include "parallel/parallel.hpp"
+#include "simulate/simulate.hpp"
+#include "test_catalogs.hpp"
+
+namespace llmecon::testing_catalogs {
+
+inline const ModelSpec& llama70() {
+  static const ModelSpec m = models().load("llama-3.1-70b").value();
+  return m;
+}
+
+inline SimConfig sim_base(const ModelSpec& m = llama70(), const char* chip = "h100-sxm", int tp = 8) {
+  SimConfig c;
+  c.decode.model = &m;
+  c.decode.hw = hw().find(chip);
+  c.decode.map = Mapping{.tp = tp};
+  c.decode.precision = Precision::native(m);
+  c.decode.eff = efficiency_for(*c.decode.hw, families());
+  c.scheduler.max_batched_tokens = 8192;
+  c.scheduler.max_seqs = 256;
+  c.workload.isl = LengthDist::fixed(1024);
+  c.workload.osl = LengthDist::fixed(128);
+  return c;
+}
+
+}  // namespace llmecon::testing_catalogs

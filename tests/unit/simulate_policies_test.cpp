@@ -1,0 +1,169 @@
+// The serving simulator's engine policies and workload shapes (model.md §23.1, §23.4): KV
+// admission rules under memory pressure, per-rank caps under attention data parallelism, shared
+// prefixes, unstreamed answers and capped length distributions.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "parallel/parallel.hpp"
+#include "simulate/simulate.hpp"
+#include "simulate_fixture.hpp"
+
+namespace llmecon {
+namespace {
+
+SimConfig base() {
+  return testing_catalogs::sim_base();
+}
+
+// A replica with little KV room and long outputs (model.md §23.4): admitting on demand preempts
+// (the newest request, recomputed); reserving the whole output never does; SGLang's token-ratio
+// estimate admits fewer at once and so retracts less than on-demand admission. Every rule
+// completes every request with exactly the tokens it asked for and frees every block.
+TEST(SimulatePolicies, AdmissionRulesTradePreemptionsForConcurrency) {
+  SimConfig c = base();
+  c.decode.usable_hbm = 0.55;
+  c.workload.requests = 300;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = LengthDist::fixed(4000);
+  c.workload.osl = LengthDist::fixed(2000);
+  std::map<KvAdmission, SimResult> by;
+  for (const KvAdmission a : {KvAdmission::kOnDemand, KvAdmission::kReserve, KvAdmission::kTokenRatio}) {
+    c.scheduler.admission = a;
+    const SimResult r = simulate(c).value();
+    EXPECT_EQ(r.completed, 300) << name_in(kKvAdmissionNames, a);
+    EXPECT_EQ(r.output_tokens, 300L * 2000);
+    EXPECT_EQ(r.emitted_tokens, r.output_tokens);
+    EXPECT_EQ(r.kv_blocks_end, 0);
+    EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);
+    by.emplace(a, r);
+  }
+  EXPECT_GT(by[KvAdmission::kOnDemand].preemptions, 0);
+  EXPECT_EQ(by[KvAdmission::kReserve].preemptions, 0);
+  EXPECT_LT(by[KvAdmission::kTokenRatio].preemptions, by[KvAdmission::kOnDemand].preemptions);
+  // Preemption by recompute prefills the victims again; reserving never recomputes.
+  EXPECT_GT(by[KvAdmission::kOnDemand].prefill_tokens, by[KvAdmission::kOnDemand].input_tokens);
+  EXPECT_EQ(by[KvAdmission::kReserve].prefill_tokens, by[KvAdmission::kReserve].input_tokens);
+  EXPECT_LT(by[KvAdmission::kTokenRatio].prefill_tokens, by[KvAdmission::kOnDemand].prefill_tokens);
+}
+
+// With memory to spare the token-ratio rule admits like the others: no retraction, the same
+// requests in the same order, and the same latencies within the step model's rounding.
+TEST(SimulatePolicies, TokenRatioWithRoomMatchesOnDemand) {
+  SimConfig c = base();
+  c.workload.requests = 400;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 4};
+  const SimResult on_demand = simulate(c).value();
+  c.scheduler.admission = KvAdmission::kTokenRatio;
+  const SimResult ratio = simulate(c).value();
+  EXPECT_EQ(ratio.preemptions, 0);
+  EXPECT_EQ(ratio.completed, on_demand.completed);
+  EXPECT_NEAR(ratio.ttft.mean.si(), on_demand.ttft.mean.si(), 1e-9);
+  EXPECT_NEAR(ratio.tpot.mean.si(), on_demand.tpot.mean.si(), 1e-9);
+}
+
+TEST(SimulatePolicies, PerRankCapsScaleWithAttentionDataParallelism) {
+  ServingEngine e;
+  Scheduler s;
+  s.max_seqs = 384;
+  s.max_batched_tokens = 1536;
+  e.caps_per_rank = true;
+  scale_caps_to_ranks(s, e, 8);
+  EXPECT_EQ(s.max_seqs, 3072);
+  EXPECT_EQ(s.max_batched_tokens, 12288);
+  scale_caps_to_ranks(s, e, 1);
+  EXPECT_EQ(s.max_seqs, 3072);
+  e.caps_per_rank = false;  // SGLang: the instance's caps, divided over its ranks
+  scale_caps_to_ranks(s, e, 8);
+  EXPECT_EQ(s.max_seqs, 3072);
+}
+
+// inference-perf's shared_prefix: every request starts with one of the group prompts, so after the
+// first request of each group the prompt's shared part comes from the prefix cache.
+TEST(SimulatePolicies, SharedPrefixServesGroupPromptsFromTheCache) {
+  SimConfig c = base();
+  const SharedPrefix sp = parse_shared_prefix("4:2048:256:50", "--shared-prefix").value();
+  EXPECT_EQ(sp.groups, 4);
+  EXPECT_EQ(sp.prefix, 2048);
+  EXPECT_EQ(sp.question, 256);
+  EXPECT_EQ(sp.users, 50);
+  sp.apply(c.workload);
+  EXPECT_EQ(c.workload.requests, 200);
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
+  const SimResult r = simulate(c).value();
+  EXPECT_EQ(r.completed, 200);
+  EXPECT_EQ(r.input_tokens, 200L * (2048 + 256));
+  // All but each group's first request find its 2048 shared tokens (blocks of 16 divide them).
+  const double expected = (200.0 - 4) / 200 * 2048 / (2048 + 256);
+  EXPECT_NEAR(r.prefix_hit_rate, expected, 0.01);
+  EXPECT_GE(r.prefill_tokens + r.cached_tokens, r.input_tokens);
+}
+
+TEST(SimulatePolicies, SharedPrefixRejectsMalformedShapes) {
+  EXPECT_FALSE(parse_shared_prefix("4:2048", "--shared-prefix"));
+  EXPECT_FALSE(parse_shared_prefix("0:2048:10", "--shared-prefix"));
+  EXPECT_FALSE(parse_shared_prefix("4:0:10", "--shared-prefix"));
+  EXPECT_FALSE(parse_shared_prefix("4:2048:10:0", "--shared-prefix"));
+  EXPECT_FALSE(parse_shared_prefix("4:2048:1.5", "--shared-prefix"));
+  const auto e = parse_shared_prefix("4:x:10", "--shared-prefix");
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().where, "--shared-prefix");
+}
+
+// Unstreamed, the client sees the whole answer at once: its TTFT is the end-to-end latency, and
+// no TPOT or ITL is observed; the server's work is the same.
+TEST(SimulatePolicies, UnstreamedTtftIsTheEndToEndTime) {
+  SimConfig c = base();
+  c.workload.requests = 300;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 3};
+  const SimResult streamed = simulate(c).value();
+  c.workload.stream = false;
+  const SimResult whole = simulate(c).value();
+  EXPECT_DOUBLE_EQ(whole.ttft.mean.si(), whole.e2e.mean.si());
+  EXPECT_DOUBLE_EQ(whole.ttft.p99.si(), whole.e2e.p99.si());
+  EXPECT_EQ(whole.tpot.n, 0);
+  EXPECT_EQ(whole.itl.n, 0);
+  EXPECT_GT(streamed.tpot.n, 0);
+  EXPECT_DOUBLE_EQ(whole.e2e.mean.si(), streamed.e2e.mean.si());
+  EXPECT_LT(streamed.ttft.mean.si(), whole.ttft.mean.si());
+}
+
+// A capped distribution never draws past its cap; the cap prints and parses back.
+TEST(SimulatePolicies, LengthCapsBoundTheDraws) {
+  const LengthDist d = parse_length_dist("lognormal:161,1.75,300", "--isl").value();
+  EXPECT_EQ(d.cap, 300);
+  EXPECT_EQ(parse_length_dist(d.str(), "--isl").value().cap, 300);
+  EXPECT_EQ(parse_length_dist("normal:2588,945,4096", "--isl").value().cap, 4096);
+  EXPECT_FALSE(parse_length_dist("lognormal:161,1.75,0", "--isl"));
+  EXPECT_FALSE(parse_length_dist("uniform:1,10,5", "--isl"));
+  SimConfig c = base();
+  c.workload.requests = 2000;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = d;
+  c.workload.osl = LengthDist::fixed(1);
+  const SimResult r = simulate(c).value();
+  EXPECT_EQ(r.completed, 2000);
+  EXPECT_LE(r.input_tokens, 2000L * 300);
+  // The lognormal's heavy tail is clipped, so the mean lies below the unclipped 161.
+  EXPECT_LT(static_cast<double>(r.input_tokens) / 2000, 161);
+}
+
+// The shipped dataset presets carry their published shapes.
+TEST(SimulatePolicies, DatasetPresetsAreShipped) {
+  const auto presets = builtin_workloads().value();
+  std::map<std::string, WorkloadPreset> by;
+  for (const auto& p : presets) by[p.name] = p;
+  for (const char* name : {"sharegpt", "lmsys-chat-4k", "arxiv-summarization-4k"}) {
+    ASSERT_TRUE(by.count(name)) << name;
+    ASSERT_TRUE(by[name].isl && by[name].osl) << name;
+    EXPECT_FALSE(by[name].sources.empty()) << name;
+  }
+  EXPECT_NEAR(by["sharegpt"].isl->mean(), 161.31, 1e-9);
+  EXPECT_NEAR(by["sharegpt"].osl->mean(), 337.99, 1e-9);
+  EXPECT_EQ(by["sharegpt"].isl->cap, 1024);
+  EXPECT_EQ(by["arxiv-summarization-4k"].isl->kind, LengthKind::kNormal);
+}
+
+}  // namespace
+}  // namespace llmecon
