@@ -95,9 +95,9 @@ json_ok simulate-no-stream "d['ttft_s']['mean'] == d['e2e_s']['mean'] and d['tpo
   "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload none --rate 2 --requests 100 --no-stream --json
 json_ok simulate-admission "d['preemptions'] == 0" \
   "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --workload none --offline --requests 200 --isl 8000 --osl 2000 --admission reserve --json
-bad simulate-shared-prefix-isl "--shared-prefix: sets the prompts and prefixes that --isl would set" "$bin" simulate --workload none --shared-prefix 2:2048:128 --isl 100
-bad simulate-shared-prefix-form "--shared-prefix: takes three or four numbers" "$bin" simulate --workload none --shared-prefix 2:2048
-bad simulate-shared-prefix-requests "--requests: --shared-prefix with USERS sends groups x users requests" "$bin" simulate --workload none --shared-prefix 2:2048:128:10 --requests 50
+bad simulate-shared-prefix-isl "--shared-prefix: sets the prompts and prefixes that --isl would set" "$bin" simulate --workload none --rate 1 --shared-prefix 2:2048:128 --isl 100
+bad simulate-shared-prefix-form "--shared-prefix: takes three or four numbers" "$bin" simulate --workload none --rate 1 --shared-prefix 2:2048
+bad simulate-shared-prefix-requests "--requests: --shared-prefix with USERS sends groups x users requests" "$bin" simulate --workload none --rate 1 --shared-prefix 2:2048:128:10 --requests 50
 bad simulate-bad-cap "--isl: cap 0 is out of range" "$bin" simulate --workload none --isl lognormal:100,1,0
 ok simulate-plot "$bin" simulate --model llama-3.1-8b --hw h100-sxm --chips 1 --requests 300 --slo ttft_p99=1s --plot "$tmp/sim.svg" --chrome-trace "$tmp/trace.json"
 if [ "$(grep -c '<polyline' "$tmp/sim.svg")" -eq 3 ] && grep -q 'ttft p99 target' "$tmp/sim.svg" && [ "$(grep -c '<polyline' "$tmp/sim-time.svg")" -eq 2 ]; then passes=$((passes + 1)); else echo "FAIL: simulate-plot content"; fails=$((fails + 1)); fi
