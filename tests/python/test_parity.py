@@ -49,6 +49,11 @@ CASES = [
                   "isl": "lognormal:1000,0.5", "slo": "ttft_p99=1s,tpot_p99=20ms", "seed": 3}),
     ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "trace": TRACE, "router": "prefix-affinity",
                   "replicas": 2}),
+    # The workload shapes and admission rules, through every shell.
+    ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "workload": "none", "rate": 2,
+                  "shared_prefix": "2:2048:128:20", "osl": "32", "no_stream": True, "admission": "token-ratio"}),
+    ("simulate", {"model": "llama-3.1-8b", "hw": "h100-sxm", "chips": 1, "workload": "sharegpt", "rate": 4,
+                  "requests": 300, "isl": "lognormal:161,1.75,512"}),
     ("train", {"model": "llama-3.1-8b", "chips": 64, "tp": 2, "pp": 2, "zero": 1, "explain": True}),
     ("train", {"model": "mixtral-8x7b", "chips": 64, "tokens": 1e12, "top": 3}),
     ("scale", {"model": "llama-3.1-8b", "chips": 64, "inference_tokens": 1e14, "fit": "epoch"}),
