@@ -31,7 +31,7 @@ Result<DType> quant_dtype(const JsonValue& root, const std::string& origin) {
 // Fields common to the GQA families.
 Status read_gqa(const Cfg& c, ModelSpec& m) {
   TRY(d, c.integer("hidden_size"));
-  TRY(layers, c.integer("num_hidden_layers"));
+  TRY(layers, c.layers("num_hidden_layers"));
   TRY(heads, c.integer("num_attention_heads"));
   TRY(kv, c.integer_or("num_key_value_heads", heads));
   if (heads % kv != 0) {
@@ -110,7 +110,7 @@ Result<int> shared_ffn(const Cfg& c, int shared_experts, int expert_ffn) {
 
 Result<ModelSpec> parse_deepseek_v3_family(const Cfg& c, ModelSpec m) {
   TRY(d, c.integer("hidden_size"));
-  TRY(layers, c.integer("num_hidden_layers"));
+  TRY(layers, c.layers("num_hidden_layers"));
   TRY(heads, c.integer("num_attention_heads"));
   TRY(vocab, c.integer("vocab_size"));
   TRY(tied, c.boolean_or("tie_word_embeddings", false));
@@ -154,7 +154,7 @@ namespace {
 Result<ModelSpec> parse_deepseek_inference(const Cfg& c, ModelSpec m) {
   m.family = "deepseek_v3";
   TRY(d, c.integer("dim"));
-  TRY(layers, c.integer("n_layers"));
+  TRY(layers, c.layers("n_layers"));
   TRY(heads, c.integer("n_heads"));
   TRY(vocab, c.integer("vocab_size"));
   TRY(inter, c.integer("inter_dim"));

@@ -35,6 +35,16 @@ class Cfg {
     }
     return checked_int(key);
   }
+  /// The layer count, checked against kMaxLayers before any layer is built (a config claiming
+  /// 10^7 layers is an error, not gigabytes of layer structures).
+  Result<int> layers(const char* key) const {
+    TRY(n, integer(key));
+    if (n > kMaxLayers) {
+      return Error{origin_, field(key), "more than 10^5 layers (" + std::to_string(n) + ")",
+                   "no real model has that many"};
+    }
+    return n;
+  }
   Result<int> integer_or(const char* key, int fallback) const {
     if (!has(key)) return fallback;
     return checked_int(key);

@@ -272,6 +272,10 @@ bad bad-range "--batch: the range must grow" "$bin" sweep --batch 8:1:x2
 bad truncated-json "truncated.json: malformed JSON" "$bin" roofline --model "$data/truncated.json"
 bad missing-field "missing_field.json: num_hidden_layers: missing required field" "$bin" model show "$data/missing_field.json"
 bad zero-layers "zero_layers.json: num_hidden_layers: must be positive" "$bin" model show "$data/zero_layers.json"
+# A layer count past any real model is refused before a layer is built (the fuzzer's 4.1e7 took
+# gigabytes before).
+printf '{"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 41000000, "num_attention_heads": 8, "intermediate_size": 1536, "vocab_size": 1000}' > "$tmp/huge_layers.json"
+bad huge-layers "huge_layers.json: num_hidden_layers: more than 10\^5 layers" "$bin" model show "$tmp/huge_layers.json"
 bad negative-hidden "negative_hidden.json: hidden_size: must be positive" "$bin" model show "$data/negative_hidden.json"
 bad missing-file "nope.json: cannot open file" "$bin" model show "$data/nope.json"
 bad unitless-hw "hw_unitless.toml:31: memory.hbm_bandwidth: '3.35' has no unit" "$bin" hardware --hw-file "$data/hw_unitless.toml"
