@@ -11,7 +11,6 @@
 #pragma once
 
 #include <algorithm>
-
 #include <array>
 #include <optional>
 #include <string>

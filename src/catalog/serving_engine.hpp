@@ -58,6 +58,9 @@ struct ServingEngine {
   /// The sequence and token caps bind each attention data-parallel rank (its own scheduler: vLLM's
   /// DP ranks, TensorRT-LLM's attention DP), not the instance (SGLang divides them over its ranks).
   bool caps_per_rank = false;
+  /// How many schedulers an instance with `dp_attn` attention-DP ranks runs, each under the caps:
+  /// dp_attn when they bind each rank, else 1.
+  [[nodiscard]] int cap_scopes(int dp_attn) const { return caps_per_rank && dp_attn > 1 ? dp_attn : 1; }
   TokenRatio token_ratio;                  ///< the token-ratio rule's constants ([admission] in the profile)
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for

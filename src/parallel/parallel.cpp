@@ -206,10 +206,17 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   const double g = mp.stage_chips(), pp = mp.pp;
   const double head_split =
       m.attn.kind == AttentionKind::kMla ? 1.0 : std::min(d(mp.tp), d(std::max(1, m.attn.kv_heads)));
-  double micro = 0, T = 0;
+  // Sequences and tokens, and of them the prompt chunks' (for the busiest attention group below).
+  double micro = 0, T = 0, decode_tokens = 0, chunks = 0, chunk_tokens = 0;
   for (const SeqGroup& sg : groups) {
     micro += sg.count;
     T += sg.count * sg.new_tokens;
+    if (sg.phase == Phase::kDecode) {
+      decode_tokens += sg.count * sg.new_tokens;
+    } else {
+      chunks += sg.count;
+      chunk_tokens += sg.count * sg.new_tokens;
+    }
   }
   // One group goes through the search's cache; a mixed pass is costed afresh.
   const bool cached_step = in.cache != nullptr && groups.size() == 1;
@@ -227,21 +234,9 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   // its share of the decodes and the largest chunks (model.md §16.3): the attention and dense work
   // spread over T / (the busiest group's tokens) groups, not dp_attn.
   double dpa_work = dpa;
-  if (mp.dp_attn > 1) {
-    double decode_tokens = 0, chunks = 0, chunk_tokens = 0;
-    for (const SeqGroup& sg : groups) {
-      if (sg.phase == Phase::kDecode) {
-        decode_tokens += sg.count * sg.new_tokens;
-      } else {
-        chunks += sg.count;
-        chunk_tokens += sg.count * sg.new_tokens;
-      }
-    }
-    if (chunks > 0) {
-      const double busiest =
-          decode_tokens / d(mp.dp_attn) + std::ceil(chunks / d(mp.dp_attn)) * (chunk_tokens / chunks);
-      dpa_work = std::clamp(T / busiest, 1.0, dpa);
-    }
+  if (mp.dp_attn > 1 && chunks > 0) {
+    const double busiest = decode_tokens / d(mp.dp_attn) + std::ceil(chunks / d(mp.dp_attn)) * (chunk_tokens / chunks);
+    dpa_work = std::clamp(T / busiest, 1.0, dpa);
   }
   const double attn_chips = d(mp.tp) * dpa_work * d(mp.cp);
   // Compute: attention and dense work over the busy attention chips, experts over the stage.

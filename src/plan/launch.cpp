@@ -125,12 +125,12 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
   if (fp8_kv && !how.options_file) add("kv_dtype", how.kv_fp8);
   // Caps that bind each attention-DP rank (vLLM, TensorRT-LLM) are the plan's batch over the ranks;
   // SGLang takes the instance's and divides them over its ranks itself.
-  const bool ranks = mp.dp_attn > 1;
+  const int scopes = e.cap_scopes(mp.dp_attn);
   if (pool.batch > 0) {
-    add("max_seqs", ranks && e.caps_per_rank ? format_number(std::ceil(pool.batch / mp.dp_attn)) : batch);
-    if (ranks && e.caps_per_rank) {
+    add("max_seqs", format_number(std::ceil(pool.batch / scopes)));
+    if (scopes > 1) {
       out.notes.push_back(fmt::format("{} is per attention-DP rank: {} sequences over {} ranks",
-                                      flag(e, "max_seqs", out.notes), batch, mp.dp_attn));
+                                      flag(e, "max_seqs", out.notes), batch, scopes));
     }
   }
   add("max_batched_tokens", tokens);

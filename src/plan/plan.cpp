@@ -159,7 +159,7 @@ void search(const PlanRequest& rq, const std::vector<Mapping>& maps, const Prefi
         for (double b : batches) {
           if (b < mp.pp) continue;
           // The engine holds no more: its cap binds each attention-DP rank where it applies it so.
-          if (rq.engine != nullptr && b > rq.engine->max_seqs * (rq.engine->caps_per_rank ? mp.dp_attn : 1)) continue;
+          if (rq.engine != nullptr && b > rq.engine->max_seqs * rq.engine->cap_scopes(mp.dp_attn)) continue;
           ++part.evaluated;
           PlanPoint pt;
           pt.map = mp;

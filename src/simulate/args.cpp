@@ -10,6 +10,14 @@ namespace llmecon {
 using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
 using T = ArgType;
 
+namespace {
+// A choice whose first value, "engine", keeps the serving engine's own setting.
+std::vector<std::string> engine_or(std::vector<std::string> names) {
+  names.insert(names.begin(), "engine");
+  return names;
+}
+}  // namespace
+
 std::vector<ArgSpec> simulate_arguments() {
   std::vector<ArgSpec> args{
       model("llama-3.1-70b"),
@@ -26,21 +34,13 @@ std::vector<ArgSpec> simulate_arguments() {
            choice("scheduler", "continuous (iteration-level, chunked prefill), static, or disaggregated pools",
                   names_in(kSchedulerNames)),
            choice("priority", "which work an iteration takes first: the engine's order, decodes or prefills",
-                  [] {
-                    std::vector<std::string> c{"engine"};
-                    for (std::string& n : names_in(kPriorityNames)) c.push_back(std::move(n));
-                    return c;
-                  }()),
+                  engine_or(names_in(kPriorityNames))),
            choice("preemption", "when KV runs out: recompute the victim, or swap it to host memory",
                   names_in(kPreemptionNames)),
            choice("admission",
                   "KV admission: the engine's, on-demand (blocks as tokens come, the newest preempted when out), "
                   "reserve (the whole output up front) or token-ratio (SGLang's estimate)",
-                  [] {
-                    std::vector<std::string> c{"engine"};
-                    for (std::string& n : names_in(kKvAdmissionNames)) c.push_back(std::move(n));
-                    return c;
-                  }()),
+                  engine_or(names_in(kKvAdmissionNames))),
            unit(with_text(bounded(arg("max_batched_tokens", T::kInteger, "tokens one iteration processes"), 1, 1e6),
                           "the engine's"),
                 "tok"),

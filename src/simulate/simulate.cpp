@@ -30,9 +30,8 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
 }
 
 void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn) {
-  if (!e.caps_per_rank || dp_attn <= 1) return;
-  s.max_seqs *= dp_attn;
-  s.max_batched_tokens *= dp_attn;
+  s.max_seqs *= e.cap_scopes(dp_attn);
+  s.max_batched_tokens *= e.cap_scopes(dp_attn);
 }
 
 namespace sim_internal {

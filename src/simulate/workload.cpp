@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "args/arg_builders.hpp"
 #include "args/args.hpp"
 #include "catalog/toml_reader.hpp"
 #include "simulate/simulate.hpp"
@@ -14,7 +15,7 @@
 namespace llmecon {
 namespace {
 
-constexpr double kMaxTokens = 1e8;
+using argspec::kMaxTokens;
 constexpr std::size_t kMaxTraceRows = 10'000'000;
 
 std::string trim(std::string_view s) {

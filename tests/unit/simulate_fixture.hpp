@@ -28,4 +28,16 @@ inline SimConfig sim_base(const ModelSpec& m = llama70(), const char* chip = "h1
   return c;
 }
 
+/// The replica with little KV room (usable HBM 0.55) run offline on `requests` 4000-token prompts
+/// with 2000-token answers: long outputs that force preemption (or, reserving, hold admissions).
+inline SimConfig sim_tight_kv(long requests) {
+  SimConfig c = sim_base();
+  c.decode.usable_hbm = 0.55;
+  c.workload.requests = requests;
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  c.workload.isl = LengthDist::fixed(4000);
+  c.workload.osl = LengthDist::fixed(2000);
+  return c;
+}
+
 }  // namespace llmecon::testing_catalogs

@@ -22,12 +22,7 @@ SimConfig base() {
 // estimate admits fewer at once and so retracts less than on-demand admission. Every rule
 // completes every request with exactly the tokens it asked for and frees every block.
 TEST(SimulatePolicies, AdmissionRulesTradePreemptionsForConcurrency) {
-  SimConfig c = base();
-  c.decode.usable_hbm = 0.55;
-  c.workload.requests = 300;
-  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
-  c.workload.isl = LengthDist::fixed(4000);
-  c.workload.osl = LengthDist::fixed(2000);
+  SimConfig c = testing_catalogs::sim_tight_kv(300);
   std::map<KvAdmission, SimResult> by;
   for (const KvAdmission a : {KvAdmission::kOnDemand, KvAdmission::kReserve, KvAdmission::kTokenRatio}) {
     c.scheduler.admission = a;

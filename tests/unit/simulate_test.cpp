@@ -135,12 +135,7 @@ TEST(Simulate, EnergySpansFirstArrivalToLastCompletion) {
 
 TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
   // A replica with little KV room: long outputs force preemptions, by recompute.
-  SimConfig c = base();
-  c.decode.usable_hbm = 0.55;
-  c.workload.requests = 400;
-  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
-  c.workload.isl = LengthDist::fixed(4000);
-  c.workload.osl = LengthDist::fixed(2000);
+  const SimConfig c = testing_catalogs::sim_tight_kv(400);
   const SimResult r = simulate(c).value();
   EXPECT_GT(r.preemptions, 0);
   EXPECT_EQ(r.completed, 400);
