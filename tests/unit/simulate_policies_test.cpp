@@ -149,14 +149,18 @@ TEST(SimulatePolicies, DatasetPresetsAreShipped) {
   const auto presets = builtin_workloads().value();
   std::map<std::string, WorkloadPreset> by;
   for (const auto& p : presets) by[p.name] = p;
-  for (const char* name : {"sharegpt", "lmsys-chat-4k", "arxiv-summarization-4k"}) {
+  for (const char* name : {"sharegpt", "sharegpt-vllm-paper", "lmsys-chat-4k", "arxiv-summarization-4k"}) {
     ASSERT_TRUE(by.count(name)) << name;
     ASSERT_TRUE(by[name].isl && by[name].osl) << name;
     EXPECT_FALSE(by[name].sources.empty()) << name;
   }
-  EXPECT_NEAR(by["sharegpt"].isl->mean(), 161.31, 1e-9);
-  EXPECT_NEAR(by["sharegpt"].osl->mean(), 337.99, 1e-9);
+  // The serving benchmarks' sampler (Llama 3 tokenizer) and the vLLM paper's draw (OPT tokenizer).
+  EXPECT_NEAR(by["sharegpt"].isl->mean(), 202.0, 1e-9);
+  EXPECT_NEAR(by["sharegpt"].osl->mean(), 210.0, 1e-9);
   EXPECT_EQ(by["sharegpt"].isl->cap, 1024);
+  EXPECT_EQ(by["sharegpt"].osl->cap, 2048);
+  EXPECT_NEAR(by["sharegpt-vllm-paper"].isl->mean(), 161.31, 1e-9);
+  EXPECT_NEAR(by["sharegpt-vllm-paper"].osl->mean(), 337.99, 1e-9);
   EXPECT_EQ(by["arxiv-summarization-4k"].isl->kind, LengthKind::kNormal);
 }
 
