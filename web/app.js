@@ -35,7 +35,7 @@
     { key: "mfu", label: "MFU", from: "roofline", value: "mfu", format: "percent", explain: ["MFU", "t_compute"] },
     {
       key: "memory_per_chip_bytes", label: "memory per chip", from: "roofline", format: "bytes", explain: ["memory"],
-      value: (r) => (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips, suffix: (r) => (r.fits ? "" : " ✗"),
+      value: (r) => (r.mem_weights_bytes + r.mem_kv_bytes) / r.chips, suffix: (r) => (r.feasible ? "" : " ✗"),
     },
     { key: "b_star_kv", label: "B* with KV (F6)", from: "batch", value: "b_star_kv", format: "number", none: "none: KV-bound", explain: ["B*"] },
     { key: "balance_batch", label: "compute-bound from", from: "report", value: "balance_batch", format: "batch", none: "never", explain: ["balance batch"] },
@@ -264,7 +264,7 @@
     for (const tile of TILES) fig.appendChild(tileOf(tile, results[tile.from]));
     const r = results.roofline;
     $("summary-title").textContent = `· ${r.model} on ${r.chips} x ${r.hardware}, batch ${r.batch}, context ${r.context}` +
-      (r.fits ? "" : ` · does not fit: ${r.fit_reason}`);
+      (r.feasible ? "" : ` · does not fit: ${r.reason}`);
   }
 
   // After a failed update the figures and charts still hold the last inputs that worked: dimmed,
@@ -383,7 +383,7 @@
       bopts.markers.push({ x: rep.balance_batch, label: "compute-bound from " + C.num(rep.balance_batch), color: "#d35400", dash: [1, 3] });
     }
     // Past the last batch whose weights and KV fit, the curve is what it would cost with more HBM.
-    const fitting = byBatch.rows.filter((row) => row.fits);
+    const fitting = byBatch.rows.filter((row) => row.feasible);
     if (fitting.length && fitting.length < byBatch.rows.length) {
       const last = fitting[fitting.length - 1].batch;
       bopts.markers.push({ x: last, label: "HBM full past " + C.num(last), color: "#7f8c8d", dash: [2, 2] });
@@ -395,7 +395,7 @@
     state.charts.roofline = C.roofline($("chart-roofline"), byBatch.rows, { current: r, title: `Roofline at context ${C.num(X)}`, onPoint: (p) => explainAt(p.batch, X) });
     // Past the last context whose weights and KV fit at this batch, HBM is full (F21).
     const contextMarkers = [];
-    const fitsC = byContext.rows.filter((row) => row.fits);
+    const fitsC = byContext.rows.filter((row) => row.feasible);
     if (fitsC.length < byContext.rows.length) {
       const last = fitsC.length ? fitsC[fitsC.length - 1].context : byContext.rows[0].context;
       contextMarkers.push({ x: last, label: fitsC.length ? "HBM full past " + C.num(last) : "HBM full", color: "#7f8c8d", dash: [2, 2] });

@@ -502,7 +502,7 @@
           y: { stacked: true },
         },
         plugins: {
-          title: { display: true, text: opts.title || (r.fits ? "Memory per chip: fits" : "Memory per chip: does not fit") },
+          title: { display: true, text: opts.title || (r.feasible ? "Memory per chip: fits" : "Memory per chip: does not fit") },
           legend: { position: "bottom" },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${num(c.parsed.x)} GB` } },
         },

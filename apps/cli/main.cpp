@@ -155,15 +155,21 @@ int write_text(const std::string& path, const std::string& text) {
 }
 
 // One way out for every command: JSON and CSV are generic; text is the answer's own (io/text.hpp).
+// Exit codes (docs/cli.md): 0 an answer, 1 an answer that the configuration is infeasible (printed,
+// with its reason and without a price, throughput or duration), 2 bad input.
+constexpr int kInfeasible = 1;
+
 int emit(const std::string& command, const llmecon::Answer& answer, Format f) {
+  const bool infeasible = answer.json.is_object() && answer.json.value("feasible", true) == false;
+  const int rc = infeasible ? kInfeasible : 0;
   if (f == Format::kJson) {
     // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
     std::puts(answer.json.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
-    return 0;
+    return rc;
   }
   const std::string out = f == Format::kCsv ? llmecon::csv_of(command, answer.json) : answer.text();
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return rc;
 }
 
 // The subcommand the user meant when CLI11 rejects a flag: the deepest one parsed.

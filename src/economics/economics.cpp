@@ -24,21 +24,6 @@ std::string usd_mtok(DollarsPerToken c) {
 }
 }  // namespace
 
-double Analysis::get(const std::string& key) const {
-  for (const auto& f : figures) {
-    if (f.key == key) return f.value;
-  }
-  LLMECON_ASSERT(false, "Analysis::get: no such figure");
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-const Table* Analysis::table(const std::string& key) const {
-  for (const auto& t : tables) {
-    if (t.key == key) return &t;
-  }
-  return nullptr;
-}
-
 Seconds Board::t_compute(double batch, double new_tokens) const {
   return units::flops(2.0 * batch * new_tokens * n_active) / flops;
 }
@@ -108,33 +93,78 @@ Analysis batch_analysis(const Board& b, double context) {
     a.explain(fmt::format("B*_kv is infinite: per sequence, KV fetch {} >= compute {} (past the F10 crossover)",
                           secs(per_seq_kv), secs(per_seq_compute)));
   }
-  a.figure("practical_batch_low", 2 * bstar, "", "practical batch, low: 2 B* (operators run 2-3x above, T 00:17)");
-  a.figure("practical_batch_high", 3 * bstar, "", "practical batch, high: 3 B*");
+  // F21: the largest batch whose KV fits beside the weights. A recommendation is only ever a batch
+  // that fits: the practical range 2-3 B* is capped there, and says so.
+  const double kv_seq = (b.kv * units::tokens(context)).si();
+  const double room = (b.hbm - b.weight_bytes()).si();
+  const double max_fit = room < 0 ? 0.0 : (kv_seq > 0 ? std::floor(room / kv_seq) : kInf);
+  a.figure("max_batch_fits", max_fit, "", "largest batch whose KV fits beside the weights (F21)",
+           std::isfinite(max_fit) ? "" : "no KV per token: every batch fits");
+  if (max_fit < 1) {
+    a.set_infeasible(fmt::format("the weights ({}) do not fit in {} of HBM on {} chips", format(b.weight_bytes()),
+                                 format(b.hbm), b.chips));
+    return a;
+  }
+  const double lo = std::min(2 * bstar, max_fit), hi = std::min(3 * bstar, max_fit);
+  a.figure("practical_batch_low", lo, "",
+           "practical batch, low: 2 B* (operators run 2-3x above, T 00:17), at most the largest that fits");
+  a.figure("practical_batch_high", hi, "", "practical batch, high: 3 B*, at most the largest that fits");
+  if (hi < 3 * bstar) {
+    a.note(fmt::format("the practical batch 2-3 B* = {}-{} does not fit at context {}: capped at {} (F21)",
+                       num(2 * bstar), num(3 * bstar), num(context), num(max_fit)));
+  }
+  a.note(
+      "ideal roofline: the lecture's closed forms (F1-F7), no efficiency factors or fixed costs; `roofline` and "
+      "`report` give the calibrated step");
   const Seconds floor = b.t_weights();  // F4
   a.figure("latency_floor_s", floor, "weight fetch over the pooled bandwidth (F4)");
   a.explain(fmt::format("latency floor = N_total x bytes/param / BW (F4) = {} / {} = {}", format(b.weight_bytes()),
                         format(b.mem_bw), format(floor)));
-  const DollarsPerToken c1 = b.cost(1, context), cstar = b.cost(std::max(1.0, bstar), context);
+  // Prices only at batches that fit (F21): a cost at a batch past HBM is withheld with its reason.
+  const double at_bstar = std::max(1.0, bstar);
+  const std::string past_hbm =
+      fmt::format("does not fit: at most {} sequences of context {} fit (F21)", num(max_fit), num(context));
+  const DollarsPerToken c1 = b.cost(1, context), cstar = b.cost(at_bstar, context);
+  const bool bstar_fits = at_bstar <= max_fit;
   a.figure("cost_b1_usd_per_mtok", c1, "cost per token at B = 1");
-  a.figure("cost_bstar_usd_per_mtok", cstar, "cost per token at B*");
-  a.figure("unbatched_penalty", c1 / cstar, "x", "cost(B=1) / cost(B*) (D3)");
-  a.explain(fmt::format("unbatched penalty = cost(1) / cost(B*) (D3) = {} / {} = {}x", usd_mtok(c1), usd_mtok(cstar),
-                        num(c1 / cstar)));
+  if (bstar_fits) {
+    a.figure("cost_bstar_usd_per_mtok", cstar, "cost per token at B*");
+    a.figure("unbatched_penalty", c1 / cstar, "x", "cost(B=1) / cost(B*) (D3)");
+    a.explain(fmt::format("unbatched penalty = cost(1) / cost(B*) (D3) = {} / {} = {}x", usd_mtok(c1), usd_mtok(cstar),
+                          num(c1 / cstar)));
+  } else {
+    a.figure("cost_bstar_usd_per_mtok", kInf, "$/Mtok", "cost per token at B*",
+             "B* = " + num(at_bstar) + " " + past_hbm);
+    a.figure("unbatched_penalty", kInf, "x", "cost(B=1) / cost(B*) (D3)", "B* = " + num(at_bstar) + " " + past_hbm);
+  }
   // Slow mode: B -> infinity leaves max(compute, KV) per token (F5).
   const DollarsPerToken slow = b.price * seconds(std::max(per_seq_compute, per_seq_kv)) / units::tokens(1);
   a.figure("slow_mode_floor_usd_per_mtok", slow, "cost per token as B -> infinity (F5)");
-  const DollarsPerToken practical = b.cost(std::max(1.0, 2.5 * bstar), context);
-  a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
-  a.explain(fmt::format("slow-mode floor = price x max(2 N_active / FLOPS, c kv / BW) (F5) = {} vs {} at 2.5 B*",
-                        usd_mtok(slow), usd_mtok(practical)));
+  if (2.5 * bstar <= max_fit) {
+    const DollarsPerToken practical = b.cost(std::max(1.0, 2.5 * bstar), context);
+    a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
+    a.explain(fmt::format("slow-mode floor = price x max(2 N_active / FLOPS, c kv / BW) (F5) = {} vs {} at 2.5 B*",
+                          usd_mtok(slow), usd_mtok(practical)));
+  } else {
+    a.figure("slow_mode_saving", kInf, "x", "fraction saved by infinite batching beyond 2.5 B*",
+             "2.5 B* = " + num(2.5 * bstar) + " " + past_hbm);
+  }
   // Batches whose KV does not fit in HBM are listed, marked (F21): their cost is a bound, not a price.
-  Table t{"curve", {{"batch", ""}, {"t_step_s", "s"}, {"usd_per_mtok", "$/Mtok"}, {"bound", ""}, {"fits", "bool"}}, {}};
+  Table t{"curve",
+          {{"batch", ""},
+           {"t_step_s", "s"},
+           {"usd_per_mtok", "$/Mtok"},
+           {"bound", ""},
+           {"feasible", "bool"},
+           {"reason", ""}},
+          {}};
   const double top = std::max(64.0, 16 * (std::isfinite(bstar_kv) ? std::max(bstar, bstar_kv) : bstar));
   for (double B = 1; B <= top; B *= 2) {
     const Seconds tc = b.t_compute(B), tm = b.t_weights() + b.t_kv(B, context);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(B, context) ? "weights" : "kv");
-    t.rows.push_back(
-        {B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound, b.fits(B, context) ? 1.0 : 0.0});
+    t.rows.push_back({B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound,
+                      b.fits(B, context) ? 1.0 : 0.0, b.fits(B, context) ? "" : "weights + KV past HBM (F21)"});
+    if (!b.fits(B, context)) t.withhold_row(t.rows.size() - 1);
   }
   a.tables.push_back(std::move(t));
   return a;
@@ -250,11 +280,20 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
                           num(b.n_active), num(b.bytes_per_param), num(b.R()), num(knee),
                           format(units::bytes_per_token(kv_implied))));
   }
-  Table t{"curve", {{"context", "tok"}, {"usd_per_mtok", "$/Mtok"}, {"mfu", "x"}, {"bound", ""}, {"fits", "bool"}}, {}};
+  Table t{"curve",
+          {{"context", "tok"},
+           {"usd_per_mtok", "$/Mtok"},
+           {"mfu", "x"},
+           {"bound", ""},
+           {"feasible", "bool"},
+           {"reason", ""}},
+          {}};
   for (double c = 1024; c <= 4.2e6; c *= 2) {
     const Seconds tc = b.t_compute(batch), tm = b.t_weights() + b.t_kv(batch, c);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(batch, c) ? "weights" : "kv");
-    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound, b.fits(batch, c) ? 1.0 : 0.0});
+    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound, b.fits(batch, c) ? 1.0 : 0.0,
+                      b.fits(batch, c) ? "" : "weights + KV past HBM (F21)"});
+    if (!b.fits(batch, c)) t.withhold_row(t.rows.size() - 1);
   }
   a.tables.push_back(std::move(t));
   // Sparse attention (F13): KV bytes read per generated token.

@@ -1,15 +1,32 @@
 // CSV of results: the table each command's answer holds, one line per row (the CLI's --csv and
 // the API's ?format=csv).
+#include <algorithm>
+
 #include "io/facade.hpp"
 
 namespace llmecon {
 
 std::string to_csv(const std::vector<Json>& rows) {
   if (rows.empty()) return "";
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : rows.front().items()) {
-    if (v.is_primitive()) keys.push_back(k);
+  // The columns: the fullest row's scalar keys in its order, then any other row's (an infeasible
+  // row withholds its prices and times, and adds its reason).
+  auto scalars = [](const Json& r) {
+    std::size_t n = 0;
+    for (const auto& [k, v] : r.items()) n += static_cast<std::size_t>(v.is_primitive());
+    return n;
+  };
+  const Json* fullest = &rows.front();
+  for (const auto& r : rows) {
+    if (scalars(r) > scalars(*fullest)) fullest = &r;
   }
+  std::vector<std::string> keys;
+  auto add_keys = [&keys](const Json& r) {
+    for (const auto& [k, v] : r.items()) {
+      if (v.is_primitive() && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+  };
+  add_keys(*fullest);
+  for (const auto& r : rows) add_keys(r);
   auto cell = [](const Json& v) -> std::string {
     if (v.is_string()) {
       std::string s = v.get<std::string>();

@@ -9,6 +9,7 @@ namespace llmecon {
 namespace {
 
 Json cell_json(const Cell& c) {
+  if (c.withheld) return Json(nullptr);
   return c.text ? Json(*c.text) : whole_json(c.value);
 }
 
@@ -31,7 +32,12 @@ Json to_json(const RooflineResult& r) {
   Json out = Json::object();
   auto& o = out.get_ref<Json::object_t&>();
   o.reserve(38);
-  auto put = [&o](const char* key, Json v) { o.emplace_back(key, std::move(v)); };
+  // An infeasible point (it does not fit) keeps its inputs, work and memory, and withholds every
+  // price, throughput, duration and energy (docs/quantities.md).
+  auto put = [&o, fits = r.fits](const char* key, Json v) {
+    if (!fits && withheld_when_infeasible(key_kind(key))) return;
+    o.emplace_back(key, std::move(v));
+  };
   put("model", in.model ? Json(in.model->name) : Json());
   put("hardware", in.hw->name);
   put("chips", in.chips);
@@ -68,13 +74,14 @@ Json to_json(const RooflineResult& r) {
   put("mem_weights_bytes", r.mem_weights.si());
   put("mem_kv_bytes", r.mem_kv.si());
   put("mem_capacity_bytes", r.mem_capacity.si());
-  put("fits", r.fits);
-  put("fit_reason", r.fit_reason);
+  put("feasible", r.fits);
+  if (!r.fits) put("reason", r.fit_reason);
   return out;
 }
 
 Json to_json(const Analysis& a) {
-  Json out{{"analysis", a.title}};
+  Json out{{"analysis", a.title}, {"feasible", a.feasible()}};
+  if (!a.feasible()) out["reason"] = a.infeasible;
   Json figs = Json::array();
   Json reasons = Json::object();
   for (const auto& f : a.figures) {
@@ -97,7 +104,7 @@ Json to_json(const Analysis& a) {
     for (const auto& r : t.rows) {
       Json row = Json::object();
       for (std::size_t i = 0; i < t.columns.size() && i < r.size(); ++i) {
-        row[t.columns[i].key] = t.columns[i].unit == "bool" ? Json(r[i].value != 0) : cell_json(r[i]);
+        row[t.columns[i].key] = t.columns[i].unit == "bool" && !r[i].withheld ? Json(r[i].value != 0) : cell_json(r[i]);
       }
       rows.push_back(row);
     }

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -49,13 +50,38 @@ struct Figure {
   std::string reason = {};  ///< why there is no finite value (JSON: null with this reason), else empty
 };
 
-/// A table cell: a number, or text when `text` is set.
+/// What a figure or column measures, as docs/quantities.md groups them. An infeasible result
+/// (a configuration that does not fit, a plan with no feasible point) carries no price, throughput,
+/// duration or energy: those kinds are withheld from it, and its reason leads.
+enum class QuantityKind { kPrice, kThroughput, kDuration, kEnergy, kOther };
+
+/// The kind a unit (as analyses write them: "$/Mtok", "tok/s", "s", "day", "J/tok", ...) measures;
+/// a unitless key that names an achieved rate (mfu, hfu) is a throughput. Hardware capabilities
+/// ("B/s", "FLOP/s") are kOther: they hold whether or not a configuration fits.
+QuantityKind quantity_kind(std::string_view unit, std::string_view key = {});
+/// The kind a JSON key names by its suffix (docs/quantities.md): `usd` anywhere is a price; `_per_s`
+/// (tokens_per_s, requests_per_s) a throughput; `_s`, `_ms`, `days`, `hours` a duration;
+/// `joules`, `mwh`, `kwh` an energy; mfu, hfu and hbm_utilization achieved rates.
+QuantityKind key_kind(std::string_view key);
+/// Whether an infeasible result withholds quantities of this kind.
+constexpr bool withheld_when_infeasible(QuantityKind k) {
+  return k != QuantityKind::kOther;
+}
+
+/// A table cell: a number, or text when `text` is set, or withheld (JSON null, text "-") when
+/// its row is infeasible.
 struct Cell {
   double value = 0.0;
   std::optional<std::string> text;
   Cell(double v) : value(v) {}                   // NOLINT(google-explicit-constructor)
   Cell(std::string t) : text(std::move(t)) {}    // NOLINT(google-explicit-constructor)
   Cell(const char* t) : text(std::string(t)) {}  // NOLINT(google-explicit-constructor)
+  bool withheld = false;
+  static Cell none() {
+    Cell c(0.0);
+    c.withheld = true;
+    return c;
+  }
 };
 
 struct Column {
@@ -69,6 +95,9 @@ struct Table {
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
   std::string title = {};  ///< a table's heading in text; the key when empty
+  /// Withholds row `i`'s cells of withheld kinds: an infeasible point in a curve keeps its inputs
+  /// and memory, never a price, throughput or duration.
+  void withhold_row(std::size_t i);
 };
 
 struct Analysis {
@@ -77,8 +106,14 @@ struct Analysis {
   std::vector<Table> tables;
   std::vector<std::string> notes;
   std::vector<std::string> derivation;
+  /// Why the configuration is infeasible; empty when it is feasible (set_infeasible()).
+  std::string infeasible;
 
   explicit Analysis(std::string t) : title(std::move(t)) {}
+  /// Marks the result infeasible: its reason leads, and every figure and table column of a withheld
+  /// kind (price, throughput, duration, energy) is dropped; a table left with no quantity is dropped.
+  void set_infeasible(std::string reason);
+  [[nodiscard]] bool feasible() const { return infeasible.empty(); }
   void figure(std::string key, double value, std::string unit, std::string label) {
     figures.push_back(Figure{std::move(key), value, std::move(unit), std::move(label)});
   }

@@ -27,6 +27,17 @@ json_ok() {  # json_ok NAME EXPR CMD... : valid JSON on stdout and python EXPR o
   fi
 }
 
+json_infeasible() {  # json_infeasible NAME EXPR CMD... : exit 1 (an infeasible answer), JSON with feasible false, EXPR true
+  local name=$1 expr=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq 1 ] && python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if (d['feasible'] is False and ($expr)) else 1)"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name: rc=$rc $(head -c 400 "$tmp/out") $(head -c 400 "$tmp/err")"; fails=$((fails + 1))
+  fi
+}
+
 bad() {  # bad NAME PATTERN CMD... : exit 2, exactly one stderr line matching PATTERN, no stdout
   local name=$1 pattern=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
@@ -62,7 +73,7 @@ json_ok train-expert-host-off "{t['term']: t['exposed_s'] for t in d['time']}['h
 json_ok train-expert-host-ideal "{t['term']: t['exposed_s'] for t in d['time']}['host'] == 0" "$bin" "${q30[@]}" --ideal
 json_ok show-json "d['kv_bytes_per_token'] == 327680 and d['layers'] == 80" "$bin" model show llama-3.1-70b --json
 json_ok show-json-kv "d['kv_bytes_per_token'] == 61*576*2" "$bin" model show deepseek-v3 --json --kv-dtype bf16
-json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok','mem_weights_bytes','mem_kv_bytes','fits']) <= set(d)" \
+json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok','mem_weights_bytes','mem_kv_bytes','feasible']) <= set(d)" \
   "$bin" roofline --json --model deepseek-v3 --hw gb200 --batch 512 --context 4096
 json_ok roofline-explain-json "len(d['explain']) >= 8" "$bin" roofline --json --explain
 json_ok roofline-ops "sum(o['flops'] for o in d['ops']) > 0.999 * d['flops'] and len(d['ops_by_kind']) == 7" "$bin" roofline --json --ops --model mixtral-8x7b --hw h100-sxm --batch 16
@@ -144,7 +155,7 @@ json_ok plan-contract "all(set(['tp','pp','ep','dp','batch','weight_dtype','kv_d
   "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --chips 8 --tpot-ms 30
 json_ok plan-scaleup "[r['domain'] for r in d['scaleup']] == [8, 72, 576] and all(r['best'] for r in d['scaleup'])" \
   "$bin" plan --json --model deepseek-v3 --hw gb200 --chips 72 --scaleup 8,72,576 --weight-dtypes fp8
-json_ok plan-empty "d['best'] is None and d['empty_reason'] == 'no feasible point meets the SLO'" \
+json_infeasible plan-empty "d['best'] is None and d['empty_reason'] == 'no feasible point meets the SLO'" \
   "$bin" plan --json --model llama-3.1-70b --hw h100-sxm --tpot-ms 0.001
 json_ok plan-disagg "d['best']['prefill_mapping'] is not None" \
   "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --prefill-hw h200-sxm --prefill-chips 8
@@ -173,7 +184,7 @@ bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin
 # Activation offloading: Qwen3-235B-A22B's published GB200 layout fits only with expert_fc1 and
 # moe_act sent to the Grace tier; an unknown module names the ones modelled.
 json_ok train-offload-fits "d['feasible'] and [r for r in d['time'] if r['term'] == 'offload'][0]['total_s'] > 0" "$bin" train --model qwen3-235b-a22b --hw gb200 --chips 256 --tp 1 --pp 4 --ep 64 --global-batch 3072 --seq-len 4096 --micro-batch 3 --schedule interleaved --chunks 6 --train-dtype fp8 --recompute-modules layernorm,moe_act --offload-modules expert_fc1,moe_act --json
-json_ok train-offload-needed "not d['feasible'] and d['reason'].startswith('needs ')" "$bin" train --model qwen3-235b-a22b --hw gb200 --chips 256 --tp 1 --pp 4 --ep 64 --global-batch 3072 --seq-len 4096 --micro-batch 3 --schedule interleaved --chunks 6 --train-dtype fp8 --recompute-modules layernorm,moe_act --json
+json_infeasible train-offload-needed "not d['feasible'] and d['reason'].startswith('needs ')" "$bin" train --model qwen3-235b-a22b --hw gb200 --chips 256 --tp 1 --pp 4 --ep 64 --global-batch 3072 --seq-len 4096 --micro-batch 3 --schedule interleaved --chunks 6 --train-dtype fp8 --recompute-modules layernorm,moe_act --json
 bad train-offload-unknown "--offload-modules: unknown module in 'attn_norm' (hint: name core_attn, attn_proj, expert_fc1 or moe_act" "$bin" train --model qwen3-235b-a22b --offload-modules attn_norm
 bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
 # On a million chips (2^6 x 5^6) no power of two splits the batch: the hint names a data-parallel
@@ -187,7 +198,7 @@ bad train-search-fewer-chips "Try --global-batch 312500 (a multiple of 312500; n
 # times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
 # none for the pure roofline.
 json_ok train-published-band-dense "abs(d['step_s_published_p10'] - 0.926 * d['step_s']) < 1e-9 * d['step_s'] and abs(d['days_published_p90'] - 1.086 * d['days']) < 1e-9 * d['days']" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --json
-json_ok train-published-band-moe "abs(d['step_s_published_p90'] - 1.349 * d['step_s']) < 1e-9 * d['step_s']" "$bin" train --model qwen3-30b-a3b --chips 8 --tp 1 --ep 8 --json
+json_ok train-published-band-moe "abs(d['step_s_published_p90'] - 1.349 * d['step_s']) < 1e-9 * d['step_s']" "$bin" train --model qwen3-30b-a3b --hw h200-sxm --chips 8 --tp 1 --ep 8 --json
 json_ok train-published-band-ideal "'step_s_published_p10' not in d and 'days_published_p90' not in d" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --ideal --json
 # The hint names the flag as it is typed.
 bad train-dualpipe-hint "DualPipe needs at least twice pp micro-batches per data-parallel rank (4 of 8 for pp 4) (hint: change --global-batch (16 sequences is the nearest that splits)" "$bin" train --model llama-3.1-8b --chips 8 --pp 4 --schedule dualpipe --global-batch 8

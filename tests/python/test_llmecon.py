@@ -23,7 +23,7 @@ def test_roofline_is_a_plain_dict():
     r = llmecon.roofline(**ARGS)
     assert isinstance(r, dict)
     assert r["bound"] in ("compute", "weights", "kv")
-    assert r["t_step_s"] > 0 and r["fits"] is True
+    assert r["t_step_s"] > 0 and r["feasible"] is True
 
 
 def test_lists_for_pandas():

@@ -216,5 +216,75 @@ TEST(Pricing, BuiltinSheetsAndErrors) {
   EXPECT_EQ(bad.error().what, "'5' has no unit");
 }
 
+// The kinds docs/quantities.md names: by a figure's unit, and by a JSON key's suffix.
+TEST(Infeasible, QuantityKindsByUnitAndKey) {
+  EXPECT_EQ(quantity_kind("$/Mtok"), QuantityKind::kPrice);
+  EXPECT_EQ(quantity_kind("$"), QuantityKind::kPrice);
+  EXPECT_EQ(quantity_kind("tok/s"), QuantityKind::kThroughput);
+  EXPECT_EQ(quantity_kind("s"), QuantityKind::kDuration);
+  EXPECT_EQ(quantity_kind("day"), QuantityKind::kDuration);
+  EXPECT_EQ(quantity_kind("MWh"), QuantityKind::kEnergy);
+  EXPECT_EQ(quantity_kind("x", "mfu"), QuantityKind::kThroughput);
+  // A chip's capability holds whether or not a configuration fits.
+  EXPECT_EQ(quantity_kind("B/s"), QuantityKind::kOther);
+  EXPECT_EQ(quantity_kind("B"), QuantityKind::kOther);
+  EXPECT_EQ(key_kind("usd_per_mtok"), QuantityKind::kPrice);
+  EXPECT_EQ(key_kind("tokens_per_s"), QuantityKind::kThroughput);
+  EXPECT_EQ(key_kind("tokens_per_s_per_mw"), QuantityKind::kThroughput);
+  EXPECT_EQ(key_kind("model_flops_per_step"), QuantityKind::kOther);
+  EXPECT_EQ(key_kind("t_step_s"), QuantityKind::kDuration);
+  EXPECT_EQ(key_kind("joules_per_token"), QuantityKind::kEnergy);
+  EXPECT_EQ(key_kind("mem_kv_bytes"), QuantityKind::kOther);
+}
+
+// An infeasible analysis keeps what it is and why, and drops every price, throughput, duration
+// and energy, with the tables that hold nothing else.
+TEST(Infeasible, AnalysisWithholdsPricesTimesAndRates) {
+  Analysis a("t");
+  a.figure("memory_bytes", 2e11, "B", "per GPU");
+  a.figure("step_s", 6.9, "s", "step");
+  a.figure("usd", 7e6, "$", "cost");
+  a.figure("tokens_per_s", 1e6, "tok/s", "rate");
+  a.figure("mfu", 0.47, "x", "MFU");
+  a.tables.push_back(Table{"memory", {{"term", ""}, {"per_gpu", "B"}}, {{"weights", 6.5e9}}});
+  a.tables.push_back(Table{"time", {{"term", ""}, {"total_s", "s"}}, {{"forward", 1.4}}});
+  a.explain("model FLOPs per token = 167 GFLOP");
+  a.explain("step = 6.9 s");
+  a.explain("memory per GPU = 219 GB");
+  ASSERT_TRUE(a.feasible());
+  a.set_infeasible("needs 219 GB per GPU");
+  EXPECT_FALSE(a.feasible());
+  ASSERT_EQ(a.figures.size(), 1U);
+  EXPECT_EQ(a.figures[0].key, "memory_bytes");
+  ASSERT_EQ(a.tables.size(), 1U);  // the time table held nothing but durations
+  EXPECT_EQ(a.tables[0].key, "memory");
+  ASSERT_EQ(a.derivation.size(), 2U);
+  EXPECT_EQ(a.derivation[1], "memory per GPU = 219 GB");
+}
+
+// A curve's row past HBM keeps its inputs and loses its prices and times.
+TEST(Infeasible, CurveRowsPastHbmAreWithheld) {
+  const Board b = board_from(models().load("llama-3.1-70b").value(), *hw().find("h100-sxm"), 8, Precision{});
+  const Analysis a = batch_analysis(b, 16384);
+  ASSERT_TRUE(a.feasible());
+  const Table* t = a.table("curve");
+  ASSERT_NE(t, nullptr);
+  int past = 0;
+  for (const auto& row : t->rows) {
+    const bool fits = row[4].value != 0;
+    EXPECT_EQ(row[2].withheld, !fits);  // usd_per_mtok
+    EXPECT_EQ(row[1].withheld, !fits);  // t_step_s
+    EXPECT_FALSE(row[0].withheld);      // the batch stays
+    past += fits ? 0 : 1;
+  }
+  EXPECT_GT(past, 0);
+  EXPECT_LE(a.get("practical_batch_high"), a.get("max_batch_fits"));
+  // The weights alone past HBM: the whole analysis is infeasible.
+  const Analysis none =
+      batch_analysis(board_from(models().load("llama-3.1-405b").value(), *hw().find("h100-sxm"), 1, Precision{}), 4096);
+  EXPECT_FALSE(none.feasible());
+  for (const auto& f : none.figures) EXPECT_FALSE(withheld_when_infeasible(quantity_kind(f.unit, f.key))) << f.key;
+}
+
 }  // namespace
 }  // namespace llmecon

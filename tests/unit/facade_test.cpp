@@ -29,7 +29,7 @@ TEST(Facade, RooflineKeys) {
   ASSERT_TRUE(r) << r.error().message();
   for (const char* k :
        {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s", "t_kv_s", "t_step_s",
-        "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes", "mem_kv_bytes", "fits"}) {
+        "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes", "mem_kv_bytes", "feasible"}) {
     EXPECT_TRUE(r->contains(k)) << k;
   }
   EXPECT_EQ((*r)["chips"], 72);  // the whole NVL72 domain by default
@@ -240,11 +240,15 @@ TEST(Facade, MarksWhatDoesNotFitAndContextsPastTraining) {
   auto b = engine().run("batch", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"context", 4096}});
   ASSERT_TRUE(b) << b.error().message();
   const Json& curve = (*b)["curve"];
-  EXPECT_EQ(curve.front()["fits"], true);
-  EXPECT_EQ(curve.back()["fits"], false);
+  EXPECT_EQ(curve.front()["feasible"], true);
+  EXPECT_EQ(curve.back()["feasible"], false);
+  // A batch past HBM is listed without a price or a step time, with its reason.
+  EXPECT_TRUE(curve.back()["usd_per_mtok"].is_null());
+  EXPECT_TRUE(curve.back()["t_step_s"].is_null());
+  EXPECT_FALSE(curve.back()["reason"].get<std::string>().empty());
   auto c = engine().run("context", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}});
   ASSERT_TRUE(c) << c.error().message();
-  EXPECT_EQ((*c)["curve"].back()["fits"], false);  // 4M tokens of context
+  EXPECT_EQ((*c)["curve"].back()["feasible"], false);  // 4M tokens of context
   // Past max_position_embeddings (131072) the answer carries a warning; within it, none.
   auto past = engine().run("roofline", Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"context", 200000}});
   ASSERT_TRUE(past);

@@ -202,10 +202,10 @@ try {
     assert.deepEqual(ctxData, ctxSweep.rows.map((row) => row.usd_per_mtok), `${label}: context chart = API sweep`);
     // Contexts whose KV does not fit are marked: HBM full past the last one that does.
     const ctxMarks = await page.evaluate(() => llmecon.charts.costContext.options.plugins.xMarkers.markers.map((m) => m.label));
-    const overflow = ctxSweep.rows.some((row) => !row.fits);
+    const overflow = ctxSweep.rows.some((row) => !row.feasible);
     assert.equal(ctxMarks.some((l) => l.startsWith("HBM full")), overflow, `${label}: HBM-full mark on the context chart iff a context does not fit`);
     const roofPts = await page.evaluate(() => llmecon.charts.roofline.data.datasets[1].data.map((p) => p.x));
-    assert.deepEqual(roofPts, sweep.rows.filter((row) => row.flops > 0).map((row) => row.arithmetic_intensity), `${label}: roofline points`);
+    assert.deepEqual(roofPts, sweep.rows.filter((row) => row.flops > 0 && row.feasible).map((row) => row.arithmetic_intensity), `${label}: roofline points`);
     return r;
   }
 

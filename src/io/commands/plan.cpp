@@ -77,14 +77,18 @@ Json plan_json(const PlanResult& r, const ModelSpec& m, const std::vector<std::s
     top.push_back(point_json(pt));
     if (top.size() == 10) break;
   }
-  return Json{{"evaluated", r.evaluated},
-              {"feasible", r.feasible},
-              {"meeting_slo", r.meeting_slo},
-              {"frontier", frontier},
-              {"best", r.best ? point_json(*r.best) : Json(nullptr)},
-              {"top", top},
-              {"rejected", rejected},
-              {"empty_reason", r.empty_reason}};
+  // `feasible` is the answer's (a recommendation exists); `feasible_points` counts the layouts that fit.
+  Json out{{"evaluated", r.evaluated},
+           {"feasible", r.best.has_value()},
+           {"feasible_points", r.feasible},
+           {"meeting_slo", r.meeting_slo},
+           {"frontier", frontier},
+           {"best", r.best ? point_json(*r.best) : Json(nullptr)},
+           {"top", top},
+           {"rejected", rejected},
+           {"empty_reason", r.empty_reason}};
+  if (!r.best) out["reason"] = r.empty_reason.empty() ? std::string("no feasible point") : r.empty_reason;
+  return out;
 }
 
 // What the engine loads: the HuggingFace id of a catalog model, else its name or path.

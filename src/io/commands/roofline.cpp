@@ -107,6 +107,17 @@ std::vector<std::string> past_max_context(const ModelSpec& m, double context) {
   return {fmt::format("context {} exceeds {}'s max_position_embeddings ({}): the model was not trained that far",
                       format_number(context), m.name, m.max_context)};
 }
+// The derivation of a point that does not fit keeps what it is (the model, its work) and why it
+// does not fit (the memory line): no step time, throughput or price (docs/quantities.md).
+std::vector<std::string> derivation_of(const RooflineResult& r) {
+  std::vector<std::string> lines = explain(r);
+  if (r.fits) return lines;
+  std::erase_if(lines, [](const std::string& l) {
+    return !(l.rfind("model ", 0) == 0 || l.rfind("precision:", 0) == 0 || l.rfind("FLOPs", 0) == 0 ||
+             l.rfind("memory", 0) == 0);
+  });
+  return lines;
+}
 }  // namespace
 
 Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -122,10 +133,10 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
   out["price_source"] = x.price_source;
   if (!x.warnings.empty()) out["warnings"] = x.warnings;
   if (a.flag("explain")) {
-    x.derivation = explain(r);
+    x.derivation = derivation_of(r);
     out["explain"] = x.derivation;
   }
-  if (a.flag("range")) {
+  if (a.flag("range") && r.fits) {
     x.range = roofline_range(res.in, uncertainty(a));
     out["range"] = {{"samples", x.range->samples},
                     {"t_step_s", quantiles_json(x.range->t_step_s)},
@@ -168,7 +179,7 @@ Result<Answer> sweep(const Engine& e, const Args& a, const Progress& progress, c
       TRY(r, llmecon::roofline(in));
       Json row = to_json(r);
       if (with_explain) {
-        derivations.push_back(explain(r));
+        derivations.push_back(derivation_of(r));
         row["explain"] = derivations.back();
       }
       rows.push_back(std::move(row));
@@ -223,7 +234,7 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
   for (double b = 1; b <= 65536; b *= 2) {
     const RooflineResult r = at(b);
     Json row = to_json(r);
-    if (a.flag("explain")) row["explain"] = explain(r);
+    if (a.flag("explain")) row["explain"] = derivation_of(r);
     rows.push_back(row);
     rt.rows.push_back(r);
     if (r.fits && r.usd_per_token.si() < best_cost) {
@@ -233,30 +244,33 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
     }
     if (!r.fits && b > 1) break;
   }
-  Json out{{"model", show},
-           {"hardware", hardware},
-           {"phase", std::string(name(in0.step.phase))},
-           {"context", whole_json(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
-           {"weight_dtype", std::string(name(in0.precision.weights))},
-           {"kv_dtype", std::string(name(in0.precision.kv))},
-           {"max_batch_fits", whole_json(max_batch)},
-           {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
-           {"best", best},
-           {"unbatched_penalty", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
-           {"rows", rows}};
+  Json out{
+      {"model", show},
+      {"hardware", hardware},
+      {"phase", std::string(name(in0.step.phase))},
+      {"context", whole_json(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
+      {"weight_dtype", std::string(name(in0.precision.weights))},
+      {"kv_dtype", std::string(name(in0.precision.kv))},
+      {"feasible", !best.is_null()},
+      {"max_batch_fits", whole_json(max_batch)},
+      {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
+      {"best", best},
+      {"unbatched_penalty", best.is_null() || !first.fits ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
+      {"rows", rows}};
+  if (best.is_null()) out["reason"] = "no batch fits: " + first.fit_reason;
   rt.warnings = past_max_context(res.model(), a.number("context"));
   if (!rt.warnings.empty()) out["warnings"] = rt.warnings;
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
-    std::vector<std::string> lines = explain(first);
+    std::vector<std::string> lines = derivation_of(first);
     lines.push_back(fmt::format(
         "max batch that fits (F21) = floor((HBM - weights) / KV per sequence) = floor(({} - {}) / {}) = {}",
         format(first.mem_capacity), format(first.mem_weights), format(first.mem_kv), format_number(max_batch)));
     lines.push_back(balance ? fmt::format("balance batch (F6) = smallest B with t_compute >= t_weights + t_kv = {}",
                                           format_number(*balance))
                             : std::string("balance batch (F6): no batch up to 1e7 is compute-bound"));
-    lines.push_back(best.is_null()
-                        ? std::string("no batch fits")
+    lines.push_back(best.is_null() || !first.fits
+                        ? std::string(best.is_null() ? "no batch fits" : "B = 1 does not fit: no unbatched cost")
                         : fmt::format("unbatched penalty = cost(B = 1) / cheapest cost = {} / {} = {}",
                                       format_number(first.usd_per_token.si() * 1e6), format_number(best_cost * 1e6),
                                       format_number(first.usd_per_token.si() / best_cost)));

@@ -300,7 +300,7 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   }
   const TrainResult r = evaluate_training(s, layout, a.flag("explain"));
   Analysis an = result_analysis(s, r, t.chips);
-  if (!r.feasible) an.note("infeasible: " + r.reason);
+  if (!r.feasible) an.set_infeasible(r.reason);
   if (search) {
     an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts"));
     std::vector<TrainResult> frontier = found.frontier;
@@ -316,10 +316,8 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   out["hardware"] = t.hw->name;
   out["layout"] = layout_json(layout);
   out["layout_searched"] = search;
-  out["feasible"] = r.feasible;
-  out["reason"] = r.reason;
   std::optional<RangeText> range;
-  if (a.flag("range")) {
+  if (a.flag("range") && r.feasible) {
     const TrainRange rr = train_range(s, layout, uncertainty(a), 200);
     range = RangeText{rr.samples, {{"step_s", rr.step_s}, {"mfu", rr.mfu}, {"days", rr.days}, {"usd", rr.usd}}};
     Json q = {{"samples", rr.samples}};

@@ -16,6 +16,7 @@ std::string words(std::string s) {
 }
 
 std::string cell_text(const Cell& c, const std::string& unit) {
+  if (c.withheld) return "-";
   if (c.text) return *c.text;
   return format_unit(c.value, unit);
 }
@@ -75,11 +76,15 @@ std::string text(const Analysis& a, const TextHead& head, bool explain, const st
     out += fmt::format(": {} x {}", format_number(*head.chips), head.hardware);
   }
   out += "\n\n";
+  // An infeasible result says so first; it carries no price, throughput or duration.
+  if (!a.feasible()) out += "  INFEASIBLE: " + a.infeasible + "\n\n";
   std::size_t w = 0;
   for (const Figure& f : a.figures) w = std::max(w, (f.label.empty() ? f.key : f.label).size());
   for (const Figure& f : a.figures) {
     out += fmt::format("  {:<{}}  {}\n", f.label.empty() ? f.key : f.label, w,
-                       std::isfinite(f.value) ? format_unit(f.value, f.unit) : std::string("infinite"));
+                       std::isfinite(f.value) ? format_unit(f.value, f.unit)
+                       : f.reason.empty()     ? std::string("infinite")
+                                              : "none: " + f.reason);
   }
   out += tables_text(a);
   if (range) out += range_text(*range);

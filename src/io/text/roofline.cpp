@@ -11,13 +11,9 @@ double context_of(const RooflineInput& in) {
   return in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0);
 }
 
-}  // namespace
-
-std::string text(const RooflineResult& r, const RooflineText& x) {
-  const RooflineInput& in = r.in;
-  std::string out = fmt::format("{} on {} x {}, {} batch {} context {} ({} weights, {} KV)\n", x.model, in.chips,
-                                in.hw->name, name(in.step.phase), format_number(in.step.batch),
-                                format_number(context_of(in)), name(in.precision.weights), name(in.precision.kv));
+// The step, its throughput, price, energy and memory: only for a configuration that fits.
+std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
+  std::string out;
   out += fmt::format("  t_compute   {}\n  t_weights   {}\n  t_kv        {}\n", format(r.t_compute), format(r.t_weights),
                      format(r.t_kv));
   if (r.t_overhead.si() > 0) out += fmt::format("  t_overhead  {}\n", format(r.t_overhead));
@@ -34,8 +30,8 @@ std::string text(const RooflineResult& r, const RooflineText& x) {
     out += fmt::format("  energy      {:.3g} J/token at the facility ({} per board, {} for the domain)\n",
                        r.energy_per_token.si(), format(r.board_power), format(r.facility_power));
   }
-  out += fmt::format("  memory      {} weights + {} KV of {} HBM: {}\n", format(r.mem_weights), format(r.mem_kv),
-                     format(r.mem_capacity), r.fits ? std::string("fits") : "DOES NOT FIT (" + r.fit_reason + ")");
+  out += fmt::format("  memory      {} weights + {} KV of {} HBM: fits\n", format(r.mem_weights), format(r.mem_kv),
+                     format(r.mem_capacity));
   if (x.range) {
     const RooflineRange& g = *x.range;
     auto line = [&out](const char* label, const Quantiles& q, std::string (*show)(double)) {
@@ -45,6 +41,26 @@ std::string text(const RooflineResult& r, const RooflineText& x) {
     line("t_step", g.t_step_s, [](double v) { return format(units::seconds(v)); });
     line("throughput", g.tokens_per_s, [](double v) { return format(units::tokens_per_s(v)); });
     line("cost", g.usd_per_mtok, [](double v) { return "$" + format_number(v) + "/Mtok"; });
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string text(const RooflineResult& r, const RooflineText& x) {
+  const RooflineInput& in = r.in;
+  std::string out = fmt::format("{} on {} x {}, {} batch {} context {} ({} weights, {} KV)\n", x.model, in.chips,
+                                in.hw->name, name(in.step.phase), format_number(in.step.batch),
+                                format_number(context_of(in)), name(in.precision.weights), name(in.precision.kv));
+  if (!r.fits) {
+    // Infeasible: the reason leads, and no step time, throughput, price or energy follows.
+    out += fmt::format("  INFEASIBLE: {}\n", r.fit_reason);
+    out += fmt::format("  memory      {} weights + {} KV of {} HBM\n", format(r.mem_weights), format(r.mem_kv),
+                       format(r.mem_capacity));
+    out += fmt::format("  work        {} per step\n", format(r.cost.flops_total()));
+    out += "  (hint: more chips, a smaller weight or KV format, a smaller batch or context)\n";
+  } else {
+    out += fitting_text(r, x);
   }
   if (x.ops_by_kind) {
     out += "\noperators (summed over layers):\n";
@@ -67,9 +83,14 @@ std::string sweep_text(const std::string& model, const std::vector<RooflineResul
   std::vector<std::vector<std::string>> t;
   t.reserve(rows.size());
   for (const RooflineResult& r : rows) {
+    if (!r.fits) {  // no time, throughput or price for a point that does not fit
+      t.push_back(
+          {format_number(r.in.step.batch), format_number(context_of(r.in)), "-", "-", "-", "-", "-", "-", "-", "no"});
+      continue;
+    }
     t.push_back({format_number(r.in.step.batch), format_number(context_of(r.in)), format(r.t_compute),
                  format(r.t_weights), format(r.t_kv), format(r.t_step), std::string(name(r.bound)),
-                 format(r.tokens_per_s), format_number(r.usd_per_token.si() * 1e6), r.fits ? "yes" : "no"});
+                 format(r.tokens_per_s), format_number(r.usd_per_token.si() * 1e6), "yes"});
   }
   out += text_table(
       {"batch", "context", "t_compute", "t_weights", "t_kv", "t_step", "bound", "tokens/s", "$/Mtok", "fits"}, t);
@@ -95,10 +116,15 @@ std::string text(const ReportText& r) {
                      format(r.rows.front().mem_weights), name(in0.precision.weights));
   out += fmt::format("hardware  {} compute, {} HBM bandwidth, {} HBM, drain time {}, ${}/h\n", format(r.flops),
                      format(r.hbm_bandwidth), format(r.hbm), format(r.drain_time), format_number(r.usd_per_hour));
+  if (!r.best) out += fmt::format("INFEASIBLE: no batch fits: {}\n", r.rows.front().fit_reason);
   out += fmt::format("memory    at {} tokens of context, at most {} sequences fit\n\n", format_number(r.context),
                      format_number(r.max_batch));
   std::vector<std::vector<std::string>> t;
   for (const RooflineResult& row : r.rows) {
+    if (!row.fits) {
+      t.push_back({format_number(row.in.step.batch), "-", "-", "-", "-", "-", "no"});
+      continue;
+    }
     t.push_back({format_number(row.in.step.batch), format(row.t_step), std::string(name(row.bound)),
                  format(row.tokens_per_s), format_number(row.usd_per_token.si() * 1e6), format_number(100 * row.mfu, 3),
                  row.fits ? "yes" : "no"});

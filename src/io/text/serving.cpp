@@ -131,8 +131,14 @@ std::string text(const PlanText& p) {
     out += "priced " + p.price_source + "\n";
   }
   if (p.rank != "throughput") out += "ranked by " + p.rank + " per token\n";
-  out += fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n\n", r.evaluated, r.feasible,
+  out += fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n", r.evaluated, r.feasible,
                      r.meeting_slo);
+  // No recommendation: the reason leads; the frontier below fits in memory but misses the SLO.
+  if (!r.best) {
+    out += fmt::format("INFEASIBLE: {}{}\n", r.empty_reason.empty() ? std::string("no feasible point") : r.empty_reason,
+                       r.frontier.empty() ? "" : " (the frontier below fits in memory and misses the SLO)");
+  }
+  out += "\n";
   const std::vector<std::string> header{"mapping", "batch",  "w/kv",  "tok/s/chip", "tok/s/user", "TTFT",
                                         "TPOT",    "$/Mtok", "J/tok", "bound",      "SLO"};
   std::vector<std::vector<std::string>> rows;
