@@ -12,6 +12,11 @@ namespace llmecon::cli {
 
 namespace {
 
+// A row that does not fit has no price or time to draw (docs/quantities.md).
+bool drawn(const Json& row) {
+  return row.value("feasible", true);
+}
+
 // (x, bound) pairs of rows sorted by x, for the shaded regions.
 std::vector<std::pair<double, std::string>> bounds(const Json& rows, const char* x_key) {
   std::vector<std::pair<double, std::string>> out;
@@ -122,6 +127,7 @@ std::optional<Chart> sweep_chart(const Json& r) {
             {}};
   std::map<double, Series> by_ctx;
   for (const auto& row : r["rows"]) {
+    if (!drawn(row)) continue;
     const double ctx = row["context"].get<double>();
     auto& s = by_ctx[ctx];
     s.name = "context " + format_number(ctx);
@@ -137,8 +143,9 @@ std::optional<Chart> batch_chart(const Json& r) {
   Chart c;
   c = Chart{"Cost per token against batch", "batch", "$ per million tokens", true, true, {}, {}, {}};
   Series s{"cost", {}, false};
-  for (const auto& row : r["curve"])
-    s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
+  for (const auto& row : r["curve"]) {
+    if (drawn(row)) s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
+  }
   c.series = {s};
   c.x_markers = {{r["b_star"].get<double>(), "B* = R x S"}};
   c.regions = regions_of(bounds(r["curve"], "batch"), true);
@@ -150,8 +157,9 @@ std::optional<Chart> context_chart(const Json& r) {
   Chart c;
   c = Chart{"Cost per token against context", "context (tokens)", "$ per million tokens", true, true, {}, {}, {}};
   Series s{"cost", {}, false};
-  for (const auto& row : r["curve"])
-    s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok"].get<double>());
+  for (const auto& row : r["curve"]) {
+    if (drawn(row)) s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok"].get<double>());
+  }
   c.series = {s};
   if (!r["crossover_context"].is_null()) c.x_markers = {{r["crossover_context"].get<double>(), "KV = compute"}};
   c.regions = regions_of(bounds(r["curve"], "context"), true);

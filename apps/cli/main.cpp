@@ -315,7 +315,11 @@ int main(int argc, char** argv) {
   bar.finish();
   if (!answer) return fail(answer.error().message());
   Json* r = &answer->json;
-  if (!shell.plot.empty()) {
+  const bool infeasible = r->is_object() && r->value("feasible", true) == false;
+  if (!shell.plot.empty() && infeasible) {
+    // Nothing to draw: the answer says why (and exits 1).
+    std::fprintf(stderr, "llmecon: --plot: no chart written: the configuration is infeasible\n");
+  } else if (!shell.plot.empty()) {
     if (int rc = write_plot(shell.plot, name, *r)) return rc;
   }
   if (!shell.out.empty()) {

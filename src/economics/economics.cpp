@@ -126,9 +126,9 @@ Analysis batch_analysis(const Board& b, double context) {
       fmt::format("does not fit: at most {} sequences of context {} fit (F21)", num(max_fit), num(context));
   const DollarsPerToken c1 = b.cost(1, context), cstar = b.cost(at_bstar, context);
   const bool bstar_fits = at_bstar <= max_fit;
-  a.figure("cost_b1_usd_per_mtok", c1, "cost per token at B = 1");
+  a.figure("cost_b1_usd_per_mtok", c1, "cost per output token at B = 1");
   if (bstar_fits) {
-    a.figure("cost_bstar_usd_per_mtok", cstar, "cost per token at B*");
+    a.figure("cost_bstar_usd_per_mtok", cstar, "cost per output token at B*");
     a.figure("unbatched_penalty", c1 / cstar, "x", "cost(B=1) / cost(B*) (D3)");
     a.explain(fmt::format("unbatched penalty = cost(1) / cost(B*) (D3) = {} / {} = {}x", usd_mtok(c1), usd_mtok(cstar),
                           num(c1 / cstar)));
@@ -139,7 +139,7 @@ Analysis batch_analysis(const Board& b, double context) {
   }
   // Slow mode: B -> infinity leaves max(compute, KV) per token (F5).
   const DollarsPerToken slow = b.price * seconds(std::max(per_seq_compute, per_seq_kv)) / units::tokens(1);
-  a.figure("slow_mode_floor_usd_per_mtok", slow, "cost per token as B -> infinity (F5)");
+  a.figure("slow_mode_floor_usd_per_mtok", slow, "cost per output token as B -> infinity (F5)");
   if (2.5 * bstar <= max_fit) {
     const DollarsPerToken practical = b.cost(std::max(1.0, 2.5 * bstar), context);
     a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
@@ -152,8 +152,8 @@ Analysis batch_analysis(const Board& b, double context) {
   // Batches whose KV does not fit in HBM are listed, marked (F21): their cost is a bound, not a price.
   Table t{"curve",
           {{"batch", ""},
-           {"t_step_s", "s"},
-           {"usd_per_mtok", "$/Mtok"},
+           {"t_step_s", "s", "t_step (ideal)"},
+           {"usd_per_mtok", "$/Mtok", "$/Mtok out (ideal)"},
            {"bound", ""},
            {"feasible", "bool"},
            {"reason", ""}},
@@ -282,7 +282,7 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
   }
   Table t{"curve",
           {{"context", "tok"},
-           {"usd_per_mtok", "$/Mtok"},
+           {"usd_per_mtok", "$/Mtok", "$/Mtok out (ideal)"},
            {"mfu", "x"},
            {"bound", ""},
            {"feasible", "bool"},

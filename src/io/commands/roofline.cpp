@@ -244,19 +244,19 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
     }
     if (!r.fits && b > 1) break;
   }
-  Json out{
-      {"model", show},
-      {"hardware", hardware},
-      {"phase", std::string(name(in0.step.phase))},
-      {"context", whole_json(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
-      {"weight_dtype", std::string(name(in0.precision.weights))},
-      {"kv_dtype", std::string(name(in0.precision.kv))},
-      {"feasible", !best.is_null()},
-      {"max_batch_fits", whole_json(max_batch)},
-      {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
-      {"best", best},
-      {"unbatched_penalty", best.is_null() || !first.fits ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
-      {"rows", rows}};
+  Json out{{"model", show},
+           {"hardware", hardware},
+           {"phase", std::string(name(in0.step.phase))},
+           {"context", whole_json(in0.step.cached + (in0.step.phase == Phase::kPrefill ? in0.step.new_tokens : 0.0))},
+           {"weight_dtype", std::string(name(in0.precision.weights))},
+           {"kv_dtype", std::string(name(in0.precision.kv))},
+           {"feasible", !best.is_null()},
+           {"max_batch_fits", whole_json(max_batch)},
+           {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
+           {"best", best},
+           {"penalty_vs_cheapest",
+            best.is_null() || !first.fits ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
+           {"rows", rows}};
   if (best.is_null()) out["reason"] = "no batch fits: " + first.fit_reason;
   rt.warnings = past_max_context(res.model(), a.number("context"));
   if (!rt.warnings.empty()) out["warnings"] = rt.warnings;

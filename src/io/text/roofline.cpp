@@ -11,6 +11,11 @@ double context_of(const RooflineInput& in) {
   return in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0);
 }
 
+// The tokens a pass's price divides by (docs/quantities.md).
+const char* token_side(const RooflineInput& in) {
+  return in.step.phase == Phase::kPrefill ? "input" : "output";
+}
+
 // The step, its throughput, price, energy and memory: only for a configuration that fits.
 std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
   std::string out;
@@ -25,7 +30,9 @@ std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
   const std::string priced = basis.rfind("owned", 0) == 0 ? ", " + basis
                              : basis == "--usd-per-hour"  ? ", at --usd-per-hour"
                                                           : std::string();
-  out += fmt::format("  cost        ${}/Mtok{}\n", format_number(r.usd_per_token.si() * 1e6), priced);
+  // A pass's price divides by its tokens: a decode step's output tokens, a prefill chunk's input.
+  out +=
+      fmt::format("  cost        ${}/Mtok {}{}\n", format_number(r.usd_per_token.si() * 1e6), token_side(r.in), priced);
   if (r.facility_power.si() > 0) {
     out += fmt::format("  energy      {:.3g} J/token at the facility ({} per board, {} for the domain)\n",
                        r.energy_per_token.si(), format(r.board_power), format(r.facility_power));
@@ -92,8 +99,9 @@ std::string sweep_text(const std::string& model, const std::vector<RooflineResul
                  format(r.t_weights), format(r.t_kv), format(r.t_step), std::string(name(r.bound)),
                  format(r.tokens_per_s), format_number(r.usd_per_token.si() * 1e6), "yes"});
   }
+  const std::string price = in0.step.phase == Phase::kPrefill ? "$/Mtok in" : "$/Mtok out";
   out += text_table(
-      {"batch", "context", "t_compute", "t_weights", "t_kv", "t_step", "bound", "tokens/s", "$/Mtok", "fits"}, t);
+      {"batch", "context", "t_compute", "t_weights", "t_kv", "t_step", "bound", "tokens/s", price, "fits"}, t);
   if (explain) {
     for (std::size_t i = 0; i < rows.size() && i < derivations.size(); ++i) {
       // The batch and context as JSON writes them (64, 1.5).
@@ -129,7 +137,9 @@ std::string text(const ReportText& r) {
                  format(row.tokens_per_s), format_number(row.usd_per_token.si() * 1e6), format_number(100 * row.mfu, 3),
                  row.fits ? "yes" : "no"});
   }
-  out += text_table({"batch", "t_step", "bound", "tokens/s", "$/Mtok", "MFU %", "fits"}, t);
+  out += text_table({"batch", "t_step", "bound", "tokens/s",
+                     in0.step.phase == Phase::kPrefill ? "$/Mtok in" : "$/Mtok out", "MFU %", "fits"},
+                    t);
   out += "\n";
   if (!r.balance_batch) {
     out += "balance   the step never turns compute-bound at this context: KV traffic outgrows compute\n";
@@ -138,9 +148,9 @@ std::string text(const ReportText& r) {
   }
   if (r.best) {
     const RooflineResult& b = r.rows[*r.best];
-    out += fmt::format("cheapest  batch {}: ${}/Mtok, {} per step; unbatched (B=1) costs {}x more\n",
-                       format_number(b.in.step.batch), format_number(b.usd_per_token.si() * 1e6), format(b.t_step),
-                       format_number(r.unbatched_penalty, 3));
+    out += fmt::format("cheapest  batch {}: ${}/Mtok {}, {} per step; unbatched (B=1) costs {}x more\n",
+                       format_number(b.in.step.batch), format_number(b.usd_per_token.si() * 1e6), token_side(b.in),
+                       format(b.t_step), format_number(r.unbatched_penalty, 3));
   }
   if (!r.derivation.empty()) out += text_lines("\nderivation:\n", r.derivation, "  ");
   return out + warnings_text(r.warnings);

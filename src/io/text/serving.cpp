@@ -18,6 +18,7 @@ std::vector<std::string> point_row(const PlanPoint& p, DType native) {
           format_number(p.decode.tokens_per_s_per_user.si()),
           format(p.prefill.latency),
           format_number(p.decode.latency.si() * 1e3) + " ms",
+          "$" + format_number(p.decode.usd_per_token.si() * 1e6),
           "$" + format_number(p.usd_per_token.si() * 1e6),
           fmt::format("{:.3g}", p.energy_per_token.si()),
           std::string(p.decode.bound),
@@ -139,8 +140,10 @@ std::string text(const PlanText& p) {
                        r.frontier.empty() ? "" : " (the frontier below fits in memory and misses the SLO)");
   }
   out += "\n";
-  const std::vector<std::string> header{"mapping", "batch",  "w/kv",  "tok/s/chip", "tok/s/user", "TTFT",
-                                        "TPOT",    "$/Mtok", "J/tok", "bound",      "SLO"};
+  // Prices name what they divide: decode's chip-hours over output tokens, and prefill's and
+  // decode's over input + output tokens at the plan's mix (docs/quantities.md).
+  const std::vector<std::string> header{"mapping", "batch",      "w/kv",  "tok/s/chip", "tok/s/user", "TTFT",
+                                        "TPOT",    "$/Mtok out", "blend", "J/tok",      "bound",      "SLO"};
   std::vector<std::vector<std::string>> rows;
   bool quantized = false;
   for (const std::size_t i : p.frontier) {
@@ -150,6 +153,10 @@ std::string text(const PlanText& p) {
   }
   out += "Pareto frontier (tokens/s per chip against tokens/s per user):\n";
   out += text_table(header, rows);
+  out += fmt::format(
+      "$/Mtok out: decode over output tokens; blend: prefill and decode over input + output tokens at "
+      "{}:{} in:out; J/tok blended as the dollars\n",
+      format_number(p.isl), format_number(p.osl));
   if (quantized) out += "q: weights quantized below the checkpoint as released\n";
   if (!r.best) {
     out += "\nbest: none (" + r.empty_reason + ")\n";
