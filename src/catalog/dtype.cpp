@@ -14,4 +14,13 @@ Result<DType> parse_dtype(std::string_view s) {
   return Error{"", "", "unknown dtype '" + std::string(s) + "'", "use one of fp32, bf16, fp8, int8, fp4, int4"};
 }
 
+std::string dtype_alias_note(std::string_view s) {
+  auto r = parse_dtype(s);
+  if (!r) return "";
+  const std::string_view canonical = name(*r);
+  if (s == canonical) return "";
+  return std::string(s) + " is costed as " + std::string(canonical) +
+         " (the same bytes per element and, on every chip in the catalog, the same peak rate)";
+}
+
 }  // namespace llmecon

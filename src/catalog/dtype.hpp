@@ -45,6 +45,9 @@ constexpr DType wider(DType a, DType b) {
   return bytes_per_element(a) >= bytes_per_element(b) ? a : b;
 }
 
+/// When `s` names a format that is costed as another (fp16 as bf16, mxfp4 and nvfp4 as fp4, e4m3 and
+/// e5m2 as fp8), the sentence that says so; empty for a canonical name.
+std::string dtype_alias_note(std::string_view s);
 /// Accepts fp32, bf16 (also fp16), fp8, int8, fp4 (also mxfp4, nvfp4), int4.
 Result<DType> parse_dtype(std::string_view s);
 

@@ -163,6 +163,7 @@ Json to_json(const Capacity& cap, double osl) {
                        {"batch_mean", o.batch_mean}});
   }
   return Json{{"rate", cap.rate},
+              {"rate_tolerance", kRateTolerance},
               {"slo",
                {{"ttft_s_p99", cap.ttft_p99 ? Json(cap.ttft_p99->si()) : Json(nullptr)},
                 {"tpot_s_p99", cap.tpot_p99 ? Json(cap.tpot_p99->si()) : Json(nullptr)}}},

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "catalog/dtype.hpp"
 #include "commands/commands.hpp"
 #include "io/facade.hpp"
+#include "io/text.hpp"
 #include "tco/tco.hpp"
 
 namespace llmecon {
@@ -45,6 +47,41 @@ Result<Json> Engine::run(const std::string& command, const Json& args, const Pro
   return std::move(r.json);
 }
 
+namespace {
+// A format named by an alias (fp16, nvfp4, e4m3) is costed as its canonical one: the answer says so,
+// in its JSON `warnings` and at the end of its text.
+void note_format_aliases(const CommandSpec& spec, const Json& args, Answer& answer) {
+  std::vector<std::string> notes;
+  auto note = [&notes](const Json& v) {
+    if (!v.is_string()) return;
+    const std::string s = v.get<std::string>();
+    std::size_t start = 0;
+    while (start <= s.size()) {  // a list is "bf16,fp16"
+      const std::size_t comma = std::min(s.find(',', start), s.size());
+      std::string n = dtype_alias_note(std::string_view(s).substr(start, comma - start));
+      if (!n.empty() && std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(std::move(n));
+      start = comma + 1;
+    }
+  };
+  for (const ArgSpec& a : spec.args) {
+    if ((a.type != ArgType::kDType && a.type != ArgType::kDTypeList) || !args.is_object() || !args.contains(a.key)) {
+      continue;
+    }
+    const Json& v = args[a.key];
+    if (v.is_array()) {
+      for (const Json& x : v) note(x);
+    } else {
+      note(v);
+    }
+  }
+  if (notes.empty() || !answer.json.is_object()) return;
+  Json& w = answer.json["warnings"];
+  if (!w.is_array()) w = Json::array();
+  for (const std::string& n : notes) w.push_back(n);
+  answer.text = [inner = std::move(answer.text), notes] { return inner() + warnings_text(notes); };
+}
+}  // namespace
+
 Result<Answer> Engine::answer(const std::string& command, const Json& args, const Progress& progress,
                               const Cancel& cancel) const {
   const CommandSpec* spec = find_command(command);
@@ -60,6 +97,7 @@ Result<Answer> Engine::answer(const std::string& command, const Json& args, cons
         return Error{command, path, "internal error: this figure is not finite",
                      "a bug in llmecon; please report the command line that gave it"};
       }
+      note_format_aliases(*spec, args, *r);
     }
     return r;
   }

@@ -18,6 +18,10 @@ std::vector<ArgSpec> plan_arguments() {
                 "none"),
       integer("isl", "input tokens per request", "tok", 2048, 1, kMaxTokens),
       integer("osl", "output tokens per request", "tok", 256, 1, kMaxTokens),
+      with_text(arg("slo", T::kString,
+                    "targets as simulate takes them: ttft_p99=2s,tpot_p99=50ms (held at p99; --ttft-ms and --tpot-ms "
+                    "are its short forms)"),
+                "none"),
       target(arg("ttft_ms", T::kNumber, "time-to-first-token target"), kMaxMs, "ms"),
       target(arg("tpot_ms", T::kNumber, "time-per-output-token target"), kMaxMs, "ms"),
       target(arg("max_usd_per_mtok", T::kNumber, "cost target (blended input and output)"), kMaxUsd, "$/Mtok"),
@@ -62,8 +66,9 @@ std::vector<ArgSpec> plan_arguments() {
                              1e-6, 1e9),
                      "req/s"),
                 "none"),
-      integer("sim_requests", "capacity: requests per simulated run (at least 10x the layout's batch)", "", 2000, 100,
-              1e6),
+      integer("sim_requests",
+              "capacity: requests per simulated run, as simulate's --requests (the same replica gives the same rate)",
+              "", 1000, 100, 1e6),
       choice("emit", "write the launch command of this engine for the best point (or --point)",
              [] {
                std::vector<std::string> engines{"none"};

@@ -11,7 +11,8 @@ namespace llmecon {
 
 Result<Capacity> size_capacity(const PlanRequest& rq, const PlanResult& r, const CapacityAsk& ask) {
   if (!rq.ttft && !rq.tpot) {
-    return Error{"--rate", "", "capacity needs a latency target", "--ttft-ms and/or --tpot-ms (held at p99)"};
+    return Error{"--rate", "", "capacity needs a latency target",
+                 "--slo ttft_p99=2s,tpot_p99=50ms (or --ttft-ms, --tpot-ms)"};
   }
   Capacity out;
   out.rate = ask.rate;
@@ -41,12 +42,11 @@ Result<Capacity> size_capacity(const PlanRequest& rq, const PlanResult& r, const
     if (rq.engine != nullptr) apply_engine(c.scheduler, *rq.engine);
     c.workload.isl = LengthDist::fixed(rq.isl);
     c.workload.osl = LengthDist::fixed(rq.osl);
-    // Enough requests to pass through the analytic batch ten times over, so the run reaches its
-    // steady state.
-    c.workload.requests = static_cast<long>(std::max(ask.sim_requests, 10 * pick->batch));
+    // The one capacity search simulate --find-rate runs (model.md §23.7), on as many requests.
+    c.workload.requests = static_cast<long>(ask.sim_requests);
     c.slo = slo;
     c.cancelled = ask.cancelled;
-    auto found = find_rate(c, 8);
+    auto found = find_rate(c);
     if (!found) {
       if (found.error().what.rfind("cancelled", 0) == 0) return found.error();
       continue;  // a layout the simulator refuses (no KV room) is no option

@@ -17,8 +17,8 @@
 namespace llmecon {
 
 struct CapacityAsk {
-  double rate = 1;            ///< requests/s the fleet must serve
-  double sim_requests = 500;  ///< at least this many requests per simulated replica
+  double rate = 1;             ///< requests/s the fleet must serve
+  double sim_requests = 1000;  ///< requests per simulated run (simulate's --requests default)
   std::function<bool()> cancelled;
 };
 

@@ -340,7 +340,7 @@ Result<SimResult> simulate(const SimConfig& c) {
   return s.run();
 }
 
-Result<RateSearch> find_rate(const SimConfig& c, int iterations) {
+Result<RateSearch> find_rate(const SimConfig& c) {
   if (c.slo.empty()) return Error{"--find-rate", "", "needs an SLO to meet", "--slo ttft_p99=2s,tpot_p99=50ms"};
   RateSearch out;
   // Bisection runs on at most kCoarse requests; the answer is confirmed on the full count
@@ -370,7 +370,7 @@ Result<RateSearch> find_rate(const SimConfig& c, int iterations) {
   if (first.slo_met) {
     lo = hi;
   } else {
-    for (int i = 0; i < iterations; ++i) {
+    for (int i = 0; i < kRateIterations; ++i) {
       const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 2;
       TRY(r, at(mid, coarse));
       if (r.slo_met) {
@@ -378,7 +378,7 @@ Result<RateSearch> find_rate(const SimConfig& c, int iterations) {
       } else {
         hi = mid;
       }
-      if (lo > 0 && hi / lo < 1.01) break;
+      if (lo > 0 && hi / lo < 1 + kRateTolerance) break;
     }
   }
   // Confirm on every request; step down 3% at a time (at most three times) if the full run misses.

@@ -343,8 +343,12 @@ struct RateSearch {
   SimResult at;     ///< the run at that rate
   std::vector<std::pair<double, bool>> tried;
 };
-/// Bisects the arrival rate (model.md §23.7): the SLO must be non-empty. `iterations` halvings
-/// after bracketing.
-Result<RateSearch> find_rate(const SimConfig& c, int iterations = 10);
+/// The one capacity search, behind simulate --find-rate and plan --rate (model.md §23.7): the SLO
+/// must be non-empty. Brackets with the offline throughput, bisects geometrically until the bracket
+/// is within kRateTolerance (at most kRateIterations halvings, on at most 50,000 requests), then
+/// confirms on every request, stepping down 3% at a time.
+inline constexpr double kRateTolerance = 0.01;
+inline constexpr int kRateIterations = 10;
+Result<RateSearch> find_rate(const SimConfig& c);
 
 }  // namespace llmecon

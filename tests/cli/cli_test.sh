@@ -234,6 +234,13 @@ bad tco-price-without-unit "system\[0\].accelerator: '27500' has no unit" "$bin"
 bad plan-impossible-slo "--tpot-ms: must be greater than 0, got 0" "$bin" plan --tpot-ms 0
 bad plan-negative-slo "--ttft-ms: must be greater than 0, got -5" "$bin" plan --ttft-ms -5
 bad plan-unknown-chip "--hw: unknown hardware 'tpu-v9'" "$bin" plan --hw tpu-v9
+# One SLO syntax with simulate's; the plan holds its targets at p99.
+bad plan-slo-percentile "--slo: plan holds its targets at p99" "$bin" plan --slo ttft_p50=2s
+bad plan-slo-twice "--slo: given with --ttft-ms or --tpot-ms" "$bin" plan --slo ttft_p99=2s --ttft-ms 3000
+bad plan-slo-e2e "--slo: plan has no end-to-end target" "$bin" plan --slo e2e_p99=20s
+json_ok plan-slo "d['slo'] == {'ttft_ms': 2000.0, 'tpot_ms': 50.0}" "$bin" plan --model llama-3.1-8b --hw h100-sxm --chips 1 --slo ttft_p99=2s,tpot_p99=50ms --json
+# A format named by an alias is costed as its canonical one, and the answer says so.
+json_ok fp16-warns "any(w.startswith('fp16 is costed as bf16') for w in d['warnings'])" "$bin" roofline --weight-dtype fp16 --json
 bad plan-zero-chips "--chips: must be at least 1, got 0" "$bin" plan --chips 0
 bad plan-chips-and-racks "give --chips or --racks" "$bin" plan --chips 8 --racks 2
 csv="$data/../../data/validation/dev.csv"

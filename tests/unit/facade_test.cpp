@@ -235,6 +235,52 @@ TEST(Facade, AnalysisJsonShape) {
 namespace llmecon {
 namespace {
 
+// One question, one answer (docs/quantities.md): the same decode step asked of every command that
+// prices it at a fixed batch gives one step time and one price per output token, and the same
+// replica asked for its capacity by plan and by simulate gives one rate.
+TEST(Facade, OneDeploymentOneAnswerAcrossCommands) {
+  const Json board{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"chips", 8}};
+  Json q = board;
+  q["batch"] = 256;
+  q["context"] = 4096;
+  auto roof = engine().run("roofline", q);
+  ASSERT_TRUE(roof) << roof.error().message();
+  auto sweep = engine().run("sweep", q);
+  ASSERT_TRUE(sweep) << sweep.error().message();
+  Json r = board;
+  r["context"] = 4096;
+  auto report = engine().run("report", r);
+  ASSERT_TRUE(report) << report.error().message();
+  const Json* row = nullptr;
+  for (const Json& x : (*report)["rows"]) {
+    if (x["batch"] == 256) row = &x;
+  }
+  ASSERT_NE(row, nullptr);
+  for (const char* k : {"usd_per_mtok", "t_step_s", "tokens_per_s", "joules_per_token"}) {
+    EXPECT_EQ((*roof)[k], (*sweep)["rows"][0][k]) << k;
+    EXPECT_EQ((*roof)[k], (*row)[k]) << k;
+  }
+  Json plan{
+      {"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"slo", "ttft_p99=1s,tpot_p99=30ms"}, {"rate", 10},
+      {"sim_requests", 300}};
+  auto p = engine().run("plan", plan);
+  ASSERT_TRUE(p) << p.error().message();
+  Json sim{{"model", "llama-3.1-8b"},
+           {"hw", "h100-sxm"},
+           {"chips", 1},
+           {"isl", "2048"},
+           {"osl", "256"},
+           {"workload", "none"},
+           {"slo", "ttft_p99=1s,tpot_p99=30ms"},
+           {"find_rate", true},
+           {"requests", 300}};
+  auto s = engine().run("simulate", sim);
+  ASSERT_TRUE(s) << s.error().message();
+  ASSERT_FALSE((*p)["capacity"]["options"].empty());
+  EXPECT_EQ((*p)["capacity"]["options"][0]["rate_per_replica"], (*s)["found_rate"]);
+  EXPECT_EQ((*p)["capacity"]["rate_tolerance"], (*s)["rate_tolerance"]);
+}
+
 TEST(Facade, MarksWhatDoesNotFitAndContextsPastTraining) {
   // Llama-3.1-70B on 8 H100 at 4096 tokens: batch 1 fits, batch 4096 needs 1.3 TB of KV.
   auto b = engine().run("batch", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}, {"context", 4096}});

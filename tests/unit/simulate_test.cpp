@@ -353,7 +353,7 @@ TEST(Simulate, FindRateMeetsTheSlo) {
   SimConfig c = base();
   c.workload.requests = 1500;
   c.slo = parse_slo("ttft_p99=2s,tpot_p99=60ms", "--slo").value();
-  const RateSearch s = find_rate(c, 8).value();
+  const RateSearch s = find_rate(c).value();
   EXPECT_GT(s.rate, 0);
   EXPECT_TRUE(s.at.slo_met);
   bool failed_above = false;

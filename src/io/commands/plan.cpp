@@ -9,6 +9,7 @@
 #include "plan/plan_args.hpp"
 #include "scenario/capacity.hpp"
 #include "scenario/scaleup.hpp"
+#include "simulate/simulate.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -162,6 +163,19 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
   }
   if (a.has("ttft_ms")) rq.ttft = units::ms(a.number("ttft_ms"));
   if (a.has("tpot_ms")) rq.tpot = units::ms(a.number("tpot_ms"));
+  if (a.has("slo")) {
+    // One SLO syntax with simulate's (docs/cli.md); the plan holds its targets at p99.
+    if (a.has("ttft_ms") || a.has("tpot_ms")) {
+      return Error{"--slo", "", "given with --ttft-ms or --tpot-ms", "choose one: --slo ttft_p99=2s,tpot_p99=50ms"};
+    }
+    TRY(slo, parse_slo(a.text("slo"), "--slo"));
+    if (slo.e2e_s) return Error{"--slo", "", "plan has no end-to-end target", "use ttft_p99 and tpot_p99"};
+    if ((slo.ttft_s && slo.ttft_pct != 99) || (slo.tpot_s && slo.tpot_pct != 99)) {
+      return Error{"--slo", "", "plan holds its targets at p99", "ttft_p99=2s,tpot_p99=50ms"};
+    }
+    if (slo.ttft_s) rq.ttft = units::seconds(*slo.ttft_s);
+    if (slo.tpot_s) rq.tpot = units::seconds(*slo.tpot_s);
+  }
   if (a.has("max_usd_per_mtok")) rq.max_cost = units::usd_per_mtok(a.number("max_usd_per_mtok"));
   rq.search_formats = a.text("formats") == "search";
   if (a.has("weight_dtypes")) rq.weight_dtypes = a.dtypes("weight_dtypes");

@@ -524,6 +524,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
   if (a.flag("find_rate")) {
     TRY(found, find_rate(c));
     out["found_rate"] = found.rate;
+    out["rate_tolerance"] = kRateTolerance;  // the bisection's bracket when it stops
     Json tried = Json::array();
     for (const auto& [rate, met] : found.tried) tried.push_back({{"rate", rate}, {"slo_met", met}});
     out["tried"] = tried;

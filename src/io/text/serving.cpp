@@ -66,7 +66,8 @@ std::string text(const SimResult& r, const SimText& x) {
                                 x.replicas, x.chips_per_replica, x.hardware, x.mapping, x.engine, x.scheduler);
   out += fmt::format("workload: {}; input {}, output {}; seed {}\n", arrival, x.isl, x.osl, x.seed);
   if (x.found_rate) {
-    out += fmt::format("largest rate meeting the SLO: {} req/s ({} runs)\n", format_number(*x.found_rate), x.tried);
+    out += fmt::format("largest rate meeting the SLO: {} req/s ({} runs, bisected to {}%)\n",
+                       format_number(*x.found_rate), x.tried, format_number(100 * kRateTolerance));
   }
   out += fmt::format("\ncompleted {} of {} requests ({} dropped), {} counted: {}\n", r.completed, r.arrived, r.dropped,
                      r.counted, r.rule);
