@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("commands", "the command table: every command and argument (--json: the API's schema)");
   list->add_flag("--json", shell.json, "print the schema as JSON (GET /api/ serves the same)");
   list->add_flag("--markdown", shell.markdown, "print docs/cli.md's flag reference");
+  list->add_flag("--csv", shell.csv, "print the table as CSV: one row per command and argument");
 
   llmecon::server::Options serve_opts;
   auto* serve = add_serve(app, serve_opts, shell);
@@ -294,6 +295,21 @@ int main(int argc, char** argv) {
       std::fputs(llmecon::schema_markdown().c_str(), stdout);
     } else if (shell.json) {
       std::puts(llmecon::schema_json().dump(2).c_str());
+    } else if (shell.csv) {
+      // One row per (command, argument), the argument's scalar fields as columns.
+      std::vector<Json> rows;
+      for (const Json& c : llmecon::schema_json()) {
+        Json base{{"command", c["cli"]}, {"command_help", c["help"]}};
+        if (c["args"].empty()) rows.push_back(base);
+        for (const Json& arg : c["args"]) {
+          Json row = base;
+          for (const auto& [k, v] : arg.items()) {
+            if (v.is_primitive()) row[k] = v;
+          }
+          rows.push_back(std::move(row));
+        }
+      }
+      std::fputs(llmecon::to_csv(rows).c_str(), stdout);
     } else {
       for (const auto& c : llmecon::commands()) std::printf("%-12s %s\n", c.cli_name().c_str(), c.help.c_str());
     }

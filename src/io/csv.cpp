@@ -48,11 +48,72 @@ std::string to_csv(const std::vector<Json>& rows) {
   return out;
 }
 
+namespace {
+
+// A nested answer as one long table (docs/cli.md): `section,row,key,value,unit`. Section `answer`
+// holds the top-level scalars (model, hardware, feasible, reason, ...); an analysis's `figures`
+// carry their units; an array of objects is a section of rows (row: the index), and an object's
+// fields a section of one row, one level down (`capacity.options`). Only the derivation is left
+// out (--explain prints it) and the page's labels.
+std::string long_csv(const Json& result) {
+  std::vector<Json> rows;
+  auto add = [&rows](const std::string& section, const Json& row, const std::string& key, const Json& value,
+                     const std::string& unit) {
+    rows.push_back(Json{{"section", section}, {"row", row}, {"key", key}, {"value", value}, {"unit", unit}});
+  };
+  const Json units = result.value("table_units", Json::object());
+  const Json figures = result.value("figures", Json::array());
+  auto is_figure = [&figures](const std::string& key) {
+    return std::any_of(figures.begin(), figures.end(), [&key](const Json& f) { return f["key"] == key; });
+  };
+  auto rows_of = [&](const std::string& section, const Json& array) {
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      if (!array[i].is_object()) {
+        if (array[i].is_primitive()) add(section, i, "", array[i], "");
+        continue;
+      }
+      for (const auto& [column, cell] : array[i].items()) {
+        if (!cell.is_primitive()) continue;
+        std::string path = section;
+        path += '.';
+        path += column;
+        add(section, i, column, cell, units.value(path, ""));
+      }
+    }
+  };
+  for (const auto& [key, val] : result.items()) {
+    if (val.is_primitive() && !is_figure(key)) add("answer", nullptr, key, val, "");
+  }
+  for (const Json& f : figures) add("figures", nullptr, f["key"], f["value"], f.value("unit", ""));
+  for (const auto& [key, val] : result.items()) {
+    if (key == "figures" || key == "explain" || key == "table_units" || key == "table_labels" || key == "charts" ||
+        key == "chrome_trace") {
+      continue;
+    }
+    if (val.is_array()) {
+      rows_of(key, val);
+    } else if (val.is_object()) {
+      for (const auto& [k, v] : val.items()) {
+        if (v.is_primitive()) add(key, nullptr, k, v, "");
+        if (v.is_array()) {
+          std::string path = key;
+          path += '.';
+          path += k;
+          rows_of(path, v);
+        }
+      }
+    }
+  }
+  return to_csv(rows);
+}
+
+}  // namespace
+
 std::string csv_of(const std::string& command, const Json& result) {
   auto rows_of = [](const Json& a) { return std::vector<Json>(a.begin(), a.end()); };
   if (result.is_array()) return to_csv(rows_of(result));  // models, hardware, lecture
   if (command == "sweep" || command == "report" || command == "validate") return to_csv(rows_of(result["rows"]));
-  if (command == "plan") return to_csv(rows_of(result["frontier"]));
+  if (command == "plan") return long_csv(result);
   if (command == "calibrate") return to_csv({result["efficiency"]});
   if (command == "simulate" && result.contains("grid")) return to_csv(rows_of(result["grid"]["rows"]));
   if (command == "simulate") {
@@ -79,10 +140,8 @@ std::string csv_of(const std::string& command, const Json& result) {
     flat.erase("explain");  // the derivation is prose, not a column
     return to_csv({flat});
   }
-  // An analysis: its first table.
-  for (const auto& [key, val] : result.items()) {
-    if (val.is_array() && !val.empty() && val[0].is_object() && key != "figures") return to_csv(rows_of(val));
-  }
+  // An analysis (batch, context, train, tco, ...): the whole answer in long form.
+  if (result.contains("figures") && result.contains("table_units")) return long_csv(result);
   return to_csv({result});
 }
 

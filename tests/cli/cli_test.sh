@@ -27,6 +27,15 @@ json_ok() {  # json_ok NAME EXPR CMD... : valid JSON on stdout and python EXPR o
   fi
 }
 
+csv_ok() {  # csv_ok NAME EXPR CMD... : exit 0, CSV on stdout, python EXPR on its rows (dicts) is true
+  local name=$1 expr=$2; shift 2
+  if "$@" >"$tmp/out" 2>"$tmp/err" && python3 -c "import csv,sys; rows=list(csv.DictReader(open('$tmp/out'))); sys.exit(0 if ($expr) else 1)"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: $name: $(head -c 400 "$tmp/out") $(head -c 400 "$tmp/err")"; fails=$((fails + 1))
+  fi
+}
+
 json_infeasible() {  # json_infeasible NAME EXPR CMD... : exit 1 (an infeasible answer), JSON with feasible false, EXPR true
   local name=$1 expr=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
@@ -163,6 +172,11 @@ json_ok plan-range "d['best_range']['tpot_ms']['p10'] <= d['best']['tpot_ms'] * 
   "$bin" plan --json --range --model llama-3.1-8b --hw h100-sxm --tpot-ms 30
 ok plan-text "$bin" plan --model mixtral-8x7b --hw h100-sxm --tpot-ms 40 --frontier-max 8
 ok plan-csv "$bin" plan --csv --model mixtral-8x7b --hw h100-sxm
+# CSV is the whole answer: an analysis and a plan in long form (section,row,key,value,unit).
+csv_ok train-csv-whole "{(r['section'], r['key']) for r in rows} >= {('figures', 'days'), ('figures', 'usd'), ('figures', 'gpu_hours'), ('memory', 'bytes'), ('time', 'total_s'), ('answer', 'feasible')} and any(r['key'] == 'days' and r['unit'] == 'day' for r in rows)" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --csv
+csv_ok tco-csv-whole "{'figures', 'capex', 'per_year'} <= {r['section'] for r in rows}" "$bin" tco --csv
+csv_ok plan-csv-whole "{'answer', 'frontier', 'best', 'top'} <= {r['section'] for r in rows}" "$bin" plan --model llama-3.1-8b --hw h100-sxm --chips 1 --csv
+csv_ok commands-csv "{r['command'] for r in rows} >= {'roofline', 'plan', 'simulate', 'train'} and any(r['command'] == 'plan' and r['key'] == 'slo' for r in rows)" "$bin" commands --csv
 # train and scale (model.md §24): the whole run's keys, and bad input naming its flag.
 json_ok train-run "all(k in d for k in ('days', 'gpu_hours', 'usd', 'mwh', 'mfu', 'hfu', 'goodput')) and 0 < d['goodput'] <= 1 and 0 < d['mfu'] < 1" "$bin" train --model llama-3.1-8b --chips 64 --tp 2 --pp 2 --json
 # --range in text: each quantity's p10 <= p50 <= p90, read back from the printed table.
