@@ -18,10 +18,6 @@ std::string_view name(Check c) {
       return "relative";
     case Check::kLog10:
       return "log10";
-    case Check::kAtMost:
-      return "at_most";
-    case Check::kAtLeast:
-      return "at_least";
     case Check::kEqual:
       return "equal";
   }
@@ -64,10 +60,6 @@ bool judge(Check c, double expected, double computed, double tol) {
       return std::fabs(computed - expected) <= tol * std::fabs(expected) + 1e-12;
     case Check::kLog10:
       return computed > 0 && std::fabs(std::log10(computed / expected)) <= tol;
-    case Check::kAtMost:
-      return computed <= expected;
-    case Check::kAtLeast:
-      return computed >= expected;
     case Check::kEqual:
       return false;  // categorical claims compare text
   }
@@ -447,13 +439,18 @@ void claims_c19_c24(const Setting& set, Claims& cl) {
   {
     const Board b = abstract_board(bb, 64, 700e9, 37e9, 1.0, 70272);
     const Analysis f = price_forward(b, 8192, 2400);
+    // Two-sided (lecture.md: hit ~0.1 x base input, write 1.25 x): within half a decade, and 25%.
     Claim& c = cl.numeric("C19", "Cache hits are ~10x cheaper than recomputing the prefix",
                           "hit = retrieve from the 5-minute tier; miss = prefill (blackboard tiers, 70 KB/token)", 0.1,
-                          f.get("cache_hit_5m_over_input"), "x", Check::kAtMost, 0, "T 01:47; SP 1:47:30");
+                          f.get("cache_hit_5m_over_input"), "x", Check::kLog10, 0.5, "T 01:47; SP 1:47:30");
     c.derivation = f.derivation;
+    c.corrected_note = fmt::format(
+        "at cost, a hit is {}x of recomputing the prefix, {}x cheaper than the lecture's 10x: the 0.1x is the price "
+        "providers charge for a hit (a $0.50 read against $5 input), not the cost of reading flash",
+        n(f.get("cache_hit_5m_over_input")), n(0.1 / f.get("cache_hit_5m_over_input")));
     Claim& c2 = cl.numeric("C19b", "... and a 5-minute write costs more than base input",
-                           "write = prefill + hold for 5 minutes", 1.0, f.get("cache_write_5m_over_input"), "x",
-                           Check::kAtLeast, 0, "T 01:47");
+                           "write = prefill + hold for 5 minutes", 1.25, f.get("cache_write_5m_over_input"), "x",
+                           Check::kRelative, 0.25, "T 01:47");
     c2.derivation = f.derivation;
   }
   // C20 --------------------------------------------------------------------------------------
@@ -480,7 +477,8 @@ void claims_c19_c24(const Setting& set, Claims& cl) {
     Claim& c = cl.numeric("C21",
                           "Memory capacity is in surplus: a 1T-parameter model needs ~1 TB of a rack's many "
                           "TB, so pipelining lets hardware trade HBM for bandwidth",
-                          "gb200 x72 HBM / 1 TB", 1.0, surplus, "x", Check::kAtLeast, 0, "T 00:47; CU");
+                          "gb200 x72 HBM / 1 TB (\"many TB\" against ~1 TB: about 10x, within half a decade)", 10.0,
+                          surplus, "x", Check::kLog10, 0.5, "T 00:47; CU");
     c.corrected_note = fmt::format("the rack holds {} of HBM, not 'many tens of TB' (lecture.md §5)",
                                    format(gb.hbm_capacity.value * 72.0));
   }
@@ -508,9 +506,11 @@ void claims_c19_c24(const Setting& set, Claims& cl) {
   // C23 --------------------------------------------------------------------------------------
   {
     const Analysis a = revnet_analysis(ds, 8, 4096, DType::kBf16);
+    // Constant in depth: about one layer's activations of L, so 1 / L of storing them all (within 2x).
+    const double one_layer = 1.0 / ds.n_layers();
     Claim& c = cl.numeric("C23", "RevNets make activation memory roughly constant in depth, at the cost of recompute",
-                          "deepseek-v3 (61 layers), batch 8 x 4,096 tokens", 0.1, a.get("revnet_over_store_all"), "x",
-                          Check::kAtMost, 0, "T 02:04; SK 02:08");
+                          fmt::format("deepseek-v3 ({} layers), batch 8 x 4,096 tokens; expected 1 / L", ds.n_layers()),
+                          one_layer, a.get("revnet_over_store_all"), "x", Check::kLog10, 0.3, "T 02:04; SK 02:08");
     c.derivation = a.derivation;
   }
   // C24 --------------------------------------------------------------------------------------

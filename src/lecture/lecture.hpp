@@ -21,11 +21,11 @@
 namespace llmecon {
 
 /// How a claim's computed value is judged against the expected one.
+/// Every numeric check is two-sided, with its tolerance stated per claim (a one-sided rule would pass
+/// a figure orders of magnitude from the claim).
 enum class Check {
   kRelative,  ///< |computed - expected| <= tolerance x |expected|
   kLog10,     ///< |log10(computed / expected)| <= tolerance (order-of-magnitude claims)
-  kAtMost,    ///< computed <= expected
-  kAtLeast,   ///< computed >= expected
   kEqual,     ///< categorical: computed_text == expected_text
 };
 std::string_view name(Check c);

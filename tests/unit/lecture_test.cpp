@@ -1,5 +1,6 @@
-// The lecture's claims C1-C24: every claim is reproduced within its stated tolerance, and the key
-// figures are re-derived here by hand so a change in the engine cannot silently move them.
+// The lecture's claims C1-C24: each is checked two-sided within its stated tolerance (31 of 32
+// reproduce; C19 does not, at cost), and the key figures are re-derived here by hand so a change in
+// the engine cannot silently move them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +42,17 @@ TEST_P(EveryClaim, ReproducedWithinTolerance) {
 INSTANTIATE_TEST_SUITE_P(Lecture, EveryClaim,
                          testing::Values("C1", "C2", "C2b", "C3", "C4", "C4b", "C5", "C6", "C7", "C7b", "C8", "C9",
                                          "C10", "C11", "C12", "C12b", "C12c", "C13", "C14", "C15", "C16", "C16b", "C17",
-                                         "C18", "C19", "C19b", "C20", "C20b", "C21", "C22", "C23", "C24"));
+                                         "C18", "C19b", "C20", "C20b", "C21", "C22", "C23", "C24"));
+
+// At cost, a cache hit is far cheaper than the 10x the lecture reads off the price sheet: the
+// two-sided check says it is not reproduced, and the note says why.
+TEST(Lecture, CacheHitCostIsFarBelowTheListedTenth) {
+  const Claim& c = claim("C19");
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.check, Check::kLog10);
+  EXPECT_LT(c.computed, 0.1 / std::pow(10.0, 0.5));
+  EXPECT_NE(c.corrected_note.find("the price"), std::string::npos) << c.corrected_note;
+}
 
 TEST(Lecture, EveryClaimNumberIsCovered) {
   for (int i = 1; i <= 24; ++i) {
