@@ -159,9 +159,12 @@ int write_text(const std::string& path, const std::string& text) {
 // with its reason and without a price, throughput or duration), 2 bad input.
 constexpr int kInfeasible = 1;
 
+bool infeasible(const Json& answer) {
+  return answer.is_object() && answer.value("feasible", true) == false;
+}
+
 int emit(const std::string& command, const llmecon::Answer& answer, Format f) {
-  const bool infeasible = answer.json.is_object() && answer.json.value("feasible", true) == false;
-  const int rc = infeasible ? kInfeasible : 0;
+  const int rc = infeasible(answer.json) ? kInfeasible : 0;
   if (f == Format::kJson) {
     // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
     std::puts(answer.json.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
@@ -331,8 +334,7 @@ int main(int argc, char** argv) {
   bar.finish();
   if (!answer) return fail(answer.error().message());
   Json* r = &answer->json;
-  const bool infeasible = r->is_object() && r->value("feasible", true) == false;
-  if (!shell.plot.empty() && infeasible) {
+  if (!shell.plot.empty() && infeasible(*r)) {
     // Nothing to draw: the answer says why (and exits 1).
     std::fprintf(stderr, "llmecon: --plot: no chart written: the configuration is infeasible\n");
   } else if (!shell.plot.empty()) {

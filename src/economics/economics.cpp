@@ -96,8 +96,7 @@ Analysis batch_analysis(const Board& b, double context) {
   // F21: the largest batch whose KV fits beside the weights. A recommendation is only ever a batch
   // that fits: the practical range 2-3 B* is capped there, and says so.
   const double kv_seq = (b.kv * units::tokens(context)).si();
-  const double room = (b.hbm - b.weight_bytes()).si();
-  const double max_fit = room < 0 ? 0.0 : (kv_seq > 0 ? std::floor(room / kv_seq) : kInf);
+  const double max_fit = b.hbm < b.weight_bytes() ? 0.0 : (kv_seq > 0 ? std::floor(b.batch_fills_hbm(context)) : kInf);
   a.figure("max_batch_fits", max_fit, "", "largest batch whose KV fits beside the weights (F21)",
            std::isfinite(max_fit) ? "" : "no KV per token: every batch fits");
   if (max_fit < 1) {
@@ -162,9 +161,10 @@ Analysis batch_analysis(const Board& b, double context) {
   for (double B = 1; B <= top; B *= 2) {
     const Seconds tc = b.t_compute(B), tm = b.t_weights() + b.t_kv(B, context);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(B, context) ? "weights" : "kv");
-    t.rows.push_back({B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound,
-                      b.fits(B, context) ? 1.0 : 0.0, b.fits(B, context) ? "" : "weights + KV past HBM (F21)"});
-    if (!b.fits(B, context)) t.withhold_row(t.rows.size() - 1);
+    const bool fits = b.fits(B, context);
+    t.rows.push_back({B, b.t_step(B, context).si(), b.cost(B, context).si() * 1e6, bound, fits ? 1.0 : 0.0,
+                      fits ? "" : "weights + KV past HBM (F21)"});
+    if (!fits) t.withhold_row(t.rows.size() - 1);
   }
   a.tables.push_back(std::move(t));
   return a;
@@ -246,7 +246,7 @@ Analysis step_analysis(const Board& b, double batch, double context, double prov
   // The batch whose weights plus KV fill HBM: then one step reads all of memory once.
   const double kv_seq = context * b.kv.si();
   if (kv_seq > 0 && b.hbm > b.weight_bytes()) {
-    const double bfull = (b.hbm - b.weight_bytes()).si() / kv_seq;
+    const double bfull = b.batch_fills_hbm(context);
     a.figure("batch_fills_hbm", bfull, "", "sequences whose KV fills the HBM left after weights (F21)");
     a.explain(fmt::format("B_full = (HBM - weights) / (c x kv) = ({} - {}) / {} = {}", format(b.hbm),
                           format(b.weight_bytes()), format(bytes(kv_seq)), num(bfull)));
@@ -291,9 +291,10 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
   for (double c = 1024; c <= 4.2e6; c *= 2) {
     const Seconds tc = b.t_compute(batch), tm = b.t_weights() + b.t_kv(batch, c);
     const char* bound = tc >= tm ? "compute" : (b.t_weights() >= b.t_kv(batch, c) ? "weights" : "kv");
-    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound, b.fits(batch, c) ? 1.0 : 0.0,
-                      b.fits(batch, c) ? "" : "weights + KV past HBM (F21)"});
-    if (!b.fits(batch, c)) t.withhold_row(t.rows.size() - 1);
+    const bool fits = b.fits(batch, c);
+    t.rows.push_back({c, b.cost(batch, c).si() * 1e6, tc / b.t_step(batch, c), bound, fits ? 1.0 : 0.0,
+                      fits ? "" : "weights + KV past HBM (F21)"});
+    if (!fits) t.withhold_row(t.rows.size() - 1);
   }
   a.tables.push_back(std::move(t));
   // Sparse attention (F13): KV bytes read per generated token.

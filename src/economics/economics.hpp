@@ -59,6 +59,11 @@ struct Board {
   [[nodiscard]] bool fits(double batch, double context) const {
     return (weight_bytes() + kv * units::tokens(context) * batch) <= hbm;
   }
+  /// F21: sequences of `context` tokens whose KV fills the HBM left after the weights (unrounded;
+  /// infinite without KV per token, at most 0 when the weights alone do not fit).
+  [[nodiscard]] double batch_fills_hbm(double context) const {
+    return (hbm - weight_bytes()).si() / (kv * units::tokens(context)).si();
+  }
   /// F5/D1: t_step · price / (B · n).
   [[nodiscard]] DollarsPerToken cost(double batch, double context, double new_tokens = 1) const;
 };

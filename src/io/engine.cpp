@@ -54,13 +54,9 @@ void note_format_aliases(const CommandSpec& spec, const Json& args, Answer& answ
   std::vector<std::string> notes;
   auto note = [&notes](const Json& v) {
     if (!v.is_string()) return;
-    const std::string s = v.get<std::string>();
-    std::size_t start = 0;
-    while (start <= s.size()) {  // a list is "bf16,fp16"
-      const std::size_t comma = std::min(s.find(',', start), s.size());
-      std::string n = dtype_alias_note(std::string_view(s).substr(start, comma - start));
+    for (const std::string& item : cmd::split_list(v.get<std::string>())) {  // a list is "bf16,fp16"
+      std::string n = dtype_alias_note(item);
       if (!n.empty() && std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(std::move(n));
-      start = comma + 1;
     }
   };
   for (const ArgSpec& a : spec.args) {

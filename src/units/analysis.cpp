@@ -9,6 +9,16 @@
 
 namespace llmecon {
 
+namespace {
+// Kinds a key names whatever its unit: achieved utilizations are throughputs over a peak; a run's
+// goodput and its expected failures follow from its duration.
+QuantityKind named_kind(std::string_view key) {
+  if (key == "mfu" || key == "hfu" || key == "hbm_utilization" || key == "goodput") return QuantityKind::kThroughput;
+  if (key == "failures") return QuantityKind::kDuration;
+  return QuantityKind::kOther;
+}
+}  // namespace
+
 QuantityKind quantity_kind(std::string_view unit, std::string_view key) {
   if (!unit.empty() && unit.front() == '$') return QuantityKind::kPrice;
   static constexpr std::array<std::string_view, 4> kRates{"tok/s", "req/s", "seq/s", "tok/s/chip"};
@@ -17,11 +27,7 @@ QuantityKind quantity_kind(std::string_view unit, std::string_view key) {
   if (std::find(kTimes.begin(), kTimes.end(), unit) != kTimes.end()) return QuantityKind::kDuration;
   static constexpr std::array<std::string_view, 4> kEnergy{"J/tok", "MWh", "kWh", "J"};
   if (std::find(kEnergy.begin(), kEnergy.end(), unit) != kEnergy.end()) return QuantityKind::kEnergy;
-  // Achieved utilizations are throughputs over a peak; a run's goodput and its expected failures
-  // follow from its duration.
-  if (key == "mfu" || key == "hfu" || key == "hbm_utilization" || key == "goodput") return QuantityKind::kThroughput;
-  if (key == "failures") return QuantityKind::kDuration;
-  return QuantityKind::kOther;
+  return named_kind(key);
 }
 
 QuantityKind key_kind(std::string_view key) {
@@ -33,9 +39,8 @@ QuantityKind key_kind(std::string_view key) {
   // `_per_s` ends the key or a word of it (tokens_per_s_per_mw), never `_per_step`.
   const std::size_t per_s = key.find("_per_s");
   const bool rate = per_s != std::string_view::npos && (per_s + 6 == key.size() || key[per_s + 6] == '_');
-  if (rate || key == "mfu" || key == "hfu" || key == "hbm_utilization" || key == "goodput") {
-    return QuantityKind::kThroughput;
-  }
+  if (rate) return QuantityKind::kThroughput;
+  if (const QuantityKind k = named_kind(key); k != QuantityKind::kOther) return k;
   if (has("joules") || has("mwh") || has("kwh")) return QuantityKind::kEnergy;
   if (ends("_s") || ends("_ms") || ends("days") || ends("hours") || key == "days") return QuantityKind::kDuration;
   return QuantityKind::kOther;

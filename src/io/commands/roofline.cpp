@@ -254,8 +254,7 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
            {"max_batch_fits", whole_json(max_batch)},
            {"balance_batch", balance ? whole_json(*balance) : Json(nullptr)},
            {"best", best},
-           {"penalty_vs_cheapest",
-            best.is_null() || !first.fits ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
+           {"penalty_vs_cheapest", best.is_null() ? Json(nullptr) : Json(first.usd_per_token.si() / best_cost)},
            {"rows", rows}};
   if (best.is_null()) out["reason"] = "no batch fits: " + first.fit_reason;
   rt.warnings = past_max_context(res.model(), a.number("context"));
@@ -269,8 +268,8 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
     lines.push_back(balance ? fmt::format("balance batch (F6) = smallest B with t_compute >= t_weights + t_kv = {}",
                                           format_number(*balance))
                             : std::string("balance batch (F6): no batch up to 1e7 is compute-bound"));
-    lines.push_back(best.is_null() || !first.fits
-                        ? std::string(best.is_null() ? "no batch fits" : "B = 1 does not fit: no unbatched cost")
+    lines.push_back(best.is_null()
+                        ? std::string("no batch fits")
                         : fmt::format("unbatched penalty = cost(B = 1) / cheapest cost = {} / {} = {}",
                                       format_number(first.usd_per_token.si() * 1e6), format_number(best_cost * 1e6),
                                       format_number(first.usd_per_token.si() / best_cost)));
