@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/facade.hpp"
+#include "units/json_text.hpp"
 
 namespace py = pybind11;
 
@@ -31,7 +32,7 @@ llmecon::Json parse_args(const std::string& args_json) {
 std::string run(const std::string& command, const std::string& args_json) {
   auto r = engine().run(command, parse_args(args_json));
   if (!r) throw py::value_error(r.error().message());
-  return r->dump(-1, ' ', false, llmecon::Json::error_handler_t::replace);
+  return llmecon::json_text(*r);
 }
 
 std::string text(const std::string& command, const std::string& args_json) {
@@ -41,7 +42,7 @@ std::string text(const std::string& command, const std::string& args_json) {
 }
 
 std::string schema() {
-  return llmecon::schema_json().dump();
+  return llmecon::json_text(llmecon::schema_json());
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ run_one() {
     echo "fuzz: $t clean: $execs inputs, $rate per second" > "$work/$t.verdict"
   else
     { echo "fuzz: $t FOUND A PROBLEM:"
-      grep -E "ERROR|runtime error|SUMMARY|Test unit written" "$work/$t.log" | head -20; } > "$work/$t.verdict"
+      grep -E "ERROR|runtime error|SUMMARY|Test unit written|terminate called|what\(\)|Assertion|#1[0-9] " "$work/$t.log" | head -20; } > "$work/$t.verdict"
   fi
 }
 seconds=${1:-}

@@ -30,7 +30,7 @@
     { key: "t_weights_s", label: "weight fetch", from: "roofline", value: "t_weights_s", format: "seconds", explain: ["t_weights"] },
     { key: "t_kv_s", label: "KV fetch", from: "roofline", value: "t_kv_s", format: "seconds", explain: ["t_kv"] },
     { key: "tokens_per_s", label: "tokens/s (domain)", from: "roofline", value: "tokens_per_s", format: "number", explain: ["tokens/s"] },
-    { key: "usd_per_mtok", label: "$ per Mtok", from: "roofline", value: "usd_per_mtok", format: "usd", explain: ["$/token"] },
+    { key: "usd_per_mtok", label: "$ per Mtok", from: "roofline", value: C.passPrice, format: "usd", explain: ["$/token"], suffix: (r) => (r.phase === "prefill" ? " input" : " output") },
     { key: "joules_per_token", label: "J per token (facility)", from: "roofline", value: "joules_per_token", format: "number", explain: ["power"] },
     { key: "mfu", label: "MFU", from: "roofline", value: "mfu", format: "percent", explain: ["MFU", "t_compute"] },
     {
@@ -555,7 +555,7 @@
       state.requests.scaleup = args;
       state.charts.scaleup = C.scaleupCost($("chart-scaleup"), p);
       $("scaleup-status").textContent = p.scaleup
-        .map((r) => (r.best ? `${r.domain}: $${C.num(r.best.usd_per_mtok)}/Mtok, ${C.num(r.best.joules_per_token)} J/token (${r.best.mapping}; fabric $${C.num(r.fabric_usd_per_chip_hour || 0)} per chip-hour)` : `${r.domain}: ${r.empty_reason}`))
+        .map((r) => (r.best ? `${r.domain}: $${C.num(r.best.usd_per_mtok_blended)}/Mtok blended, ${C.num(r.best.joules_per_token)} J/token (${r.best.mapping}; fabric $${C.num(r.fabric_usd_per_chip_hour || 0)} per chip-hour)` : `${r.domain}: ${r.empty_reason}`))
         .join("; ") + (p.scaleup_fabric ? ` (no fabric costs: ${p.scaleup_fabric})` : "");
     } catch (err) {
       if (isAbort(err)) return;

@@ -305,13 +305,17 @@
     return m;
   }
 
-  // rows: [{batch, usd_per_mtok, bound}] sorted by batch.
+  // A roofline or sweep row's price (docs/quantities.md): a decode step's is per output token
+  // (usd_per_mtok_output), a prefill pass's per input token (usd_per_mtok_input).
+  const passPrice = (r) => (r.usd_per_mtok_output !== undefined ? r.usd_per_mtok_output : r.usd_per_mtok_input);
+
+  // rows: [{batch, usd_per_mtok_output | usd_per_mtok_input, bound}] sorted by batch.
   // opts.compare: [{label, rows}] drawn beside the current curve (pinned deployments).
   const COMPARE = ["#8e44ad", "#16a085", "#c0392b", "#d35400", "#7f8c8d", "#2980b9"];
   function costVsBatch(canvas, rows, opts = {}) {
-    const ds = [series(opts.label || "$ per million tokens", rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), LINE.cost)];
+    const ds = [series(opts.label || "$ per million tokens", rows.map((r) => ({ x: r.batch, y: passPrice(r) })), LINE.cost)];
     (opts.compare || []).forEach((c, i) =>
-      ds.push(series(c.label, c.rows.map((r) => ({ x: r.batch, y: r.usd_per_mtok })), COMPARE[i % COMPARE.length], { borderDash: [5, 3], pointRadius: 1 }))
+      ds.push(series(c.label, c.rows.map((r) => ({ x: r.batch, y: passPrice(r) })), COMPARE[i % COMPARE.length], { borderDash: [5, 3], pointRadius: 1 }))
     );
     return base(
       canvas,
@@ -407,12 +411,12 @@
     );
   }
 
-  // rows: [{context, usd_per_mtok, bound}].
+  // rows: [{context, usd_per_mtok_output | usd_per_mtok_input, bound}].
   function costVsContext(canvas, rows, opts = {}) {
     return base(
       canvas,
       "line",
-      [series("$ per million tokens", rows.map((r) => ({ x: r.context, y: r.usd_per_mtok })), LINE.cost)],
+      [series("$ per million tokens", rows.map((r) => ({ x: r.context, y: passPrice(r) })), LINE.cost)],
       { x: logAxis(opts.contextLabel || "context (tokens)", num), y: logAxis(opts.yLabel || "$ per million output tokens", num) },
       {
         title: { display: true, text: opts.title || "Cost per token against context" },
@@ -437,7 +441,7 @@
     return [
       `${p.mapping}, batch ${num(p.batch)}, ${p.weight_dtype} weights, ${p.kv_dtype} KV`,
       `${num(p.tokens_per_s_per_user)} tok/s per user, ${num(p.tokens_per_s_per_chip)} tok/s per chip`,
-      `TTFT ${seconds(p.ttft_s)}, TPOT ${num(p.tpot_ms)} ms, $${num(p.usd_per_mtok)}/Mtok, ${num(p.joules_per_token)} J/token`,
+      `TTFT ${seconds(p.ttft_s)}, TPOT ${num(p.tpot_ms)} ms, $${num(p.usd_per_mtok_output)}/Mtok output ($${num(p.usd_per_mtok_blended)} blended), ${num(p.joules_per_token)} J/token`,
       `decode ${p.bound_decode}-bound, ${bytes(p.mem_per_chip_bytes)} per chip`,
     ];
   }
@@ -726,8 +730,8 @@
     const labels = rows.map((r) => `${r.domain} chips`);
     const share = (r) => (r.usd_per_chip_hour > 0 ? (r.fabric_usd_per_chip_hour || 0) / r.usd_per_chip_hour : 0);
     const datasets = [
-      { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok * (1 - share(r))), backgroundColor: "#3498db" },
-      { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok * share(r)), backgroundColor: "#e67e22" },
+      { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok_blended * (1 - share(r))), backgroundColor: "#3498db" },
+      { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok_blended * share(r)), backgroundColor: "#e67e22" },
     ];
     return drawChart(canvas, {
       type: "bar",
@@ -754,5 +758,5 @@
     });
   }
 
-  root.llmeconCharts = { num, seconds, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
+  root.llmeconCharts = { num, seconds, passPrice, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -17,6 +17,11 @@ bool drawn(const Json& row) {
   return row.value("feasible", true);
 }
 
+// A sweep row's price: per output token of a decode step, per input token of a prefill pass.
+double pass_price(const Json& row) {
+  return (row.contains("usd_per_mtok_output") ? row["usd_per_mtok_output"] : row["usd_per_mtok_input"]).get<double>();
+}
+
 // (x, bound) pairs of rows sorted by x, for the shaded regions.
 std::vector<std::pair<double, std::string>> bounds(const Json& rows, const char* x_key) {
   std::vector<std::pair<double, std::string>> out;
@@ -131,7 +136,7 @@ std::optional<Chart> sweep_chart(const Json& r) {
     const double ctx = row["context"].get<double>();
     auto& s = by_ctx[ctx];
     s.name = "context " + format_number(ctx);
-    s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
+    s.points.emplace_back(row["batch"].get<double>(), pass_price(row));
   }
   for (auto& [k, s] : by_ctx) c.series.push_back(s);
   if (by_ctx.size() == 1) c.regions = regions_of(bounds(r["rows"], "batch"), true);
@@ -144,7 +149,7 @@ std::optional<Chart> batch_chart(const Json& r) {
   c = Chart{"Cost per token against batch", "batch", "$ per million tokens", true, true, {}, {}, {}};
   Series s{"cost", {}, false};
   for (const auto& row : r["curve"]) {
-    if (drawn(row)) s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok"].get<double>());
+    if (drawn(row)) s.points.emplace_back(row["batch"].get<double>(), row["usd_per_mtok_output"].get<double>());
   }
   c.series = {s};
   c.x_markers = {{r["b_star"].get<double>(), "B* = R x S"}};
@@ -158,7 +163,7 @@ std::optional<Chart> context_chart(const Json& r) {
   c = Chart{"Cost per token against context", "context (tokens)", "$ per million tokens", true, true, {}, {}, {}};
   Series s{"cost", {}, false};
   for (const auto& row : r["curve"]) {
-    if (drawn(row)) s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok"].get<double>());
+    if (drawn(row)) s.points.emplace_back(row["context"].get<double>(), row["usd_per_mtok_output"].get<double>());
   }
   c.series = {s};
   if (!r["crossover_context"].is_null()) c.x_markers = {{r["crossover_context"].get<double>(), "KV = compute"}};

@@ -14,6 +14,7 @@
 #include "output.hpp"
 #include "progress.hpp"
 #include "server.hpp"
+#include "units/json_text.hpp"
 
 namespace {
 
@@ -167,7 +168,7 @@ int emit(const std::string& command, const llmecon::Answer& answer, Format f) {
   const int rc = infeasible(answer.json) ? kInfeasible : 0;
   if (f == Format::kJson) {
     // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
-    std::puts(answer.json.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+    std::puts(llmecon::json_text(answer.json, 2).c_str());
     return rc;
   }
   const std::string out = f == Format::kCsv ? llmecon::csv_of(command, answer.json) : answer.text();
@@ -297,7 +298,7 @@ int main(int argc, char** argv) {
     if (shell.markdown) {
       std::fputs(llmecon::schema_markdown().c_str(), stdout);
     } else if (shell.json) {
-      std::puts(llmecon::schema_json().dump(2).c_str());
+      std::puts(llmecon::json_text(llmecon::schema_json(), 2).c_str());
     } else if (shell.csv) {
       // One row per (command, argument), the argument's scalar fields as columns.
       std::vector<Json> rows;
@@ -345,7 +346,8 @@ int main(int argc, char** argv) {
   }
   // simulate --chrome-trace FILE: the events go to the file, not to the terminal.
   if (r->is_object() && r->contains("chrome_trace") && args->contains("chrome_trace")) {
-    if (int rc = write_text((*args)["chrome_trace"].get<std::string>(), (*r)["chrome_trace"].dump())) return rc;
+    if (int rc = write_text((*args)["chrome_trace"].get<std::string>(), llmecon::json_text((*r)["chrome_trace"])))
+      return rc;
     r->erase("chrome_trace");
   }
   return emit(name, *answer, fmt_out);

@@ -4,6 +4,7 @@
 
 #include "output.hpp"
 #include "units/embedded.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::cli {
 
@@ -29,7 +30,7 @@ std::string script_safe(std::string_view text) {
 }
 
 std::string json_in_script(const Json& j) {
-  const std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string text = json_text(j);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

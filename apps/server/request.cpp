@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "args/args.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::server {
 
@@ -93,7 +94,7 @@ std::optional<Error> unknown_bare_model(const Engine& engine, const std::string&
 
 // JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
 std::string dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return json_text(j);
 }
 
 std::string error_json(const Error& e) {

@@ -34,6 +34,7 @@
 
 #include "args/args.hpp"
 #include "units/embedded.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::server {
 namespace {
@@ -410,8 +411,9 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     if (accept != nullptr && std::string_view(accept) == "text/plain") req->format = "text";
     if (args.contains("format")) {
       if (args["format"] != "csv" && args["format"] != "json" && args["format"] != "text") {
-        return error_reply(conn, MHD_HTTP_BAD_REQUEST,
-                           Error{"--format", "", "unknown format " + args["format"].dump(), "use json, csv or text"});
+        return error_reply(
+            conn, MHD_HTTP_BAD_REQUEST,
+            Error{"--format", "", "unknown format " + llmecon::json_text(args["format"]), "use json, csv or text"});
       }
       req->format = args["format"].get<std::string>();
       args.erase("format");

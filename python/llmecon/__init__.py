@@ -8,7 +8,7 @@ them with units. Bad arguments raise ``ValueError`` with the CLI's message.
 
     >>> import llmecon
     >>> r = llmecon.roofline(model="llama-3.1-70b", hw="h100-sxm", batch=64, context=8192)
-    >>> r["bound"], round(r["usd_per_mtok"], 3)
+    >>> r["bound"], round(r["usd_per_mtok_output"], 3)
 """
 import inspect as _inspect
 import json as _json

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "units/json_text.hpp"
 #include "units/units.hpp"
 
 namespace llmecon {
@@ -32,11 +33,11 @@ std::vector<std::string> split_commas(std::string_view text) {
 
 // One number of `arg` (a scalar, or an element of a list): type, wholeness and bounds.
 Result<Json> check_number(const ArgSpec& arg, const Json& v) {
-  if (!v.is_number()) return Error{arg.flag(), "", "expected a number, got " + v.dump(), arg.help};
+  if (!v.is_number()) return Error{arg.flag(), "", "expected a number, got " + json_text(v), arg.help};
   const double x = v.get<double>();
   if (!std::isfinite(x)) return Error{arg.flag(), "", "must be finite", arg.help};
   if (is_integer(arg.type) && x != std::floor(x)) {
-    return Error{arg.flag(), "", "expected a whole number, got " + v.dump(), arg.help};
+    return Error{arg.flag(), "", "expected a whole number, got " + json_text(v), arg.help};
   }
   if (arg.min && (arg.exclusive_min ? x <= *arg.min : x < *arg.min)) {
     return Error{arg.flag(), "",
@@ -52,7 +53,7 @@ Result<Json> check_number(const ArgSpec& arg, const Json& v) {
 }
 
 Result<Json> check_dtype(const ArgSpec& arg, const Json& v) {
-  if (!v.is_string()) return Error{arg.flag(), "", "expected a format name, got " + v.dump(), "e.g. bf16, fp8"};
+  if (!v.is_string()) return Error{arg.flag(), "", "expected a format name, got " + json_text(v), "e.g. bf16, fp8"};
   auto d = parse_dtype(v.get<std::string>());
   if (!d) return d.error().at(arg.flag());
   return Json(std::string(name(*d)));
@@ -63,10 +64,10 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
   switch (arg.type) {
     case ArgType::kString:
     case ArgType::kHardware:
-      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + v.dump(), arg.help};
+      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + json_text(v), arg.help};
       return v;
     case ArgType::kChoice: {
-      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + v.dump(), arg.help};
+      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + json_text(v), arg.help};
       const auto& s = v.get_ref<const std::string&>();
       if (std::find(arg.choices.begin(), arg.choices.end(), s) != arg.choices.end()) return v;
       std::string list;
@@ -77,12 +78,12 @@ Result<Json> check_value(const ArgSpec& arg, const Json& v) {
     }
     case ArgType::kModel:
       if (!v.is_string() && !v.is_object()) {
-        return Error{arg.flag(), "", "expected a model name, a config.json path or a config object, got " + v.dump(),
-                     ""};
+        return Error{arg.flag(), "",
+                     "expected a model name, a config.json path or a config object, got " + json_text(v), ""};
       }
       return v;
     case ArgType::kBool:
-      if (!v.is_boolean()) return Error{arg.flag(), "", "expected true or false, got " + v.dump(), arg.help};
+      if (!v.is_boolean()) return Error{arg.flag(), "", "expected true or false, got " + json_text(v), arg.help};
       return v;
     case ArgType::kNumber:
     case ArgType::kInteger:

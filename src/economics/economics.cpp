@@ -68,6 +68,7 @@ Board board_from(const ModelSpec& m, const Hardware& hw, int chips, const Precis
 
 Analysis batch_analysis(const Board& b, double context) {
   Analysis a("batch");
+  a.step_model = "ideal_pooled";
   const double R = b.R(), S = b.S();
   const double bstar = R * S;  // F6
   a.figure("r", R, "", "R = FLOPS / (2 x params fetched per s), MACs per parameter read (F7)");
@@ -125,20 +126,20 @@ Analysis batch_analysis(const Board& b, double context) {
       fmt::format("does not fit: at most {} sequences of context {} fit (F21)", num(max_fit), num(context));
   const DollarsPerToken c1 = b.cost(1, context), cstar = b.cost(at_bstar, context);
   const bool bstar_fits = at_bstar <= max_fit;
-  a.figure("cost_b1_usd_per_mtok", c1, "cost per output token at B = 1");
+  a.figure("cost_b1_usd_per_mtok_output", c1, "cost per output token at B = 1");
   if (bstar_fits) {
-    a.figure("cost_bstar_usd_per_mtok", cstar, "cost per output token at B*");
+    a.figure("cost_bstar_usd_per_mtok_output", cstar, "cost per output token at B*");
     a.figure("unbatched_penalty", c1 / cstar, "x", "cost(B=1) / cost(B*) (D3)");
     a.explain(fmt::format("unbatched penalty = cost(1) / cost(B*) (D3) = {} / {} = {}x", usd_mtok(c1), usd_mtok(cstar),
                           num(c1 / cstar)));
   } else {
-    a.figure("cost_bstar_usd_per_mtok", kInf, "$/Mtok", "cost per token at B*",
+    a.figure("cost_bstar_usd_per_mtok_output", kInf, "$/Mtok", "cost per token at B*",
              "B* = " + num(at_bstar) + " " + past_hbm);
     a.figure("unbatched_penalty", kInf, "x", "cost(B=1) / cost(B*) (D3)", "B* = " + num(at_bstar) + " " + past_hbm);
   }
   // Slow mode: B -> infinity leaves max(compute, KV) per token (F5).
   const DollarsPerToken slow = b.price * seconds(std::max(per_seq_compute, per_seq_kv)) / units::tokens(1);
-  a.figure("slow_mode_floor_usd_per_mtok", slow, "cost per output token as B -> infinity (F5)");
+  a.figure("slow_mode_floor_usd_per_mtok_output", slow, "cost per output token as B -> infinity (F5)");
   if (2.5 * bstar <= max_fit) {
     const DollarsPerToken practical = b.cost(std::max(1.0, 2.5 * bstar), context);
     a.figure("slow_mode_saving", 1.0 - slow / practical, "x", "fraction saved by infinite batching beyond 2.5 B*");
@@ -152,7 +153,7 @@ Analysis batch_analysis(const Board& b, double context) {
   Table t{"curve",
           {{"batch", ""},
            {"t_step_s", "s", "t_step (ideal)"},
-           {"usd_per_mtok", "$/Mtok", "$/Mtok out (ideal)"},
+           {"usd_per_mtok_output", "$/Mtok", "$/Mtok out (ideal)"},
            {"bound", ""},
            {"feasible", "bool"},
            {"reason", ""}},
@@ -172,6 +173,7 @@ Analysis batch_analysis(const Board& b, double context) {
 
 Analysis fast_mode_analysis(const Board& b, double context, double p, double s) {
   Analysis a("fast mode");
+  a.step_model = "ideal_pooled";
   a.figure("price_multiple", p, "x", "fast price / standard price");
   a.figure("speed_multiple", s, "x", "fast tokens/s per user / standard");
   const double ratio = p * s;  // D2
@@ -233,6 +235,7 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
 
 Analysis step_analysis(const Board& b, double batch, double context, double provider) {
   Analysis a("step");
+  a.step_model = "ideal_pooled";
   const Seconds drain = b.hbm / b.mem_bw;  // F8
   a.figure("drain_time_s", drain, "HBM capacity / HBM bandwidth: the step interval (F8)");
   a.figure("worst_latency_s", drain * 2.0, "just miss a train, wait one interval, ride one (F8)");
@@ -266,6 +269,7 @@ Analysis step_analysis(const Board& b, double batch, double context, double prov
 
 Analysis context_analysis(const Board& b, double batch, double knee, double topk, double index_bytes, double block) {
   Analysis a("context");
+  a.step_model = "ideal_pooled";
   const double compute_per_tok = (units::flops(2.0 * b.n_active) / b.flops).si();  // s per token
   const double kv_time_per_ctx = b.kv.si() / b.mem_bw.si();                        // s per cached token
   const double crossover = compute_per_tok / kv_time_per_ctx;                      // F10
@@ -282,7 +286,7 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
   }
   Table t{"curve",
           {{"context", "tok"},
-           {"usd_per_mtok", "$/Mtok", "$/Mtok out (ideal)"},
+           {"usd_per_mtok_output", "$/Mtok", "$/Mtok out (ideal)"},
            {"mfu", "x"},
            {"bound", ""},
            {"feasible", "bool"},
@@ -334,6 +338,7 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
 Analysis layout_analysis(const Board& b, double context, double micro_batch, int racks, int stages,
                          int layers_per_stage) {
   Analysis a("layout");
+  a.step_model = "ideal_pooled";
   const int n = b.chips;
   // F16: experts spread over the largest power of two of chips that divides the expert count.
   int used = n;
@@ -488,7 +493,7 @@ Analysis cache_analysis(const Board& b, const std::vector<double>& holds) {
   Table h{"by_hold_time",
           {{"hold_s", "s", "hold"},
            {"best_tier", "", "cheapest tier"},
-           {"usd_per_mtok", "$/Mtok", "hold + retrieve"},
+           {"usd_per_mtok_cached", "$/Mtok", "hold + retrieve"},
            {"drain_rule_tier", "", "drain-time rule (F33)"}},
           {},
           "the cheapest tier for each hold time"};

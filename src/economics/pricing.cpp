@@ -112,11 +112,12 @@ const PriceSheet* PriceCatalog::find(std::string_view model) const {
 
 Analysis price_forward(const Board& b, double context, double batch) {
   Analysis a("price (forward)");
+  a.step_model = "ideal_pooled";
   // Input: one prefill pass over the prompt (F14), per token. Output: one decode step at batch B.
   const DollarsPerToken in = b.cost(1, 0, context);
   const DollarsPerToken out = b.cost(batch, context);
-  a.figure("input_usd_per_mtok", in, "prefill cost per token (F14)");
-  a.figure("output_usd_per_mtok", out, "decode cost per token at this batch and context");
+  a.figure("usd_per_mtok_input", in, "prefill cost per token (F14)");
+  a.figure("usd_per_mtok_output", out, "decode cost per token at this batch and context");
   a.figure("output_over_input", out / in, "x", "decode cost / prefill cost (F14)");
   const double mfu = b.t_compute(batch) / b.t_step(batch, context);
   a.figure("decode_mfu", mfu, "x", "decode compute time / step time");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "io/facade.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon {
 
@@ -36,7 +37,7 @@ std::string to_csv(const std::vector<Json>& rows) {
       return q + "\"";
     }
     if (v.is_null()) return "";
-    return v.dump();
+    return json_text(v);
   };
   std::string out;
   for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];

@@ -85,11 +85,12 @@ Json to_json(const SimResult& r) {
   out["slo"] = slo;
   out["slo_met"] = r.slo_met;
   out["usd_per_mtok_output"] = r.cost_per_output_token.si() * 1e6;
-  out["usd_per_mtok"] = r.cost_per_token.si() * 1e6;
+  out["usd_per_mtok_blended"] = r.cost_per_token.si() * 1e6;
   out["energy_kwh"] = r.energy.si() / 3.6e6;
   out["joules_per_token_output"] = r.energy_per_output_token.si();
   out["joules_per_token"] = r.energy_per_token.si();
   out["chips"] = r.chips;
+  out["step_model"] = "calibrated_mapped";  // the replica's layout and its collectives
   out["rule"] = r.rule;
   out["step_evaluations"] = r.step_evaluations;
   out["step_lookups"] = r.step_lookups;

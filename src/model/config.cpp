@@ -7,17 +7,18 @@
 
 #include "config_reader.hpp"
 #include "model/model.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::config_internal {
 
 Result<DType> quant_dtype(const JsonValue& root, const std::string& origin) {
   if (root.contains("quantization_config") && !root["quantization_config"].is_null()) {
     const auto& q = root["quantization_config"];
-    if (!q.is_object()) return Error{origin, "quantization_config", "expected an object, got " + q.dump(), ""};
+    if (!q.is_object()) return Error{origin, "quantization_config", "expected an object, got " + json_text(q), ""};
     if (q.contains("quant_method")) {
       if (!q["quant_method"].is_string()) {
-        return Error{origin, "quantization_config.quant_method", "expected a string, got " + q["quant_method"].dump(),
-                     "e.g. \"fp8\" or \"mxfp4\""};
+        return Error{origin, "quantization_config.quant_method",
+                     "expected a string, got " + json_text(q["quant_method"]), "e.g. \"fp8\" or \"mxfp4\""};
       }
       const std::string m = q["quant_method"].get<std::string>();
       if (m == "fp8") return DType::kFp8;
@@ -271,7 +272,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, const std::stri
     if (s == "sqrt") {
       out.attn.sparse = SparseAttention::kSqrt;
     } else {
-      return Error{origin, "llmecon_sparse_attention", "unknown value " + s.dump(), "use \"sqrt\""};
+      return Error{origin, "llmecon_sparse_attention", "unknown value " + llmecon::json_text(s), "use \"sqrt\""};
     }
   }
   TRY_STATUS(apply_kv_sharing(root, origin, out));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/model.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::config_internal {
 
@@ -74,12 +75,12 @@ class Cfg {
       return Error{origin_, field(key), "expected a list of integers, got " + std::string(v.type_name()), ""};
     for (const auto& e : v) {
       if (!e.is_number_integer()) {
-        return Error{origin_, field(key), "expected integers, got " + e.dump(), "layer indices like [0, 1, 2]"};
+        return Error{origin_, field(key), "expected integers, got " + json_text(e), "layer indices like [0, 1, 2]"};
       }
       const auto x = e.get<long long>();
       if (x < lo || x > hi) {
         return Error{origin_, field(key),
-                     "entry " + e.dump() + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", ""};
+                     "entry " + json_text(e) + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", ""};
       }
       out.push_back(static_cast<int>(x));
     }
@@ -88,7 +89,8 @@ class Cfg {
   /// A text field that, when present, must be text.
   Result<std::string> text_or(const char* key, std::string fallback) const {
     if (!has(key)) return fallback;
-    if (!j_.at(key).is_string()) return Error{origin_, field(key), "expected a string, got " + j_.at(key).dump(), ""};
+    if (!j_.at(key).is_string())
+      return Error{origin_, field(key), "expected a string, got " + json_text(j_.at(key)), ""};
     return j_.at(key).get<std::string>();
   }
   const JsonValue& raw() const { return j_; }
@@ -103,9 +105,9 @@ class Cfg {
     }
     const double x = v.get<double>();
     if (x <= 0) {
-      return Error{origin_, field(key), "must be positive, got " + v.dump(), "sizes and counts are at least 1"};
+      return Error{origin_, field(key), "must be positive, got " + json_text(v), "sizes and counts are at least 1"};
     }
-    if (x > 1e9) return Error{origin_, field(key), "implausibly large: " + v.dump(), ""};
+    if (x > 1e9) return Error{origin_, field(key), "implausibly large: " + json_text(v), ""};
     return static_cast<int>(x);
   }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "config_reader.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::config_internal {
 namespace {
@@ -135,7 +136,7 @@ Result<ModelSpec> parse_gpt_oss(const Cfg& c, const std::string& origin, ModelSp
             "one entry per layer"};
       }
       if (!types[i].is_string() || (types[i] != "sliding_attention" && types[i] != "full_attention")) {
-        return Error{origin, c.field("layer_types"), "entry " + std::to_string(i) + " is " + types[i].dump(),
+        return Error{origin, c.field("layer_types"), "entry " + std::to_string(i) + " is " + json_text(types[i]),
                      "each entry is \"sliding_attention\" or \"full_attention\""};
       }
       slide = types[i] == "sliding_attention";

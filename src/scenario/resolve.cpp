@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "scenario/scenario.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon {
 namespace {
@@ -30,7 +31,7 @@ Result<ModelSpec> load_model(const Catalogs& cat, const Args& a) {
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       name = name.empty() ? "pasted-config" : "pasted:" + name;
     }
-    return parse_model_config(m.dump(), "--model", name);
+    return parse_model_config(json_text(m), "--model", name);
   }
   return cat.models.resolve(m.get<std::string>(), "--model");
 }

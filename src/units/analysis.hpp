@@ -108,6 +108,9 @@ struct Analysis {
   std::vector<std::string> derivation;
   /// Why the configuration is infeasible; empty when it is feasible (set_infeasible()).
   std::string infeasible;
+  /// The step its times and prices come from (docs/quantities.md, "Step times"): "ideal_pooled"
+  /// for the lecture's closed forms over the pooled domain; empty when it prices no step.
+  std::string step_model;
 
   explicit Analysis(std::string t) : title(std::move(t)) {}
   /// Marks the result infeasible: its reason leads, and every figure and table column of a withheld

@@ -12,7 +12,7 @@
 #include "simulate/simulate.hpp"
 #include "simulate/simulate_args.hpp"
 #include "train/train_args.hpp"
-
+#include "units/json_text.hpp"
 #include "validate/validate.hpp"
 
 namespace llmecon {
@@ -172,7 +172,7 @@ Status read_row_notes(Measurement& m) {
     auto v = Args::from_text(*a, text);
     if (!v) return notes_error(m, key, v.error().what, v.error().hint);
     if (raw.contains(key) && raw[key] != *v) {
-      return notes_error(m, key, fmt::format("given twice, as {} and {}", raw[key].dump(), v->dump()),
+      return notes_error(m, key, fmt::format("given twice, as {} and {}", json_text(raw[key]), json_text(*v)),
                          "state each key once");
     }
     raw[key] = *v;

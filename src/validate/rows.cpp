@@ -30,6 +30,7 @@
 #include "units/units_parse.hpp"
 
 #include "rows.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::validate_internal {
 
@@ -463,7 +464,7 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
           : fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", m.model, m.hardware, m.chips,
                         m.tp.value_or(0), m.pp.value_or(0), m.ep.value_or(0), m.dp.value_or(0), m.cp.value_or(0),
                         m.weight_dtype, m.kv_dtype, m.scenario, m.batch.value_or(-1), isl, osl, m.engine,
-                        m.settings.dump(), m.notes.find("trtllm-bench") != std::string::npos);
+                        json_text(m.settings), m.notes.find("trtllm-bench") != std::string::npos);
   if (runs != nullptr) {
     if (auto it = runs->find(key); it != runs->end()) {
       envelope.insert(envelope.end(), it->second.envelope.begin(), it->second.envelope.end());

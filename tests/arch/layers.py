@@ -10,6 +10,8 @@
    split, with the most lines it may keep until it is).
 4. No function defined at the top of a .cpp file in src/ or apps/ passes 120 lines (from its
    signature to its closing brace; a lambda or local class counts toward its function).
+5. JSON becomes text only through units/json_text.hpp (json_text), which writes bytes that are
+   not UTF-8 as U+FFFD: nlohmann's bare dump() throws on them, and user text reaches JSON.
 
 Usage: layers.py REPO_ROOT. Prints each violation and exits 1, else one line and exits 0."""
 import os
@@ -116,7 +118,7 @@ def main():
     if os.path.isdir(os.path.join(ROOT, "include")):
         problems.append("include/ exists: a module's headers sit in its folder, src/<module>/")
     sizes = 0
-    for top in ("src", "apps"):
+    for top in ("src", "apps", "python", "fuzz"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for f in files:
                 if not f.endswith((".cpp", ".hpp")):
@@ -128,6 +130,10 @@ def main():
                 limit = OVERSIZE.get(rel, MAX_LINES)
                 if n > limit:
                     problems.append(f"{rel}: {n} lines, over {limit}: split it by concept")
+                if rel != os.path.join("src", "units", "json_text.hpp"):
+                    for i, line in enumerate(open(path), 1):
+                        if re.search(r"\.dump\(", re.sub(r"//.*", "", line)):
+                            problems.append(f"{rel}:{i}: JSON to text through json_text (units/json_text.hpp)")
                 if f.endswith(".cpp"):
                     for first, lines, _ in long_functions(path):
                         problems.append(

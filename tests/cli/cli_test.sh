@@ -82,7 +82,7 @@ json_ok train-expert-host-off "{t['term']: t['exposed_s'] for t in d['time']}['h
 json_ok train-expert-host-ideal "{t['term']: t['exposed_s'] for t in d['time']}['host'] == 0" "$bin" "${q30[@]}" --ideal
 json_ok show-json "d['kv_bytes_per_token'] == 327680 and d['layers'] == 80" "$bin" model show llama-3.1-70b --json
 json_ok show-json-kv "d['kv_bytes_per_token'] == 61*576*2" "$bin" model show deepseek-v3 --json --kv-dtype bf16
-json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok','mem_weights_bytes','mem_kv_bytes','feasible']) <= set(d)" \
+json_ok roofline-json "set(['model','hardware','chips','phase','batch','context','t_compute_s','t_weights_s','t_kv_s','t_step_s','bound','tokens_per_s','usd_per_mtok_output','step_model','mem_weights_bytes','mem_kv_bytes','feasible']) <= set(d)" \
   "$bin" roofline --json --model deepseek-v3 --hw gb200 --batch 512 --context 4096
 json_ok roofline-explain-json "len(d['explain']) >= 8" "$bin" roofline --json --explain
 json_ok roofline-ops "sum(o['flops'] for o in d['ops']) > 0.999 * d['flops'] and len(d['ops_by_kind']) == 7" "$bin" roofline --json --ops --model mixtral-8x7b --hw h100-sxm --batch 16
@@ -160,7 +160,7 @@ json_ok cache-tiers "[r['tier'] for r in d['tiers']] == ['hbm','ddr','flash','di
 json_ok lifecycle-c14 "abs(d['overtraining'] - 129.6) < 1e-6" "$bin" lifecycle --json
 json_ok layout-experts "d['experts_per_chip'] == 4 and d['chips_idle'] == 8" "$bin" layout --json --model deepseek-v3 --hw gb200
 
-json_ok plan-contract "all(set(['tp','pp','ep','dp','batch','weight_dtype','kv_dtype','tokens_per_s_per_chip','tokens_per_s_per_user','ttft_s','tpot_ms','usd_per_mtok']) <= set(p) for p in d['frontier']) and d['best'] is not None and isinstance(d['rejected'], dict)" \
+json_ok plan-contract "all(set(['tp','pp','ep','dp','batch','weight_dtype','kv_dtype','tokens_per_s_per_chip','tokens_per_s_per_user','ttft_s','tpot_ms','usd_per_mtok_blended','usd_per_mtok_output']) <= set(p) for p in d['frontier']) and d['best'] is not None and isinstance(d['rejected'], dict)" \
   "$bin" plan --json --model llama-3.1-8b --hw h100-sxm --chips 8 --tpot-ms 30
 json_ok plan-scaleup "[r['domain'] for r in d['scaleup']] == [8, 72, 576] and all(r['best'] for r in d['scaleup'])" \
   "$bin" plan --json --model deepseek-v3 --hw gb200 --chips 72 --scaleup 8,72,576 --weight-dtypes fp8
@@ -236,7 +236,7 @@ bad tco-utilization-zero "--utilization: must be greater than 0, got 0" "$bin" t
 bad tco-utilization-over "--utilization: must be at most 1, got 1.5" "$bin" tco --utilization 1.5
 bad tco-topology "--topology: unknown topology 'torus'" "$bin" tco --topology torus
 # --cost owned[:PROFILE] (model.md §25.4): every dollar at tco's owned hour; energy beside it (§25.6).
-json_ok roofline-owned "d['usd_per_mtok'] > 0 and 0 < d['joules_per_token'] < 5 and d['tokens_per_s_per_mw'] > 0" "$bin" roofline --model llama-3.1-70b --hw h100-sxm -b 64 --cost owned --json
+json_ok roofline-owned "d['usd_per_mtok_output'] > 0 and 0 < d['joules_per_token'] < 5 and d['tokens_per_s_per_mw'] > 0" "$bin" roofline --model llama-3.1-70b --hw h100-sxm -b 64 --cost owned --json
 json_ok report-owned "d['hardware']['price_source'].startswith('owned (hyperscaler')" "$bin" report --model llama-3.1-70b --hw h100-sxm --cost owned:hyperscaler --json
 json_ok plan-rank-energy "d['rank'] == 'energy' and d['best']['joules_per_token'] <= min(p['joules_per_token'] for p in d['top'])" "$bin" plan --model llama-3.1-70b --hw h100-sxm --tpot-ms 50 --rank energy --json
 json_ok plan-scaleup-fabric "[r['fabric_capex_per_chip_usd'] for r in d['scaleup']] == sorted(r['fabric_capex_per_chip_usd'] for r in d['scaleup']) and d['scaleup'][0]['fabric_capex_per_chip_usd'] == 0 and d['scaleup'][2]['usd_per_chip_hour'] > d['scaleup'][0]['usd_per_chip_hour']" "$bin" plan --model llama-3.1-8b --hw h100-sxm --scaleup 8,72,576 --batches 64 --json
@@ -347,10 +347,10 @@ if "$bin" layout | grep -q "largest model that fits" && "$bin" layout | grep -q 
 "$bin" price --sheet claude-opus-4.6 >"$tmp/price.txt"
 if grep -q "^note: output costs .*x input because decode" "$tmp/price.txt" && grep -q "cache write, 5-minute TTL" "$tmp/price.txt" && grep -q "cache write, 1-hour TTL" "$tmp/price.txt"; then passes=$((passes + 1)); else echo "FAIL: price labels and conclusion"; fails=$((fails + 1)); fi
 if "$bin" cache | grep -q "a 60 min TTL lands on flash (gb200's host tiers)" && "$bin" cache --hw blackboard | grep -q "a 60 min TTL lands on disk"; then passes=$((passes + 1)); else echo "FAIL: one TTL rule"; fails=$((fails + 1)); fi
-list_usd=$("$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["usd_per_mtok"])')
-json_ok usd-per-hour "abs(d['usd_per_mtok'] * 2.95 - $list_usd) < 1e-9 * $list_usd" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --usd-per-hour 1
+list_usd=$("$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["usd_per_mtok_output"])')
+json_ok usd-per-hour "abs(d['usd_per_mtok_output'] * 2.95 - $list_usd) < 1e-9 * $list_usd" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --usd-per-hour 1
 printf 'name = "h100-sxm"\n[price]\nrental = "$1/h"\n' >"$tmp/own_rate.toml"
-json_ok price-overlay "d['usd_per_mtok'] > 0" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --hw-file "$tmp/own_rate.toml"
+json_ok price-overlay "d['usd_per_mtok_output'] > 0" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --hw-file "$tmp/own_rate.toml"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -81,9 +81,9 @@ if rc != 0 or len(rows) != 2:
     failures.append(f"sweep-csv: exit {rc}, {len(rows)} rows")
 else:
     fit, over = rows
-    if fit["feasible"] != "true" or not fit["usd_per_mtok"] or not fit["t_step_s"]:
+    if fit["feasible"] != "true" or not fit["usd_per_mtok_output"] or not fit["t_step_s"]:
         failures.append(f"sweep-csv: the fitting row lost its numbers: {fit}")
-    if over["feasible"] != "false" or over["usd_per_mtok"] or over["t_step_s"] or not over["reason"]:
+    if over["feasible"] != "false" or over["usd_per_mtok_output"] or over["t_step_s"] or not over["reason"]:
         failures.append(f"sweep-csv: the row that does not fit is priced or has no reason: {over}")
 rc, out, _ = run(["batch", "--model", "llama-3.1-70b", "--hw", "h100-sxm", "--chips", "8", "--context", "16384", "--json"])
 d = json.loads(out)
@@ -93,9 +93,9 @@ check_json("batch-curve", d)
 if d["practical_batch_high"] > d["max_batch_fits"]:
     failures.append(f"batch: recommends {d['practical_batch_high']}, above the largest that fits, {d['max_batch_fits']}")
 over = [r for r in d["curve"] if not r["feasible"]]
-if not over or any(r["usd_per_mtok"] is not None or r["t_step_s"] is not None for r in over):
+if not over or any(r["usd_per_mtok_output"] is not None or r["t_step_s"] is not None for r in over):
     failures.append("batch: curve rows past HBM are priced (or none is past HBM)")
-if d["cost_bstar_usd_per_mtok"] is not None or "cost_bstar_usd_per_mtok" not in d.get("reasons", {}):
+if d["cost_bstar_usd_per_mtok_output"] is not None or "cost_bstar_usd_per_mtok_output" not in d.get("reasons", {}):
     failures.append("batch: the cost at a B* that does not fit is given, or has no reason")
 
 # A feasible answer exits 0.

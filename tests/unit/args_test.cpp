@@ -287,8 +287,8 @@ TEST(Args, AUsersOwnRateOnEveryCostingCommand) {
   const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"batch", 32}};
   Json own_args = args;
   own_args["usd_per_hour"] = rate / 4;
-  const double list = (*engine().run("roofline", args))["usd_per_mtok"].get<double>();
-  const double own = (*engine().run("roofline", own_args))["usd_per_mtok"].get<double>();
+  const double list = (*engine().run("roofline", args))["usd_per_mtok_output"].get<double>();
+  const double own = (*engine().run("roofline", own_args))["usd_per_mtok_output"].get<double>();
   EXPECT_NEAR(list / own, 4.0, 1e-9);
   EXPECT_FALSE(engine().run("roofline", Json{{"usd_per_hour", 0}}));
 }

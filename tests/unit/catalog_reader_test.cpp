@@ -182,8 +182,8 @@ TEST(HardwareOverlay, UsersOwnRateReachesEveryCostingCommand) {
   auto list = Engine::open({});
   ASSERT_TRUE(own && list);
   const Json args{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 1}, {"batch", 8}};
-  const double ratio = (*list->run("roofline", args))["usd_per_mtok"].get<double>() /
-                       (*own->run("roofline", args))["usd_per_mtok"].get<double>();
+  const double ratio = (*list->run("roofline", args))["usd_per_mtok_output"].get<double>() /
+                       (*own->run("roofline", args))["usd_per_mtok_output"].get<double>();
   const double list_rate = (*list->hardware_catalog().get("h100-sxm", "--hw"))->price.value.si() * 3600;
   EXPECT_NEAR(ratio, list_rate / 1.0, 1e-9 * ratio);
 }

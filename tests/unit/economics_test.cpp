@@ -131,8 +131,8 @@ TEST(Economics, PriceRoundTrip) {
     s.provider = "synthetic";
     s.model = "x";
     s.date = "today";
-    s.input = usd_per_mtok(fwd.get("input_usd_per_mtok"));
-    s.output = usd_per_mtok(fwd.get("output_usd_per_mtok"));
+    s.input = usd_per_mtok(fwd.get("usd_per_mtok_input"));
+    s.output = usd_per_mtok(fwd.get("usd_per_mtok_output"));
     s.long_context_threshold = fwd.get("long_context_knee");
     s.long_input = s.input * 2.0;
     s.long_output = s.output * 1.5;

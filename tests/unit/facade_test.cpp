@@ -27,9 +27,9 @@ TEST(Facade, ModelShowKeys) {
 TEST(Facade, RooflineKeys) {
   auto r = engine().roofline(Json{{"model", "deepseek-v3"}, {"hw", "gb200"}, {"batch", 256}, {"context", 8192}});
   ASSERT_TRUE(r) << r.error().message();
-  for (const char* k :
-       {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s", "t_kv_s", "t_step_s",
-        "bound", "tokens_per_s", "usd_per_mtok", "mem_weights_bytes", "mem_kv_bytes", "feasible"}) {
+  for (const char* k : {"model", "hardware", "chips", "phase", "batch", "context", "t_compute_s", "t_weights_s",
+                        "t_kv_s", "t_step_s", "bound", "tokens_per_s", "usd_per_mtok_output", "step_model",
+                        "mem_weights_bytes", "mem_kv_bytes", "feasible"}) {
     EXPECT_TRUE(r->contains(k)) << k;
   }
   EXPECT_EQ((*r)["chips"], 72);  // the whole NVL72 domain by default
@@ -87,7 +87,7 @@ TEST(Facade, SweepRowsAndCsv) {
   const Json& rows = (*r)["rows"];
   ASSERT_EQ(rows.size(), 8u);
   // Cost per token falls with batch at fixed context while weight-bound.
-  EXPECT_GT(rows[0]["usd_per_mtok"].get<double>(), rows[3]["usd_per_mtok"].get<double>());
+  EXPECT_GT(rows[0]["usd_per_mtok_output"].get<double>(), rows[3]["usd_per_mtok_output"].get<double>());
   const std::string csv = to_csv(std::vector<Json>(rows.begin(), rows.end()));
   EXPECT_EQ(csv.substr(0, 40), "model,hardware,chips,phase,batch,context");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 9);
@@ -258,7 +258,7 @@ TEST(Facade, OneDeploymentOneAnswerAcrossCommands) {
     if (x["batch"] == 256) row = &x;
   }
   ASSERT_NE(row, nullptr);
-  for (const char* k : {"usd_per_mtok", "t_step_s", "tokens_per_s", "joules_per_token"}) {
+  for (const char* k : {"usd_per_mtok_output", "t_step_s", "tokens_per_s", "joules_per_token", "step_model"}) {
     EXPECT_EQ((*roof)[k], (*sweep)["rows"][0][k]) << k;
     EXPECT_EQ((*roof)[k], (*row)[k]) << k;
   }
@@ -291,7 +291,7 @@ TEST(Facade, MarksWhatDoesNotFitAndContextsPastTraining) {
   EXPECT_EQ(curve.front()["feasible"], true);
   EXPECT_EQ(curve.back()["feasible"], false);
   // A batch past HBM is listed without a price or a step time, with its reason.
-  EXPECT_TRUE(curve.back()["usd_per_mtok"].is_null());
+  EXPECT_TRUE(curve.back()["usd_per_mtok_output"].is_null());
   EXPECT_TRUE(curve.back()["t_step_s"].is_null());
   EXPECT_FALSE(curve.back()["reason"].get<std::string>().empty());
   auto c = engine().run("context", Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}});
@@ -331,7 +331,7 @@ TEST(Facade, EveryCommandAgreesOnOnePoint) {
   ASSERT_FALSE(r.is_null());
   for (const Json* other : std::initializer_list<const Json*>{&s, &r}) {
     EXPECT_DOUBLE_EQ((*other)["t_step_s"].get<double>(), (*roof)["t_step_s"].get<double>());
-    EXPECT_DOUBLE_EQ((*other)["usd_per_mtok"].get<double>(), (*roof)["usd_per_mtok"].get<double>());
+    EXPECT_DOUBLE_EQ((*other)["usd_per_mtok_output"].get<double>(), (*roof)["usd_per_mtok_output"].get<double>());
     EXPECT_EQ((*other)["bound"], (*roof)["bound"]);
   }
   one["ideal"] = true;

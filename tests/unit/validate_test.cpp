@@ -659,6 +659,8 @@ TEST(ValidateNotes, BadKeysAndValuesAreRowErrors) {
       {"zero=7", {"row A:", "notes zero", "3"}},
       {"recompute=ful", {"row A:", "notes recompute", "selective"}},
       {"zero=1; zero=2", {"row A:", "notes zero", "given twice"}},
+      // Bytes that are not UTF-8 in a repeated value are quoted as U+FFFD, never thrown (fuzzer).
+      {"engine=a\xff; engine=b\x86", {"row A:", "notes engine", "given twice", "\xEF\xBF\xBD"}},
       {"tp=2", {"row A:", "notes tp", "does not match the tp column (1)"}},
       {"recompute_modules=core_attn+attn", {"row A:", "notes recompute_modules", "unknown module"}},
       {"recompute=full; recompute_modules=mlp", {"row A:", "selective recomputation only"}},

@@ -84,6 +84,8 @@ async function until(cond, what, timeout = 20000) {
 }
 const BATCHES = Array.from({ length: 15 }, (_, i) => 2 ** i);
 const CONTEXTS = Array.from({ length: 13 }, (_, i) => 2 ** (i + 8));
+// A roofline or sweep row's price: per output token of a decode step, per input token of a prefill.
+const price = (r) => (r.usd_per_mtok_output !== undefined ? r.usd_per_mtok_output : r.usd_per_mtok_input);
 
 try {
   browser = await chromium.launch({
@@ -173,17 +175,18 @@ try {
     const r = (await api("roofline", { ...board, batch: a.batch, context: a.context, explain: true })).body;
     const shown = await page.evaluate(() =>
       Object.fromEntries([...document.querySelectorAll(".figure")].map((f) => [f.dataset.key, { value: f.dataset.value, text: f.querySelector(".value").textContent }])));
-    for (const k of ["t_step_s", "t_compute_s", "t_weights_s", "t_kv_s", "tokens_per_s", "usd_per_mtok", "mfu"]) {
+    for (const k of ["t_step_s", "t_compute_s", "t_weights_s", "t_kv_s", "tokens_per_s", "mfu"]) {
       assert.equal(Number(shown[k].value), r[k], `${label}: figure ${k} = API`);
     }
+    assert.equal(Number(shown.usd_per_mtok.value), price(r), `${label}: figure $/Mtok = API`);
     assert.equal(shown.bound.value, r.bound, `${label}: bound`);
     const formatted = await page.evaluate((v) => llmeconCharts.seconds(v), r.t_step_s);
     assert.equal(shown.t_step_s.text, formatted, `${label}: step time text`);
-    assert.equal(shown.usd_per_mtok.text, "$" + (await page.evaluate((v) => llmeconCharts.num(v), r.usd_per_mtok)), `${label}: $/Mtok text`);
+    assert.equal(shown.usd_per_mtok.text, "$" + (await page.evaluate((v) => llmeconCharts.num(v), price(r))) + (r.phase === "prefill" ? " input" : " output"), `${label}: $/Mtok text`);
 
     const sweep = (await api("sweep", { ...board, batch: BATCHES, context: a.context })).body;
     const costData = await page.evaluate(() => llmecon.charts.costBatch.data.datasets[0].data.map((p) => [p.x, p.y]));
-    assert.deepEqual(costData, sweep.rows.map((row) => [row.batch, row.usd_per_mtok]), `${label}: cost chart = API sweep`);
+    assert.deepEqual(costData, sweep.rows.map((row) => [row.batch, price(row)]), `${label}: cost chart = API sweep`);
     const stepData = await page.evaluate(() => llmecon.charts.stepBatch.data.datasets[0].data.map((p) => p.y));
     assert.deepEqual(stepData, sweep.rows.map((row) => row.t_step_s).filter((v) => v > 0), `${label}: step chart = API sweep`);
     const regions = await page.evaluate(() => llmecon.charts.costBatch.options.plugins.boundRegions.regions.map((x) => x.bound));
@@ -199,7 +202,7 @@ try {
     assert.ok(Math.abs(mem[0] - r.mem_weights_bytes / r.chips / 1e9) < 1e-9, `${label}: memory chart weights per chip`);
     const ctxData = await page.evaluate(() => llmecon.charts.costContext.data.datasets[0].data.map((p) => p.y));
     const ctxSweep = (await api("sweep", { ...board, batch: a.batch, context: CONTEXTS })).body;
-    assert.deepEqual(ctxData, ctxSweep.rows.map((row) => row.usd_per_mtok), `${label}: context chart = API sweep`);
+    assert.deepEqual(ctxData, ctxSweep.rows.map((row) => price(row)), `${label}: context chart = API sweep`);
     // Contexts whose KV does not fit are marked: HBM full past the last one that does.
     const ctxMarks = await page.evaluate(() => llmecon.charts.costContext.options.plugins.xMarkers.markers.map((m) => m.label));
     const overflow = ctxSweep.rows.some((row) => !row.feasible);
@@ -342,7 +345,7 @@ try {
     assert.ok(sets[0].label.startsWith("qwen3-30b-a3b on 8 x h200-sxm"), sets[0].label);
     assert.ok(sets[1].label.startsWith("qwen3-30b-a3b on 8 x b200"), sets[1].label);
     const pinned = (await api("sweep", { model: "qwen3-30b-a3b", hw: "b200", kv_dtype: "bf16", batch: BATCHES, context: 4096 })).body;
-    assert.deepEqual(sets[1].y, pinned.rows.map((row) => row.usd_per_mtok), "the pinned curve keeps b200's numbers");
+    assert.deepEqual(sets[1].y, pinned.rows.map((row) => price(row)), "the pinned curve keeps b200's numbers");
     // The decode pin is not drawn on the prefill chart, and comes back with decode.
     await page.selectOption("#phase", "prefill");
     await page.waitForFunction(() => llmecon.results.roofline.phase === "prefill", null, { timeout: 20000 });
@@ -633,8 +636,8 @@ try {
     const a = await pageArgs();
     const want = (await api("roofline", { model: a.model, hw: a.hw, ...(a.kv_dtype ? { kv_dtype: a.kv_dtype } : {}), batch: a.batch, context: a.context, cost: "owned" })).body;
     const tile = await page.$eval('.figure[data-key="usd_per_mtok"]', (f) => Number(f.dataset.value));
-    assert.equal(tile, want.usd_per_mtok, "the $/Mtok tile is the owned price");
-    assert.notEqual(want.usd_per_mtok, rented.usd_per_mtok, "owned differs from rented");
+    assert.equal(tile, price(want), "the $/Mtok tile is the owned price");
+    assert.notEqual(price(want), price(rented), "owned differs from rented");
     const joules = await page.$eval('.figure[data-key="joules_per_token"]', (f) => Number(f.dataset.value));
     assert.equal(joules, rented.joules_per_token, "J/token is the same under the default owner");
     const back = await updatesNow();
@@ -677,7 +680,7 @@ try {
     const stacks = await page.evaluate(() => llmecon.charts.scaleup.data.datasets.map((d) => d.data));
     rows.forEach((r, i) => {
       const sum = stacks[0][i] + stacks[1][i];
-      assert.ok(Math.abs(sum - r.best.usd_per_mtok) < 1e-9 * sum, `domain ${r.domain}: the stack is its $/Mtok`);
+      assert.ok(Math.abs(sum - r.best.usd_per_mtok_blended) < 1e-9 * sum, `domain ${r.domain}: the stack is its $/Mtok`);
     });
     const status = await page.textContent("#scaleup-status");
     for (const r of rows) assert.ok(status.includes(`${r.domain}: $`) && status.includes("J/token"), "each domain's $ and J in the status");
@@ -793,7 +796,7 @@ try {
     await plot.goto(pathToFileURL(resolve(file)).href);
     const charts = await plot.evaluate(() => Object.values(Chart.instances).map((c) => c.canvas.parentNode && c.data.datasets[0].data.map((p) => p.y)));
     assert.equal(charts.length, 3, "cost, step time and roofline charts");
-    assert.deepEqual(charts[0], cli.rows.map((r) => r.usd_per_mtok), "plot data = CLI JSON");
+    assert.deepEqual(charts[0], cli.rows.map((r) => price(r)), "plot data = CLI JSON");
     assert.deepEqual(errs, []);
     await plot.close();
   });

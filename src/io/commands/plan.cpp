@@ -10,6 +10,7 @@
 #include "scenario/capacity.hpp"
 #include "scenario/scaleup.hpp"
 #include "simulate/simulate.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -31,7 +32,7 @@ Json point_fields(const PlanPoint& p, const ModelSpec& m) {
               {"tokens_per_s_per_user", p.decode.tokens_per_s_per_user.si()},
               {"ttft_s", p.prefill.latency.si()},
               {"tpot_ms", p.decode.latency.si() * 1e3},
-              {"usd_per_mtok", p.usd_per_token.si() * 1e6},
+              {"usd_per_mtok_blended", p.usd_per_token.si() * 1e6},
               {"usd_per_mtok_input", p.input_usd_per_token.si() * 1e6},
               {"usd_per_mtok_output", p.decode.usd_per_token.si() * 1e6},
               {"joules_per_token", p.energy_per_token.si()},
@@ -158,7 +159,7 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
   // An SLO of 0 passes the table's bound (>= 0) but no deployment can meet it.
   for (const char* k : {"ttft_ms", "tpot_ms", "max_usd_per_mtok"}) {
     if (a.has(k) && a.number(k) <= 0) {
-      return Error{flag_of(k), "", "an SLO must be positive, got " + a.raw(k).dump(), "no deployment can meet it"};
+      return Error{flag_of(k), "", "an SLO must be positive, got " + json_text(a.raw(k)), "no deployment can meet it"};
     }
   }
   if (a.has("ttft_ms")) rq.ttft = units::ms(a.number("ttft_ms"));
@@ -230,6 +231,8 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
   if (rq.max_cost) slo["max_usd_per_mtok"] = rq.max_cost->si() * 1e6;
   out["slo"] = slo;
   out["engine"] = sc.engine->name;
+  // Each point is a mapped layout (TP/PP/EP with their collectives), calibrated (docs/quantities.md).
+  out["step_model"] = "calibrated_mapped";
   out["formats"] = a.text("formats");
   // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
   const bool prior = !a.flag("ideal") && e.efficiency_is_prior(*hw);

@@ -141,7 +141,8 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
     out["range"] = {{"samples", x.range->samples},
                     {"t_step_s", quantiles_json(x.range->t_step_s)},
                     {"tokens_per_s", quantiles_json(x.range->tokens_per_s)},
-                    {"usd_per_mtok", quantiles_json(x.range->usd_per_mtok)}};
+                    {res.in.step.phase == Phase::kPrefill ? "usd_per_mtok_input" : "usd_per_mtok_output",
+                     quantiles_json(x.range->usd_per_mtok)}};
   }
   if (a.flag("ops")) {
     Json kinds;

@@ -11,6 +11,7 @@
 #include "scenario/layout.hpp"
 #include "simulate/simulate.hpp"
 #include "simulate/simulate_args.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -515,7 +516,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     Json rows = out["grid"]["rows"];
     return Answer{std::move(out), [rows = std::move(rows)] {
                     std::string lines;
-                    for (const auto& row : rows) lines += row.dump() + "\n";
+                    for (const auto& row : rows) lines += json_text(row) + "\n";
                     return lines;
                   }};
   }

@@ -3,6 +3,7 @@
 
 #include "args/args.hpp"
 #include "io/text.hpp"
+#include "units/json_text.hpp"
 
 namespace llmecon {
 namespace {
@@ -22,8 +23,9 @@ std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
   out += fmt::format("  t_compute   {}\n  t_weights   {}\n  t_kv        {}\n", format(r.t_compute), format(r.t_weights),
                      format(r.t_kv));
   if (r.t_overhead.si() > 0) out += fmt::format("  t_overhead  {}\n", format(r.t_overhead));
-  out += fmt::format("  t_step      {}  ({}-bound; no-overlap bound {})\n", format(r.t_step), name(r.bound),
-                     format(r.t_upper));
+  // Which step (docs/quantities.md): the chips pooled as one, no collectives; plan maps layouts.
+  out += fmt::format("  t_step      {}  ({}-bound; no-overlap bound {}; {}, {} chips pooled)\n", format(r.t_step),
+                     name(r.bound), format(r.t_upper), r.in.eff.ideal() ? "ideal" : "calibrated", r.in.chips);
   out += fmt::format("  throughput  {}   MFU {}%\n", format(r.tokens_per_s), format_number(100 * r.mfu, 3));
   // A price other than the catalog's rent says what it is.
   const std::string& basis = x.price_source;
@@ -105,8 +107,8 @@ std::string sweep_text(const std::string& model, const std::vector<RooflineResul
   if (explain) {
     for (std::size_t i = 0; i < rows.size() && i < derivations.size(); ++i) {
       // The batch and context as JSON writes them (64, 1.5).
-      out += fmt::format("\nbatch {}, context {}:\n", whole_json(rows[i].in.step.batch).dump(),
-                         whole_json(context_of(rows[i].in)).dump());
+      out += fmt::format("\nbatch {}, context {}:\n", json_text(whole_json(rows[i].in.step.batch)),
+                         json_text(whole_json(context_of(rows[i].in))));
       out += text_lines("", derivations[i], "  ");
     }
   }
