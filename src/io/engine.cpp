@@ -184,7 +184,10 @@ Uncertainty uncertainty(const Args& a) {
 }
 
 Json quantiles_json(const Quantiles& x) {
-  return Json{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
+  Json out{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
+  if (x.point) out["point"] = *x.point;
+  if (x.point_rank) out["point_percentile"] = 100.0 * *x.point_rank;
+  return out;
 }
 
 }  // namespace cmd

@@ -317,7 +317,7 @@ Q draw(const Ranged<Q>& r, double u) {
 
 }  // namespace
 
-Quantiles quantiles(std::vector<double> v) {
+Quantiles quantiles(std::vector<double> v, std::optional<double> point) {
   std::sort(v.begin(), v.end());
   auto at = [&](double q) {
     const double pos = q * static_cast<double>(v.size() - 1);
@@ -325,7 +325,15 @@ Quantiles quantiles(std::vector<double> v) {
     const auto hi = static_cast<std::size_t>(std::ceil(pos));
     return v[lo] + (v[hi] - v[lo]) * (pos - std::floor(pos));
   };
-  return Quantiles{at(0.1), at(0.5), at(0.9)};
+  Quantiles q{at(0.1), at(0.5), at(0.9), std::nullopt, std::nullopt};
+  if (point && !v.empty()) {
+    q.point = *point;
+    const auto below = std::lower_bound(v.begin(), v.end(), *point) - v.begin();
+    const auto upto = std::upper_bound(v.begin(), v.end(), *point) - v.begin();
+    // Ties count half: a range that is a point puts the point at its median.
+    q.point_rank = 0.5 * static_cast<double>(below + upto) / static_cast<double>(v.size());
+  }
+  return q;
 }
 
 Hardware sample_hardware(const Hardware& in, const Uncertainty& u, std::mt19937_64& rng) {

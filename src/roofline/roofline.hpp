@@ -186,6 +186,10 @@ struct Uncertainty {
 
 struct Quantiles {
   double p10 = 0, p50 = 0, p90 = 0;
+  /// The answer's own value (at the defaults) and the share of draws below it, 0-1: a range
+  /// whose inputs reach further one way than the other puts the point off its median, even
+  /// outside p10-p90, and says so rather than looking contradictory.
+  std::optional<double> point, point_rank;
 };
 
 struct RooflineRange {
@@ -203,8 +207,8 @@ double triangular(double lo, double mode, double hi, double u);
 Hardware sample_hardware(const Hardware& hw, const Uncertainty& u, std::mt19937_64& rng);
 /// One draw of efficiency within the priors.
 Efficiency sample_efficiency(const Efficiency& e, const Uncertainty& u, std::mt19937_64& rng);
-/// p10, p50, p90 of a sample.
-Quantiles quantiles(std::vector<double> v);
+/// p10, p50, p90 of a sample; with `point`, also where that value falls among the draws.
+Quantiles quantiles(std::vector<double> v, std::optional<double> point = std::nullopt);
 
 /// Monte Carlo with a fixed seed over the catalog's spec ranges (HBM bandwidth and capacity,
 /// compute, price) and the efficiency priors; triangular distributions peak at the defaults.

@@ -560,9 +560,11 @@ TcoRange tco_range(const Hardware& hw, const TcoSystem& sys, const TcoDefaults& 
     ratio.push_back(r.owned / r.rented);
     breakeven.push_back(r.breakeven_utilization.value_or(1.0));
   }
-  out.owned_usd_per_hour = quantiles(std::move(owned));
-  out.owned_over_rented = quantiles(std::move(ratio));
-  out.breakeven_utilization = quantiles(std::move(breakeven));
+  // The headline (every input at its default) placed among the draws.
+  const TcoResult point = compute_tco(hw, sys, d, in);
+  out.owned_usd_per_hour = quantiles(std::move(owned), point.owned.si() * 3600.0);
+  out.owned_over_rented = quantiles(std::move(ratio), point.owned / point.rented);
+  out.breakeven_utilization = quantiles(std::move(breakeven), point.breakeven_utilization.value_or(1.0));
   return out;
 }
 

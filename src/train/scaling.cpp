@@ -157,10 +157,12 @@ TrainRange train_range(const TrainSetup& s, const TrainLayout& l, const Uncertai
   TrainRange out;
   out.samples = static_cast<int>(step.size());
   if (out.samples > 0) {
-    out.step_s = quantiles(std::move(step));
-    out.mfu = quantiles(std::move(mfu));
-    out.days = quantiles(std::move(days));
-    out.usd = quantiles(std::move(usd));
+    // The headline (the chip and efficiency at their defaults) placed among the draws.
+    const TrainResult p = evaluate_training(s, l, false);
+    out.step_s = quantiles(std::move(step), p.time.step.si());
+    out.mfu = quantiles(std::move(mfu), p.mfu);
+    out.days = quantiles(std::move(days), p.run.wall.si() / 86400.0);
+    out.usd = quantiles(std::move(usd), p.run.usd.si());
   }
   return out;
 }

@@ -111,6 +111,17 @@ TEST(Roofline, RangeContainsThePointAndCollapses) {
   EXPECT_DOUBLE_EQ(none.usd_per_mtok.p50, point.usd_per_token.si() * 1e6);
 }
 
+// A point among the draws: its rank is the share below it, ties counted half.
+TEST(Roofline, QuantilesPlaceThePoint) {
+  const Quantiles q = quantiles({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 2.5);
+  ASSERT_TRUE(q.point && q.point_rank);
+  EXPECT_DOUBLE_EQ(*q.point, 2.5);
+  EXPECT_DOUBLE_EQ(*q.point_rank, 0.2);
+  EXPECT_DOUBLE_EQ(*quantiles({4, 4, 4, 4}, 4.0).point_rank, 0.5);
+  EXPECT_DOUBLE_EQ(*quantiles({1, 2, 3}, 0.5).point_rank, 0.0);
+  EXPECT_FALSE(quantiles({1, 2, 3}).point.has_value());
+}
+
 TEST(Roofline, ExplainSubstitutesValues) {
   Fixture f;
   const ModelSpec m = f.models.load("llama-3.1-70b").value();

@@ -118,6 +118,25 @@ TEST(Tco, BreakEven) {
   EXPECT_FALSE(compute_tco(h, s, catalog().defaults(), in).breakeven_utilization.has_value());
 }
 
+// --range places the headline among its draws: with every input at its default (each range's
+// mode) and ranges that reach further up than down, the headline sits low, and the range says
+// where rather than looking like a contradiction (issue 39: $2.05 under a p10 of $2.089).
+TEST(Tco, RangePlacesTheHeadline) {
+  const Hardware& h = *hw().find("h100-sxm");
+  const TcoSystem& s = *catalog().system("h100-sxm").value();
+  TcoInputs in;
+  in.chips = 1024;
+  const TcoResult point = compute_tco(h, s, catalog().defaults(), in);
+  const TcoRange r = tco_range(h, s, catalog().defaults(), in);
+  ASSERT_TRUE(r.owned_usd_per_hour.point && r.owned_usd_per_hour.point_rank);
+  EXPECT_DOUBLE_EQ(*r.owned_usd_per_hour.point, point.owned.si() * 3600.0);
+  const double rank = *r.owned_usd_per_hour.point_rank;
+  EXPECT_GT(rank, 0.0);
+  EXPECT_LT(rank, 0.5);  // the ranges lean up
+  // The rank agrees with the quantiles it sits among.
+  EXPECT_EQ(rank < 0.1, *r.owned_usd_per_hour.point < r.owned_usd_per_hour.p10);
+}
+
 // A user file: a price without its unit is an error naming the file and field.
 TEST(Tco, UserFileErrors) {
   const auto bad = TcoCatalog::parse(

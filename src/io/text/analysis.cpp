@@ -55,12 +55,32 @@ std::string range_text(const RangeText& g) {
   };
   std::string out = fmt::format("\nrange ({} samples over spec ranges and priors):\n", g.samples);
   std::vector<std::vector<std::string>> rows;
+  std::string off_centre;
   for (const RangeRow& r : g.rows) {
     const std::string unit = unit_of(r.key);
     const std::string name = words(unit == "s" ? r.key.substr(0, r.key.size() - 2) : r.key);  // step_s reads "step"
-    rows.push_back({name, format_unit(r.q.p10, unit), format_unit(r.q.p50, unit), format_unit(r.q.p90, unit)});
+    std::vector<std::string> row{name, format_unit(r.q.p10, unit), format_unit(r.q.p50, unit),
+                                 format_unit(r.q.p90, unit)};
+    if (r.q.point && r.q.point_rank) {
+      const double pct = 100.0 * *r.q.point_rank;
+      row.push_back(fmt::format("{} (p{:.0f})", format_unit(*r.q.point, unit), pct));
+      if ((pct < 10 || pct > 90) && off_centre.empty()) {
+        off_centre = fmt::format("{} sits at p{:.0f}: the draws land {} it more often, the inputs' ranges reaching "
+                                 "further {} than {} from their defaults",
+                                 name, pct, pct < 10 ? "above" : "below", pct < 10 ? "up" : "down",
+                                 pct < 10 ? "down" : "up");
+      }
+    }
+    rows.push_back(std::move(row));
   }
-  return out + text_table({"", "p10", "p50", "p90"}, rows);
+  const bool points = !g.rows.empty() && g.rows.front().q.point.has_value();
+  out += text_table(points ? std::vector<std::string>{"", "p10", "p50", "p90", "headline"}
+                           : std::vector<std::string>{"", "p10", "p50", "p90"},
+                    rows);
+  if (!off_centre.empty()) {
+    out += "the headline takes every input at its sourced default (each range's mode); " + off_centre + "\n";
+  }
+  return out;
 }
 
 }  // namespace
