@@ -73,6 +73,11 @@ for name, args in INFEASIBLE.items():
     if d.get("feasible") is not False:
         failures.append(f"{name}: the JSON says feasible {d.get('feasible')!r}")
     check_json(name, d)
+    # The reason is said once, on the INFEASIBLE line (not again as "best: none (...)").
+    reason = d.get("reason") or ""
+    rc, text_out, _ = run(args)
+    if reason and text_out.count(reason) != 1:
+        failures.append(f"{name}: the text says its reason {text_out.count(reason)} times: {reason!r}")
 
 # Rows of a table that do not fit withhold their prices and times; the answer itself stands.
 rc, out, _ = run(["sweep", "--model", "llama-3.1-70b", "--hw", "h100-sxm", "--chips", "2", "--batch", "1,64", "--csv"])

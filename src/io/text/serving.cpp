@@ -132,15 +132,14 @@ std::string text(const PlanText& p) {
   if (p.price_source.rfind("owned", 0) == 0 || p.price_source == "--usd-per-hour") {
     out += "priced " + p.price_source + "\n";
   }
-  if (p.rank != "throughput") out += "ranked by " + p.rank + " per token\n";
-  out += fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n", r.evaluated, r.feasible,
-                     r.meeting_slo);
-  // No recommendation: the reason leads; the frontier below fits in memory but misses the SLO.
+  // No recommendation: the reason leads, once; a frontier below fits in memory but misses the SLO.
   if (!r.best) {
     out += fmt::format("INFEASIBLE: {}{}\n", r.empty_reason.empty() ? std::string("no feasible point") : r.empty_reason,
                        r.frontier.empty() ? "" : " (the frontier below fits in memory and misses the SLO)");
   }
-  out += "\n";
+  if (p.rank != "throughput") out += "ranked by " + p.rank + " per token\n";
+  out += fmt::format("searched {} configurations: {} fit in memory, {} meet the SLO\n", r.evaluated, r.feasible,
+                     r.meeting_slo);
   // Prices name what they divide: decode's chip-hours over output tokens, and prefill's and
   // decode's over input + output tokens at the plan's mix (docs/quantities.md).
   const std::vector<std::string> header{"mapping", "batch",      "w/kv",  "tok/s/chip", "tok/s/user", "TTFT",
@@ -152,18 +151,17 @@ std::string text(const PlanText& p) {
     rows.push_back(point_row(pt, p.native_weights));
     quantized = quantized || bytes_per_element(pt.weights) < bytes_per_element(p.native_weights);
   }
-  out += "Pareto frontier (tokens/s per chip against tokens/s per user):\n";
-  out += text_table(header, rows);
-  out += fmt::format(
-      "$/Mtok out: decode over output tokens; blend: prefill and decode over input + output tokens at "
-      "{}:{} in:out; J/tok blended as the dollars\n",
-      format_number(p.isl), format_number(p.osl));
-  if (quantized) out += "q: weights quantized below the checkpoint as released\n";
-  if (!r.best) {
-    out += "\nbest: none (" + r.empty_reason + ")\n";
-  } else {
-    out += "\nbest under the SLO:\n" + text_table(header, {point_row(*r.best, p.native_weights)});
+  // An empty frontier is no table: nothing fits in memory, and the INFEASIBLE line said why.
+  if (!rows.empty()) {
+    out += "\nPareto frontier (tokens/s per chip against tokens/s per user):\n";
+    out += text_table(header, rows);
+    out += fmt::format(
+        "$/Mtok out: decode over output tokens; blend: prefill and decode over input + output tokens at "
+        "{}:{} in:out; J/tok blended as the dollars\n",
+        format_number(p.isl), format_number(p.osl));
+    if (quantized) out += "q: weights quantized below the checkpoint as released\n";
   }
+  if (r.best) out += "\nbest under the SLO:\n" + text_table(header, {point_row(*r.best, p.native_weights)});
   if (p.best_range) {
     const PlanRange& g = *p.best_range;
     auto q = [](const Quantiles& x, std::string (*show)(double)) {
