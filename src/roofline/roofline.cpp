@@ -222,6 +222,15 @@ std::vector<std::string> explain(const RooflineResult& r) {
                             name(in.precision.experts), name(in.precision.act), name(in.precision.kv)));
   out.push_back(fmt::format("FLOPs = 2*m*n*k over every GEMM (model.md §4.1) = {} dense + {} expert + {} attention",
                             format(r.cost.flops_dense), format(r.cost.flops_expert), format(r.cost.flops_attention)));
+  std::string memory = fmt::format("memory = weights + B * KV(seq) (F21) = {} + {} = {} of {} -> {}",
+                                   format(r.mem_weights), format(r.mem_kv), format(r.mem_weights + r.mem_kv),
+                                   format(r.mem_capacity), r.fits ? "fits" : "does not fit");
+  // A point that does not fit is what it is (the model, its work) and why (its memory): no step
+  // time, throughput or price to derive (docs/quantities.md).
+  if (!r.fits) {
+    out.push_back(std::move(memory));
+    return out;
+  }
   if (in.eff.ideal()) {
     out.push_back(
         fmt::format("t_compute = FLOPs / (chips * peak * eff) (F2, model.md §5.1) = {} / {} + {} / {} + {} / {} = {}",
@@ -296,9 +305,7 @@ std::vector<std::string> explain(const RooflineResult& r) {
       format_number(in.power.memory_weight), format_number(r.hbm_utilization), format(in.power.host),
       format_number(in.power.host_load), format_number(in.power.pue), format(r.facility_power / in.chips),
       format(r.facility_power / in.chips), in.chips, format(r.energy_per_token)));
-  out.push_back(fmt::format("memory = weights + B * KV(seq) (F21) = {} + {} = {} of {} -> {}", format(r.mem_weights),
-                            format(r.mem_kv), format(r.mem_weights + r.mem_kv), format(r.mem_capacity),
-                            r.fits ? "fits" : "does not fit"));
+  out.push_back(std::move(memory));
   return out;
 }
 

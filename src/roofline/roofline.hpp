@@ -217,7 +217,8 @@ inline constexpr int kRangeSamples = 400;
 RooflineRange roofline_range(const RooflineInput& in, const Uncertainty& u, int samples = kRangeSamples,
                              unsigned seed = 1);
 
-/// The derivation as the lecture would write it, one line per formula with values substituted.
+/// The derivation as the lecture would write it, one line per formula with values substituted; for
+/// a point that does not fit, only what it is (model, formats, FLOPs) and its memory.
 std::vector<std::string> explain(const RooflineResult& r);
 
 }  // namespace llmecon

@@ -544,6 +544,7 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
   LayoutEval e(s, l, explain, r);
   e.flops();
   e.memory();
+  r.derivation_facts = r.derivation.size();
   e.compute();
   e.communication();
   e.data_parallel();

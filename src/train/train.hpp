@@ -247,6 +247,9 @@ struct TrainResult {
   TokensPerSecond tokens_per_s{};  ///< the cluster's
   TrainRun run;
   std::vector<std::string> derivation;  ///< filled when asked
+  /// How many first lines of `derivation` state the run's work and memory (§24.1-24.2): what an
+  /// infeasible run's answer still explains (Analysis::explain_fact).
+  std::size_t derivation_facts = 0;
 };
 
 /// Why a layout cannot run: the flag at fault (its argument key: "pp", "global_batch", ...) and

@@ -71,8 +71,16 @@ void Table::withhold_row(std::size_t i) {
 void Analysis::set_infeasible(std::string reason) {
   LLMECON_ASSERT(!reason.empty(), "an infeasible result needs its reason");
   infeasible = std::move(reason);
-  // The derivation keeps the work and the memory that does not fit; the rest explains withheld numbers.
-  std::erase_if(derivation, [](const std::string& l) { return l.rfind("model", 0) != 0 && l.rfind("memory", 0) != 0; });
+  // The derivation keeps its facts (the work, the memory that does not fit); the rest explains
+  // withheld numbers.
+  std::vector<std::string> kept;
+  kept.reserve(facts.size());
+  for (std::size_t i : facts) {
+    if (i < derivation.size()) kept.push_back(std::move(derivation[i]));
+  }
+  derivation = std::move(kept);
+  facts.resize(derivation.size());
+  for (std::size_t i = 0; i < facts.size(); ++i) facts[i] = i;
   std::erase_if(figures, [](const Figure& f) { return withheld_when_infeasible(quantity_kind(f.unit, f.key)); });
   // A table that loses its quantities and keeps nothing but names says nothing: it goes.
   std::vector<std::string> emptied;

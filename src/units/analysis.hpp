@@ -111,10 +111,13 @@ struct Analysis {
   /// The step its times and prices come from (docs/quantities.md, "Step times"): "ideal_pooled"
   /// for the lecture's closed forms over the pooled domain; empty when it prices no step.
   std::string step_model;
+  /// Which derivation lines are facts (explain_fact), by index.
+  std::vector<std::size_t> facts;
 
   explicit Analysis(std::string t) : title(std::move(t)) {}
-  /// Marks the result infeasible: its reason leads, and every figure and table column of a withheld
-  /// kind (price, throughput, duration, energy) is dropped; a table left with no quantity is dropped.
+  /// Marks the result infeasible: its reason leads, every figure and table column of a withheld
+  /// kind (price, throughput, duration, energy) is dropped, a table left with no quantity is
+  /// dropped, and the derivation keeps only its facts (explain_fact).
   void set_infeasible(std::string reason);
   [[nodiscard]] bool feasible() const { return infeasible.empty(); }
   void figure(std::string key, double value, std::string unit, std::string label) {
@@ -133,6 +136,12 @@ struct Analysis {
   }
   void note(std::string n) { notes.push_back(std::move(n)); }
   void explain(std::string line) { derivation.push_back(std::move(line)); }
+  /// A derivation line that states what the configuration is (its model, its work, its memory)
+  /// rather than a number an infeasible answer withholds: it stays after set_infeasible().
+  void explain_fact(std::string line) {
+    facts.push_back(derivation.size());
+    derivation.push_back(std::move(line));
+  }
   /// The figure with this key; asserts in debug builds when absent.
   [[nodiscard]] double get(const std::string& key) const;
   [[nodiscard]] const Table* table(const std::string& key) const;

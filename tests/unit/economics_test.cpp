@@ -248,9 +248,10 @@ TEST(Infeasible, AnalysisWithholdsPricesTimesAndRates) {
   a.figure("mfu", 0.47, "x", "MFU");
   a.tables.push_back(Table{"memory", {{"term", ""}, {"per_gpu", "B"}}, {{"weights", 6.5e9}}});
   a.tables.push_back(Table{"time", {{"term", ""}, {"total_s", "s"}}, {{"forward", 1.4}}});
-  a.explain("model FLOPs per token = 167 GFLOP");
+  a.explain_fact("model FLOPs per token = 167 GFLOP");
   a.explain("step = 6.9 s");
-  a.explain("memory per GPU = 219 GB");
+  a.explain("memory? no: a line that explains a withheld number, whatever its words");
+  a.explain_fact("memory per GPU = 219 GB");
   ASSERT_TRUE(a.feasible());
   a.set_infeasible("needs 219 GB per GPU");
   EXPECT_FALSE(a.feasible());
@@ -258,7 +259,9 @@ TEST(Infeasible, AnalysisWithholdsPricesTimesAndRates) {
   EXPECT_EQ(a.figures[0].key, "memory_bytes");
   ASSERT_EQ(a.tables.size(), 1U);  // the time table held nothing but durations
   EXPECT_EQ(a.tables[0].key, "memory");
+  // The facts stay, in order, by how they were given, not by their words.
   ASSERT_EQ(a.derivation.size(), 2U);
+  EXPECT_EQ(a.derivation[0], "model FLOPs per token = 167 GFLOP");
   EXPECT_EQ(a.derivation[1], "memory per GPU = 219 GB");
 }
 

@@ -107,17 +107,6 @@ std::vector<std::string> past_max_context(const ModelSpec& m, double context) {
   return {fmt::format("context {} exceeds {}'s max_position_embeddings ({}): the model was not trained that far",
                       format_number(context), m.name, m.max_context)};
 }
-// The derivation of a point that does not fit keeps what it is (the model, its work) and why it
-// does not fit (the memory line): no step time, throughput or price (docs/quantities.md).
-std::vector<std::string> derivation_of(const RooflineResult& r) {
-  std::vector<std::string> lines = explain(r);
-  if (r.fits) return lines;
-  std::erase_if(lines, [](const std::string& l) {
-    return !(l.rfind("model ", 0) == 0 || l.rfind("precision:", 0) == 0 || l.rfind("FLOPs", 0) == 0 ||
-             l.rfind("memory", 0) == 0);
-  });
-  return lines;
-}
 }  // namespace
 
 Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -133,7 +122,7 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
   out["price_source"] = x.price_source;
   if (!x.warnings.empty()) out["warnings"] = x.warnings;
   if (a.flag("explain")) {
-    x.derivation = derivation_of(r);
+    x.derivation = llmecon::explain(r);
     out["explain"] = x.derivation;
   }
   if (a.flag("range") && r.fits) {
@@ -180,7 +169,7 @@ Result<Answer> sweep(const Engine& e, const Args& a, const Progress& progress, c
       TRY(r, llmecon::roofline(in));
       Json row = to_json(r);
       if (with_explain) {
-        derivations.push_back(derivation_of(r));
+        derivations.push_back(llmecon::explain(r));
         row["explain"] = derivations.back();
       }
       rows.push_back(std::move(row));
@@ -235,7 +224,7 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
   for (double b = 1; b <= 65536; b *= 2) {
     const RooflineResult r = at(b);
     Json row = to_json(r);
-    if (a.flag("explain")) row["explain"] = derivation_of(r);
+    if (a.flag("explain")) row["explain"] = llmecon::explain(r);
     rows.push_back(row);
     rt.rows.push_back(r);
     if (r.fits && r.usd_per_token.si() < best_cost) {
@@ -262,7 +251,7 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
   if (!rt.warnings.empty()) out["warnings"] = rt.warnings;
   if (a.flag("explain")) {
     // The report's own figures: the balance batch (F6) and the largest batch that fits (F21).
-    std::vector<std::string> lines = derivation_of(first);
+    std::vector<std::string> lines = llmecon::explain(first);
     lines.push_back(fmt::format(
         "max batch that fits (F21) = floor((HBM - weights) / KV per sequence) = floor(({} - {}) / {}) = {}",
         format(first.mem_capacity), format(first.mem_weights), format(first.mem_kv), format_number(max_batch)));

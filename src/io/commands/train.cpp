@@ -199,7 +199,13 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
             {"step", t.step.si(), t.step.si()}},
            "time per step"};
   an.tables.push_back(std::move(tt));
-  for (const auto& line : r.derivation) an.explain(line);
+  for (std::size_t i = 0; i < r.derivation.size(); ++i) {
+    if (i < r.derivation_facts) {
+      an.explain_fact(r.derivation[i]);
+    } else {
+      an.explain(r.derivation[i]);
+    }
+  }
   for (auto& f : an.figures)
     if (!std::isfinite(f.value) && f.reason.empty()) f.reason = why;
   for (auto& table : an.tables)
