@@ -65,10 +65,10 @@ std::string range_text(const RangeText& g) {
       const double pct = 100.0 * *r.q.point_rank;
       row.push_back(fmt::format("{} (p{:.0f})", format_unit(*r.q.point, unit), pct));
       if ((pct < 10 || pct > 90) && off_centre.empty()) {
-        off_centre = fmt::format("{} sits at p{:.0f}: the draws land {} it more often, the inputs' ranges reaching "
-                                 "further {} than {} from their defaults",
-                                 name, pct, pct < 10 ? "above" : "below", pct < 10 ? "up" : "down",
-                                 pct < 10 ? "down" : "up");
+        off_centre = fmt::format(
+            "{} sits at p{:.0f}: the draws land {} it more often, the inputs' ranges reaching "
+            "further {} than {} from their defaults",
+            name, pct, pct < 10 ? "above" : "below", pct < 10 ? "up" : "down", pct < 10 ? "down" : "up");
       }
     }
     rows.push_back(std::move(row));
