@@ -411,7 +411,8 @@
   // shape and latency targets (argsFor keeps what plan takes).
   function planArgs() {
     const a = board();
-    for (const k of PLAN_KEYS) if ($(k).value !== "") a[k] = +$(k).value;
+    // Lengths are text (2048, or a distribution such as lognormal:200,1.2); targets are numbers.
+    for (const k of PLAN_KEYS) if ($(k).value !== "") a[k] = k === "isl" || k === "osl" ? $(k).value.trim() : +$(k).value;
     a.explain = true;
     return argsFor("plan", a);
   }

@@ -63,6 +63,11 @@ Result<Json> check_dtype(const ArgSpec& arg, const Json& v) {
 Result<Json> check_value(const ArgSpec& arg, const Json& v) {
   switch (arg.type) {
     case ArgType::kString:
+      // A number where text is taken (a length "2048", a rate) reads as its shortest decimal: Python's
+      // isl=2048 and the CLI's --isl 2048 are one request.
+      if (v.is_number() && std::isfinite(v.get<double>())) return Json(fmt::format("{}", v.get<double>()));
+      if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + json_text(v), arg.help};
+      return v;
     case ArgType::kHardware:
       if (!v.is_string()) return Error{arg.flag(), "", "expected a string, got " + json_text(v), arg.help};
       return v;

@@ -130,6 +130,7 @@ struct PlanText {
   DType native_weights = DType::kBf16;  ///< narrower weights are a quantized deployment
   int chips = 0, domain = 0;
   double isl = 0, osl = 0;
+  std::string isl_dist, osl_dist;  ///< the distributions asked for; empty for a fixed length
   PlanResult result;
   std::vector<std::size_t> frontier;  ///< indices into result.frontier, thinned as the JSON lists them
   std::optional<PlanRange> best_range;

@@ -16,8 +16,11 @@ std::vector<ArgSpec> plan_arguments() {
       with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains to deploy on (instead of --chips)"), 1, 1e6),
                      "domain"),
                 "none"),
-      integer("isl", "input tokens per request", "tok", 2048, 1, kMaxTokens),
-      integer("osl", "output tokens per request", "tok", 256, 1, kMaxTokens),
+      with_default(arg("isl", T::kString,
+                       "input tokens per request: 2048, or as simulate takes them, uniform:LOW,HIGH, normal:MEAN,SD or "
+                       "lognormal:MEAN,SIGMA (the search prices the mean; --rate simulates the distribution)"),
+                   "2048"),
+      with_default(arg("osl", T::kString, "output tokens per request, as --isl"), "256"),
       with_text(arg("slo", T::kString,
                     "targets as simulate takes them: ttft_p99=2s,tpot_p99=50ms (held at p99; --ttft-ms and --tpot-ms "
                     "are its short forms)"),

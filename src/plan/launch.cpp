@@ -134,7 +134,7 @@ std::string command(const ServingEngine& e, const ModelSpec& m, const std::strin
     }
   }
   add("max_batched_tokens", tokens);
-  add("max_model_len", format_number(rq.isl + rq.osl));
+  add("max_model_len", format_number(rq.max_context > 0 ? rq.max_context : rq.isl + rq.osl));
   add("memory_fraction", fraction);
   if (how.options_file) {
     // The options file's keys are the profile's flag names; a dotted one is a nested key

@@ -26,9 +26,12 @@ struct PlanRequest {
   const ModelSpec* model = nullptr;
   const Hardware* hw = nullptr;
   int chips = 1;
-  int domain = 0;  ///< chips per scale-up domain (0 = the hardware's)
-  double isl = 2048;
-  double osl = 256;
+  int domain = 0;     ///< chips per scale-up domain (0 = the hardware's)
+  double isl = 2048;  ///< mean input tokens per request (the search prices the means)
+  double osl = 256;   ///< mean output tokens per request
+  /// The longest request's input + output tokens, for an engine's context limit (max_model_len);
+  /// 0: isl + osl (fixed lengths).
+  double max_context = 0;
   std::optional<Seconds> ttft;
   std::optional<Seconds> tpot;
   std::optional<DollarsPerToken> max_cost;

@@ -40,8 +40,8 @@ Result<Capacity> size_capacity(const PlanRequest& rq, const PlanResult& r, const
     SimConfig c;
     c.decode = deployment_input(rq, m, pick->weights, pick->kv);
     if (rq.engine != nullptr) apply_engine(c.scheduler, *rq.engine);
-    c.workload.isl = LengthDist::fixed(rq.isl);
-    c.workload.osl = LengthDist::fixed(rq.osl);
+    c.workload.isl = ask.isl.value_or(LengthDist::fixed(rq.isl));
+    c.workload.osl = ask.osl.value_or(LengthDist::fixed(rq.osl));
     // The one capacity search simulate --find-rate runs (model.md §23.7), on as many requests.
     c.workload.requests = static_cast<long>(ask.sim_requests);
     c.slo = slo;

@@ -12,6 +12,7 @@
 
 #include "catalog/dtype.hpp"
 #include "plan/plan.hpp"
+#include "simulate/simulate.hpp"
 #include "units/error.hpp"
 
 namespace llmecon {
@@ -20,6 +21,8 @@ struct CapacityAsk {
   double rate = 1;             ///< requests/s the fleet must serve
   double sim_requests = 1000;  ///< requests per simulated run (simulate's --requests default)
   std::function<bool()> cancelled;
+  /// The lengths to simulate; none: the request's fixed isl and osl.
+  std::optional<LengthDist> isl, osl;
 };
 
 /// One layout's fleet: as many replicas as the rate needs at what one replica sustains under the

@@ -85,6 +85,9 @@ struct LengthDist {
   double cap = 1e8;
   static LengthDist fixed(double v) { return {LengthKind::kFixed, v, 0}; }
   [[nodiscard]] double mean() const;
+  /// The token count below which a share `p` (0-1) of draws falls, within [1, cap].
+  [[nodiscard]] double quantile(double p) const;
+  [[nodiscard]] bool is_fixed() const { return kind == LengthKind::kFixed; }
   [[nodiscard]] std::string str() const;
 };
 /// "2048", "fixed:2048", "uniform:128,4096", "normal:1000,300", "lognormal:1000,0.8" (a mean

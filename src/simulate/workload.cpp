@@ -290,6 +290,38 @@ double LengthDist::mean() const {
   return a;
 }
 
+namespace {
+// The standard normal's quantile, by bisection on its CDF (to 1e-12; p within (0, 1)).
+double normal_quantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 100 && hi - lo > 1e-12; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+}  // namespace
+
+double LengthDist::quantile(double p) const {
+  const double q = std::clamp(p, 1e-9, 1 - 1e-9);
+  double x = a;
+  switch (kind) {
+    case LengthKind::kFixed:
+      return a;
+    case LengthKind::kUniform:
+      x = a + q * (b - a);
+      break;
+    case LengthKind::kNormal:
+      x = a + b * normal_quantile(q);
+      break;
+    case LengthKind::kLognormal:
+      // A mean of `a` tokens: the log's mean is ln(a) - sigma^2 / 2.
+      x = std::exp(std::log(a) - 0.5 * b * b + b * normal_quantile(q));
+      break;
+  }
+  return std::clamp(std::round(x), 1.0, cap);
+}
+
 std::string LengthDist::str() const {
   switch (kind) {
     case LengthKind::kFixed:

@@ -377,6 +377,28 @@ TEST(Facade, PlanAtARateSimulatesTheTopLayouts) {
   EXPECT_EQ(e.error().where, "--rate");
 }
 
+// plan takes lengths as simulate does: a distribution is searched at its mean (the same answer as
+// that fixed length) and stated beside it; a number and its text are one request.
+TEST(Facade, PlanTakesLengthDistributions) {
+  const Json base{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"chips", 2}, {"osl", 128}};
+  Json dist = base, fixed = base, text = base;
+  dist["isl"] = "uniform:1000,3000";
+  fixed["isl"] = 2000;
+  text["isl"] = "2000";
+  auto d = engine().run("plan", dist);
+  auto f = engine().run("plan", fixed);
+  auto t = engine().run("plan", text);
+  ASSERT_TRUE(d && f && t) << (d ? "" : d.error().message()) << (f ? "" : f.error().message());
+  EXPECT_EQ((*d)["isl"], 2000);
+  EXPECT_EQ((*d)["isl_dist"], "uniform:1000,3000");
+  EXPECT_FALSE(f->contains("isl_dist"));
+  EXPECT_EQ((*d)["best"], (*f)["best"]);
+  EXPECT_EQ(*f, *t);
+  auto bad = engine().run("plan", Json{{"isl", "lognormal:100"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "--isl");
+}
+
 TEST(Facade, SimulationGridShardsPartitionThePoints) {
   // Three shards of a 2 x 2 x 2 grid hold every point once, and each point matches a lone run.
   Json args{{"model", "llama-3.1-8b"},

@@ -197,12 +197,12 @@ TEST(Capacity, AFleetPerLayoutCheapestFirst) {
   PlanRequest rq = on_eight_h100(m);
   const PlanResult plan_result = plan(rq);
   // No latency target: nothing to size a fleet against.
-  const auto none = size_capacity(rq, plan_result, CapacityAsk{10, 200, nullptr});
+  const auto none = size_capacity(rq, plan_result, CapacityAsk{10, 200, nullptr, {}, {}});
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().where, "--rate");
   rq.ttft = units::ms(500);
   rq.tpot = units::ms(40);
-  const auto cap = size_capacity(rq, plan_result, CapacityAsk{30, 200, nullptr});
+  const auto cap = size_capacity(rq, plan_result, CapacityAsk{30, 200, nullptr, {}, {}});
   ASSERT_TRUE(cap) << cap.error().message();
   ASSERT_FALSE(cap->options.empty());
   EXPECT_LE(cap->options.size(), cap->simulated_layouts);
@@ -217,7 +217,7 @@ TEST(Capacity, AFleetPerLayoutCheapestFirst) {
     }
   }
   // Cancelled before the first simulation.
-  const auto stop = size_capacity(rq, plan_result, CapacityAsk{30, 200, [] { return true; }});
+  const auto stop = size_capacity(rq, plan_result, CapacityAsk{30, 200, [] { return true; }, {}, {}});
   ASSERT_FALSE(stop);
   EXPECT_EQ(stop.error().what.rfind("cancelled", 0), 0U);
 }

@@ -3,10 +3,13 @@
 // prefixes, unstreamed answers and capped length distributions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
 #include "parallel/parallel.hpp"
+#include "simulate/random.hpp"
 #include "simulate/simulate.hpp"
 #include "simulate_fixture.hpp"
 
@@ -122,6 +125,23 @@ TEST(SimulatePolicies, UnstreamedTtftIsTheEndToEndTime) {
   EXPECT_GT(streamed.tpot.n, 0);
   EXPECT_DOUBLE_EQ(whole.e2e.mean.si(), streamed.e2e.mean.si());
   EXPECT_LT(streamed.ttft.mean.si(), whole.ttft.mean.si());
+}
+
+// A length's quantile is the draws' own: exact for fixed and uniform lengths, and within a few
+// percent of a large sample's for lognormal (the same mean-and-sigma parameterization).
+TEST(SimulatePolicies, LengthQuantilesMatchTheDraws) {
+  EXPECT_EQ(LengthDist::fixed(2048).quantile(0.999), 2048);
+  const LengthDist u = parse_length_dist("uniform:100,300", "--isl").value();
+  EXPECT_EQ(u.quantile(0.5), 200);
+  EXPECT_EQ(u.quantile(1.0), 300);
+  const LengthDist l = parse_length_dist("lognormal:1000,0.8", "--isl").value();
+  EXPECT_EQ(l.quantile(0.5), std::round(std::exp(std::log(1000.0) - 0.32)));                    // the median, 726
+  EXPECT_EQ(parse_length_dist("lognormal:1000,0.8,900", "--isl").value().quantile(0.99), 900);  // capped
+  std::vector<double> drawn;
+  sim_internal::Stream s(7);
+  for (int i = 0; i < 20000; ++i) drawn.push_back(sim_internal::draw(l, s));
+  std::sort(drawn.begin(), drawn.end());
+  EXPECT_NEAR(drawn[static_cast<std::size_t>(0.99 * 20000)] / l.quantile(0.99), 1.0, 0.05);
 }
 
 // A capped distribution never draws past its cap; the cap prints and parses back.

@@ -142,11 +142,7 @@ try {
     const num = (id) => page.$eval(`#${id}`, (el) => ({ value: el.value, min: el.min, placeholder: el.placeholder }));
     assert.equal(2 ** +(await num("batch")).value, roof.batch.default, "batch default = schema");
     assert.equal(2 ** +(await num("context")).value, roof.context.default, "context default = schema");
-    for (const k of ["isl", "osl"]) {
-      const v = await num(k);
-      assert.equal(+v.value, plan[k].default, `${k} default = schema`);
-      assert.equal(+v.min, plan[k].min, `${k} minimum = schema`);
-    }
+    for (const k of ["isl", "osl"]) assert.equal((await num(k)).value, String(plan[k].default), `${k} default = schema`);
     for (const k of ["ttft_ms", "tpot_ms"]) assert.equal((await num(k)).placeholder, plan[k].default_text, `${k}: no target by default`);
     assert.equal((await num("chips")).placeholder, roof.chips.default_text);
     // What the page asked: only arguments each command declares (report has no batch, plan no context).

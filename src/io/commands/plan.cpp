@@ -154,8 +154,13 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
   rq.engine = sc.engine;
   rq.chips = sc.chips;
   if (sc.chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};  // the planner's bound
-  rq.isl = a.number("isl");
-  rq.osl = a.number("osl");
+  // Lengths as simulate takes them: the search prices the means, an engine's context limit holds
+  // the longest (p99.9) request, and --rate simulates the distributions themselves.
+  TRY(isl, parse_length_dist(a.text("isl"), "--isl"));
+  TRY(osl, parse_length_dist(a.text("osl"), "--osl"));
+  rq.isl = isl.mean();
+  rq.osl = osl.mean();
+  if (!isl.is_fixed() || !osl.is_fixed()) rq.max_context = isl.quantile(0.999) + osl.quantile(0.999);
   // An SLO of 0 passes the table's bound (>= 0) but no deployment can meet it.
   for (const char* k : {"ttft_ms", "tpot_ms", "max_usd_per_mtok"}) {
     if (a.has(k) && a.number(k) <= 0) {
@@ -225,6 +230,11 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
             rq.prefill_hw ? Json{{"hardware", rq.prefill_hw->name}, {"chips", rq.prefill_chips}} : Json(nullptr)},
            {"isl", whole_json(rq.isl)},
            {"osl", whole_json(rq.osl)}};
+  // A distribution is stated beside its mean, which the search priced.
+  TRY(isl, parse_length_dist(a.text("isl"), "--isl"));
+  TRY(osl, parse_length_dist(a.text("osl"), "--osl"));
+  if (!isl.is_fixed()) out["isl_dist"] = isl.str();
+  if (!osl.is_fixed()) out["osl_dist"] = osl.str();
   Json slo = Json::object();
   if (rq.ttft) slo["ttft_ms"] = rq.ttft->si() * 1e3;
   if (rq.tpot) slo["tpot_ms"] = rq.tpot->si() * 1e3;
@@ -255,6 +265,8 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
   x.domain = hw->domain_size;
   x.isl = rq.isl;
   x.osl = rq.osl;
+  if (!isl.is_fixed()) x.isl_dist = isl.str();
+  if (!osl.is_fixed()) x.osl_dist = osl.str();
   x.warnings = std::move(warnings);
   x.result = llmecon::plan(rq);
   const PlanResult& main = x.result;
@@ -282,7 +294,7 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
     x.launch = std::move(launched);
   }
   if (a.has("rate")) {
-    auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel});
+    auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel, isl, osl});
     if (!cap) return cap.error().what.rfind("cancelled", 0) == 0 ? cancelled_error() : cap.error();
     out["capacity"] = to_json(*cap, rq.osl);
     x.capacity = std::move(cap).value();

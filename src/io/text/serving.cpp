@@ -127,8 +127,12 @@ std::string text(const SimResult& r, const SimText& x) {
 
 std::string text(const PlanText& p) {
   const PlanResult& r = p.result;
+  // A distribution reads as its mean, which the search priced, and its form.
+  auto length = [](double mean, const std::string& dist) {
+    return dist.empty() ? format_number(mean) : fmt::format("mean {} ({})", format_number(mean), dist);
+  };
   std::string out = fmt::format("plan: {} on {} x {} (scale-up domain {}), {} in / {} out tokens\n", p.model, p.chips,
-                                p.hardware, p.domain, format_number(p.isl), format_number(p.osl));
+                                p.hardware, p.domain, length(p.isl, p.isl_dist), length(p.osl, p.osl_dist));
   if (p.price_source.rfind("owned", 0) == 0 || p.price_source == "--usd-per-hour") {
     out += "priced " + p.price_source + "\n";
   }
