@@ -20,8 +20,8 @@ std::vector<std::string> engine_or(std::vector<std::string> names) {
 
 std::vector<ArgSpec> simulate_arguments() {
   std::vector<ArgSpec> args{
-      model("llama-3.1-70b"),
-      hw("h100-sxm"),
+      model(),
+      hw(),
       chips("the scale-up domain, at most 8", "chips per replica"),
       integer("replicas", "replicas behind the router", "", 1, 1, 4096),
       optional_integer("tp", "tensor-parallel degree", "", 1, 1e6, "inferred by the planner"),

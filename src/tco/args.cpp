@@ -18,7 +18,7 @@ std::vector<ArgSpec> tco_arguments() {
   ArgSpec u = number("utilization", "share of hours the accelerators do paid work", "", 0.8, 0, 1);
   u.exclusive_min = true;
   return {
-      hw("h100-sxm"),
+      hw(),
       unit(with_default(bounded(arg("chips", T::kInteger, "accelerators in the cluster"), 1, kMaxCount), 1024), "chip"),
       with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains in the cluster (instead of --chips)"), 1, 1e7),
                      "domain"),
