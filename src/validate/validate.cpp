@@ -33,6 +33,18 @@
 namespace llmecon {
 
 using validate_internal::fit_training;
+
+namespace {
+// A training step's work is its tokens: the global batch and the sequence length, which no layout
+// stands in for. Empty when the row states both.
+std::string training_work_missing(const Measurement& m) {
+  if (m.scenario != "training_step" || (m.batch && m.isl)) return "";
+  return fmt::format("a training step needs its global batch and sequence length; the row states {}",
+                     !m.batch && !m.isl ? "neither"
+                     : !m.batch         ? "no batch"
+                                        : "no sequence length");
+}
+}  // namespace
 using validate_internal::max_batch;
 using validate_internal::model_flops;
 using validate_internal::peak_bf16;
@@ -189,6 +201,12 @@ ValidationReport validate(const std::vector<Measurement>& rows, const Validation
       r.skip_reason = workload ? "input length published by neither the row nor workload " + workload->preset.name
                                : "input length not published (production traffic)";
       r.envelope = "outside: no sequence lengths";
+      rep.rows.push_back(r);
+      continue;
+    }
+    if (const std::string missing = training_work_missing(m); !missing.empty()) {
+      r.skip_reason = missing;
+      r.envelope = "outside: no batch or sequence length";
       rep.rows.push_back(r);
       continue;
     }
