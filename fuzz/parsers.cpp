@@ -12,6 +12,7 @@
 #include "model/model.hpp"
 #include "request.hpp"
 #include "simulate/simulate.hpp"
+#include "units/json_text.hpp"
 #include "validate/validate.hpp"
 
 namespace {
@@ -79,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!args) return 0;
     if (target == "http_request" && llmecon::server::reads_files(engine(), command, *args)) return 0;
     auto r = engine().run(command, *args);
-    if (r) (void)llmecon::server::dump(*r);
+    if (r) (void)llmecon::json_text(*r);
   }
   return 0;
 }

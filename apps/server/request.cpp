@@ -92,13 +92,8 @@ std::optional<Error> unknown_bare_model(const Engine& engine, const std::string&
   return std::nullopt;
 }
 
-// JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
-std::string dump(const Json& j) {
-  return json_text(j);
-}
-
 std::string error_json(const Error& e) {
-  return dump(Json{{"error", e.message()}});
+  return json_text(Json{{"error", e.message()}});
 }
 
 Error internal_error(const std::exception& e) {

@@ -19,8 +19,6 @@ Result<Json> parse_args(const std::string& body);
 /// Whether answering would read a file (a config path as model, validate, calibrate) or measure
 /// the machine: refused unless the server runs with --allow-files, and never cached.
 bool reads_files(const Engine& engine, const std::string& command, const Json& args);
-/// JSON for a reply: text that is not UTF-8 (from a query string) is replaced, never thrown on.
-std::string dump(const Json& j);
 std::string error_json(const Error& e);
 Error internal_error(const std::exception& e);
 /// With files off: the error for a model argument that is a bare name outside the catalog, answered

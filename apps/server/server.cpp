@@ -65,7 +65,7 @@ class ResponseCache {
       out += '\n';
       out += k;
       out += '=';
-      out += dump(*v);
+      out += json_text(*v);
     }
     return out;
   }
@@ -275,7 +275,7 @@ void compute(const Engine& engine, const std::string& command, const Json& args,
     auto r = engine.answer(command, args, {}, cancel);
     if (r) {
       req.status = MHD_HTTP_OK;
-      req.json = req.format == "csv" ? csv_of(command, r->json) : req.format == "text" ? r->text() : dump(r->json);
+      req.json = req.format == "csv" ? csv_of(command, r->json) : req.format == "text" ? r->text() : json_text(r->json);
     } else {
       req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND
                    : r.error().what.rfind("cancelled", 0) == 0     ? MHD_HTTP_SERVICE_UNAVAILABLE
@@ -390,7 +390,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
     const Json index{{"commands", schema_json()},
                      {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
                      {"reference", "docs/cli.md"}};
-    return reply(conn, MHD_HTTP_OK, dump(index), "application/json");
+    return reply(conn, MHD_HTTP_OK, json_text(index), "application/json");
   }
   if (path.substr(0, kApi.size()) == kApi) {
     const std::string command(path.substr(kApi.size()));

@@ -68,7 +68,7 @@ Board board_from(const ModelSpec& m, const Hardware& hw, int chips, const Precis
 
 Analysis batch_analysis(const Board& b, double context) {
   Analysis a("batch");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   const double R = b.R(), S = b.S();
   const double bstar = R * S;  // F6
   a.figure("r", R, "", "R = FLOPS / (2 x params fetched per s), MACs per parameter read (F7)");
@@ -173,7 +173,7 @@ Analysis batch_analysis(const Board& b, double context) {
 
 Analysis fast_mode_analysis(const Board& b, double context, double p, double s) {
   Analysis a("fast mode");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   a.figure("price_multiple", p, "x", "fast price / standard price");
   a.figure("speed_multiple", s, "x", "fast tokens/s per user / standard");
   const double ratio = p * s;  // D2
@@ -235,7 +235,7 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
 
 Analysis step_analysis(const Board& b, double batch, double context, double provider) {
   Analysis a("step");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   const Seconds drain = b.hbm / b.mem_bw;  // F8
   a.figure("drain_time_s", drain, "HBM capacity / HBM bandwidth: the step interval (F8)");
   a.figure("worst_latency_s", drain * 2.0, "just miss a train, wait one interval, ride one (F8)");
@@ -269,7 +269,7 @@ Analysis step_analysis(const Board& b, double batch, double context, double prov
 
 Analysis context_analysis(const Board& b, double batch, double knee, double topk, double index_bytes, double block) {
   Analysis a("context");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   const double compute_per_tok = (units::flops(2.0 * b.n_active) / b.flops).si();  // s per token
   const double kv_time_per_ctx = b.kv.si() / b.mem_bw.si();                        // s per cached token
   const double crossover = compute_per_tok / kv_time_per_ctx;                      // F10
@@ -338,7 +338,7 @@ Analysis context_analysis(const Board& b, double batch, double knee, double topk
 Analysis layout_analysis(const Board& b, double context, double micro_batch, int racks, int stages,
                          int layers_per_stage) {
   Analysis a("layout");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   const int n = b.chips;
   // F16: experts spread over the largest power of two of chips that divides the expert count.
   int used = n;

@@ -112,7 +112,7 @@ const PriceSheet* PriceCatalog::find(std::string_view model) const {
 
 Analysis price_forward(const Board& b, double context, double batch) {
   Analysis a("price (forward)");
-  a.step_model = "ideal_pooled";
+  a.step_model = kStepIdealPooled;
   // Input: one prefill pass over the prompt (F14), per token. Output: one decode step at batch B.
   const DollarsPerToken in = b.cost(1, 0, context);
   const DollarsPerToken out = b.cost(batch, context);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "io/encode.hpp"
+#include "units/analysis.hpp"
 
 namespace llmecon {
 namespace {
@@ -90,7 +91,7 @@ Json to_json(const SimResult& r) {
   out["joules_per_token_output"] = r.energy_per_output_token.si();
   out["joules_per_token"] = r.energy_per_token.si();
   out["chips"] = r.chips;
-  out["step_model"] = "calibrated_mapped";  // the replica's layout and its collectives
+  out["step_model"] = kStepCalibratedMapped;  // the replica's layout and its collectives
   out["rule"] = r.rule;
   out["step_evaluations"] = r.step_evaluations;
   out["step_lookups"] = r.step_lookups;

@@ -60,13 +60,13 @@ Json to_json(const RooflineResult& r) {
   put("t_busy_s", (r.in.eff.ideal() ? r.t_step : r.ops.busy).si());
   put("kernels", whole_json(r.ops.kernels));
   // Which step this is (docs/quantities.md): the chips as one pooled domain, calibrated or ideal.
-  put("step_model", r.in.eff.ideal() ? "ideal_pooled" : "calibrated_pooled");
+  put("step_model", r.in.eff.ideal() ? kStepIdealPooled : kStepCalibratedPooled);
   put("t_step_s", r.t_step.si());
   put("t_upper_s", r.t_upper.si());
   put("bound", std::string(name(r.bound)));
   put("tokens_per_s", r.tokens_per_s.si());
   // A price names the tokens it divides: a decode step's output tokens, a prefill pass's prompt.
-  put(in.step.phase == Phase::kPrefill ? "usd_per_mtok_input" : "usd_per_mtok_output", r.usd_per_token.si() * 1e6);
+  put((std::string("usd_per_mtok_") + priced_tokens(in.step.phase)).c_str(), r.usd_per_token.si() * 1e6);
   put("mfu", r.mfu);
   put("hbm_utilization", r.hbm_utilization);
   put("board_power_w", r.board_power.si());

@@ -29,6 +29,10 @@ enum class Phase { kPrefill, kDecode };
 /// The phases' names, in the order the command table lists them.
 inline constexpr NameTable<Phase, 2> kPhaseNames{{{Phase::kDecode, "decode"}, {Phase::kPrefill, "prefill"}}};
 std::string_view name(Phase p);
+/// The tokens a pass's price divides (docs/quantities.md): a decode step's output, a prefill's input.
+constexpr const char* priced_tokens(Phase p) {
+  return p == Phase::kPrefill ? "input" : "output";
+}
 
 /// One forward pass over `batch` sequences, each adding `new_tokens` tokens after `cached`
 /// tokens already in the KV cache. Decode: new_tokens = 1. Prefill of a whole prompt:

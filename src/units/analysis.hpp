@@ -100,6 +100,12 @@ struct Table {
   void withhold_row(std::size_t i);
 };
 
+/// The step models an answer's times and prices come from (docs/quantities.md, "Step times"),
+/// as its `step_model` names them.
+inline constexpr const char* kStepIdealPooled = "ideal_pooled";            ///< the lecture's closed forms, chips pooled
+inline constexpr const char* kStepCalibratedPooled = "calibrated_pooled";  ///< per-kernel rates, chips pooled
+inline constexpr const char* kStepCalibratedMapped = "calibrated_mapped";  ///< a layout with its collectives
+
 struct Analysis {
   std::string title;
   std::vector<Figure> figures;
@@ -108,8 +114,8 @@ struct Analysis {
   std::vector<std::string> derivation;
   /// Why the configuration is infeasible; empty when it is feasible (set_infeasible()).
   std::string infeasible;
-  /// The step its times and prices come from (docs/quantities.md, "Step times"): "ideal_pooled"
-  /// for the lecture's closed forms over the pooled domain; empty when it prices no step.
+  /// The step its times and prices come from (kStep*): kStepIdealPooled for the lecture's closed
+  /// forms over the pooled domain; empty when it prices no step.
   std::string step_model;
   /// Which derivation lines are facts (explain_fact), by index.
   std::vector<std::size_t> facts;

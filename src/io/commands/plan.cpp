@@ -139,8 +139,8 @@ Result<Json> launch_json(const Engine& e, const Args& a, const PlanRequest& rq, 
 
 // The planner's request: the scenario's model, chip, efficiency, power and engine, and plan's own
 // arguments (lengths, SLO, formats, speculation, the prefill pool).
-Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario& sc,
-                                 std::shared_ptr<const Hardware>& prefill_owner) {
+Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario& sc, const LengthDist& isl,
+                                 const LengthDist& osl, std::shared_ptr<const Hardware>& prefill_owner) {
   const ModelSpec& model = *sc.model;
   const Hardware* hw = sc.hw.get();
   PlanRequest rq;
@@ -156,8 +156,6 @@ Result<PlanRequest> plan_request(const Engine& e, const Args& a, const Scenario&
   if (sc.chips > 1e6) return Error{"--racks", "", "more than a million chips", ""};  // the planner's bound
   // Lengths as simulate takes them: the search prices the means, an engine's context limit holds
   // the longest (p99.9) request, and --rate simulates the distributions themselves.
-  TRY(isl, parse_length_dist(a.text("isl"), "--isl"));
-  TRY(osl, parse_length_dist(a.text("osl"), "--osl"));
   rq.isl = isl.mean();
   rq.osl = osl.mean();
   if (!isl.is_fixed() || !osl.is_fixed()) rq.max_context = isl.quantile(0.999) + osl.quantile(0.999);
@@ -217,7 +215,9 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
   const ModelSpec& model = *sc.model;
   const Hardware* hw = sc.hw.get();
   std::shared_ptr<const Hardware> prefill_owner;  // the prefill pool's chip, owned-priced under --cost owned
-  TRY(rq, plan_request(e, a, sc, prefill_owner));
+  TRY(isl, parse_length_dist(a.text("isl"), "--isl"));
+  TRY(osl, parse_length_dist(a.text("osl"), "--osl"));
+  TRY(rq, plan_request(e, a, sc, isl, osl, prefill_owner));
   rq.progress = progress;
   rq.cancelled = cancel;
   Json out{{"model", model.name},
@@ -231,8 +231,6 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
            {"isl", whole_json(rq.isl)},
            {"osl", whole_json(rq.osl)}};
   // A distribution is stated beside its mean, which the search priced.
-  TRY(isl, parse_length_dist(a.text("isl"), "--isl"));
-  TRY(osl, parse_length_dist(a.text("osl"), "--osl"));
   if (!isl.is_fixed()) out["isl_dist"] = isl.str();
   if (!osl.is_fixed()) out["osl_dist"] = osl.str();
   Json slo = Json::object();
@@ -242,7 +240,7 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
   out["slo"] = slo;
   out["engine"] = sc.engine->name;
   // Each point is a mapped layout (TP/PP/EP with their collectives), calibrated (docs/quantities.md).
-  out["step_model"] = "calibrated_mapped";
+  out["step_model"] = kStepCalibratedMapped;
   out["formats"] = a.text("formats");
   // Whether the chip's efficiency rests on measurements or is a prior (model.md §18.3).
   const bool prior = !a.flag("ideal") && e.efficiency_is_prior(*hw);

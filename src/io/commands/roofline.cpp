@@ -127,11 +127,11 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
   }
   if (a.flag("range") && r.fits) {
     x.range = roofline_range(res.in, uncertainty(a));
-    out["range"] = {{"samples", x.range->samples},
-                    {"t_step_s", quantiles_json(x.range->t_step_s)},
-                    {"tokens_per_s", quantiles_json(x.range->tokens_per_s)},
-                    {res.in.step.phase == Phase::kPrefill ? "usd_per_mtok_input" : "usd_per_mtok_output",
-                     quantiles_json(x.range->usd_per_mtok)}};
+    out["range"] = {
+        {"samples", x.range->samples},
+        {"t_step_s", quantiles_json(x.range->t_step_s)},
+        {"tokens_per_s", quantiles_json(x.range->tokens_per_s)},
+        {std::string("usd_per_mtok_") + priced_tokens(res.in.step.phase), quantiles_json(x.range->usd_per_mtok)}};
   }
   if (a.flag("ops")) {
     Json kinds;

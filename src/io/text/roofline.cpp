@@ -12,11 +12,6 @@ double context_of(const RooflineInput& in) {
   return in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0);
 }
 
-// The tokens a pass's price divides by (docs/quantities.md).
-const char* token_side(const RooflineInput& in) {
-  return in.step.phase == Phase::kPrefill ? "input" : "output";
-}
-
 // The step, its throughput, price, energy and memory: only for a configuration that fits.
 std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
   std::string out;
@@ -33,8 +28,8 @@ std::string fitting_text(const RooflineResult& r, const RooflineText& x) {
                              : basis == "--usd-per-hour"  ? ", at --usd-per-hour"
                                                           : std::string();
   // A pass's price divides by its tokens: a decode step's output tokens, a prefill chunk's input.
-  out +=
-      fmt::format("  cost        ${}/Mtok {}{}\n", format_number(r.usd_per_token.si() * 1e6), token_side(r.in), priced);
+  out += fmt::format("  cost        ${}/Mtok {}{}\n", format_number(r.usd_per_token.si() * 1e6),
+                     priced_tokens(r.in.step.phase), priced);
   if (r.facility_power.si() > 0) {
     out += fmt::format("  energy      {:.3g} J/token at the facility ({} per board, {} for the domain)\n",
                        r.energy_per_token.si(), format(r.board_power), format(r.facility_power));
@@ -151,8 +146,8 @@ std::string text(const ReportText& r) {
   if (r.best) {
     const RooflineResult& b = r.rows[*r.best];
     out += fmt::format("cheapest  batch {}: ${}/Mtok {}, {} per step; unbatched (B=1) costs {}x more\n",
-                       format_number(b.in.step.batch), format_number(b.usd_per_token.si() * 1e6), token_side(b.in),
-                       format(b.t_step), format_number(r.unbatched_penalty, 3));
+                       format_number(b.in.step.batch), format_number(b.usd_per_token.si() * 1e6),
+                       priced_tokens(b.in.step.phase), format(b.t_step), format_number(r.unbatched_penalty, 3));
   }
   if (!r.derivation.empty()) out += text_lines("\nderivation:\n", r.derivation, "  ");
   return out + warnings_text(r.warnings);
