@@ -21,8 +21,8 @@ std::vector<ArgSpec> scale_arguments() {
   ArgSpec loss = with_text(unit(bounded(arg("loss", T::kNumber, "target loss (instead of a budget)"), 0.5, 20), ""),
                            "the budget's compute-optimal loss");
   return {
-      model("llama-3.1-70b"),
-      hw("h100-sxm"),
+      model("deepseek-v3"),
+      hw("gb200"),
       unit(with_default(bounded(arg("chips", T::kInteger, "training GPUs (the reference run)"), 1, kMaxCount), 1024),
            "chip"),
       fit,
@@ -50,8 +50,8 @@ std::vector<ArgSpec> train_arguments() {
     return x;
   };
   return {
-      model("llama-3.1-70b"),
-      hw("h100-sxm"),
+      model("deepseek-v3"),
+      hw("gb200"),
       unit(with_default(bounded(arg("chips", T::kInteger, "GPUs (chips) in the run"), 1, kMaxCount), 1024), "chip"),
       with_text(unit(bounded(arg("racks", T::kInteger, "scale-up domains in the run (instead of --chips)"), 1, 1e7),
                      "domain"),

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "layout_eval.hpp"
 #include "train/train.hpp"
 
 namespace llmecon {
@@ -82,5 +83,101 @@ std::optional<LayoutIssue> check_layout(const TrainSetup& s, const TrainLayout& 
   }
   return std::nullopt;
 }
+
+// ---- model.md §24.4-24.5: one layout's whole run ----
+
+namespace train_internal {
+
+bool LayoutEval::progresses() {
+  // §24.5: checkpoints and failures, which depend on the chips and the model, not the layout.
+  TrainRun& run = r.run;
+  run.checkpoint_bytes = units::bytes(tot.params_total * (kWeightBytes + ob));
+  const FailureModel& fm = s.failures;
+  if (fm.storage_bandwidth.si() > 0) run.checkpoint_write = run.checkpoint_bytes / fm.storage_bandwidth;
+  if (fm.failures_per_gpu_hour > 0) {
+    run.mtbf = units::hours(1.0 / (fm.failures_per_gpu_hour * chips));
+    run.checkpoint_interval = fm.interval.value_or(young_daly_interval(run.checkpoint_write, run.mtbf));
+  } else {
+    run.checkpoint_interval = fm.interval.value_or(Seconds{});
+  }
+  run.goodput = training_goodput(run.checkpoint_write, run.checkpoint_interval, fm.restart, run.mtbf);
+  if (!std::isfinite(run.goodput) || run.goodput <= 0) {
+    r.reason = fmt::format(
+        "failures outrun checkpoints and restarts, no progress (a failure every {}, checkpoints "
+        "of {}, restarts of {})",
+        format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
+    r.issue = "failures";
+    return false;
+  }
+  return true;
+}
+
+bool LayoutEval::whole_run() {
+  // §24.4-24.5 the whole run.
+  const TrainTime& t = r.time;
+  TrainRun& run = r.run;
+  run.steps = s.tokens > 0 ? std::ceil(s.tokens / tokens_step) : 1.0;
+  run.useful = t.step * run.steps;
+  if (!progresses()) return false;
+  const FailureModel& fm = s.failures;
+  run.wall = run.useful / run.goodput;
+  run.failures = run.mtbf.si() > 0 ? run.wall / run.mtbf : 0.0;
+  run.gpu_hours = run.wall.si() * chips / 3600.0;
+  run.usd = s.price * run.wall * chips;
+  // model.md §25.6: the board busy at the step's HFU (HBM use is not modelled in training).
+  const Watts board = board_power(hw, s.power, r.hfu, 0.0);
+  const Watts facility = facility_power(s.power, board);
+  run.energy = facility * run.wall * chips;
+  run.energy_usd = units::usd(run.energy.si() / 3.6e6 * s.usd_per_kwh);
+  if (s.tokens > 0) {
+    if (explaining)
+      say(fmt::format("steps = {} tokens / ({} x {}) = {}; useful time {}", num(s.tokens), num(s.global_batch),
+                      num(seq), num(run.steps), format(run.useful)));
+  }
+  if (run.mtbf.si() > 0) {
+    if (explaining)
+      say(fmt::format(
+          "MTBF = 1 / ({} per GPU-hour x {} GPUs) = {}; checkpoint {} / {} = {}; interval sqrt(2 x {} x {}) "
+          "= {} (Young-Daly); goodput = 1/(1 + {}/{}) x (1 - ({} + {}/2)/{}) = {:.3f} (§24.5)",
+          num(fm.failures_per_gpu_hour), num(chips), format(run.mtbf), format(run.checkpoint_bytes),
+          format(fm.storage_bandwidth), format(run.checkpoint_write), format(run.checkpoint_write), format(run.mtbf),
+          format(run.checkpoint_interval), format(run.checkpoint_write), format(run.checkpoint_interval),
+          format(fm.restart), format(run.checkpoint_interval), format(run.mtbf), run.goodput));
+  }
+  if (explaining)
+    say(
+        fmt::format("wall = {} / {:.3f} = {} ({} days); GPU-hours {}; $ = {} x {} chips x wall = {} (§24.4); power = "
+                    "(board {} at HFU {:.3f} + host {} x {}) x PUE {} = {} per GPU; energy {} x {} x wall = {} MWh "
+                    "(§25.6)",
+                    format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
+                    format(s.price), num(chips), format(run.usd), format(board), r.hfu, format(s.power.host),
+                    num(s.power.host_load), num(s.power.pue), format(facility), format(facility), num(chips),
+                    num(run.energy.si() / 3.6e9)));
+  return fits();
+}
+
+bool LayoutEval::fits() {
+  const HostTier* host =
+      !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
+  if (offloaded > 0 && host == nullptr) {
+    r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
+    r.issue = "offload_modules";
+    return false;
+  }
+  if (offloaded > 0 && units::bytes(host_held) > host->capacity) {
+    r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
+                           format(units::bytes(host_held)), format(host->capacity), host->name);
+    r.issue = "offload_modules";
+    return false;
+  }
+  if (r.memory.total() > r.memory.capacity) {
+    r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
+    r.issue = "memory";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace train_internal
 
 }  // namespace llmecon

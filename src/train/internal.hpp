@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "ops/ops.hpp"
@@ -325,5 +327,52 @@ inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const St
   f.router = f.router * scale;
   return f;
 }
+
+// What the layouts of one setup share: the model's totals (per-layer sums), read by every
+// evaluation.
+struct ModelTotals {
+  Split split;
+  double flops_per_token = 0;  ///< model FLOPs per token (§24.1)
+  double attention_core = 0;   ///< attention's core forward FLOPs per token
+  double active_matmul = 0;    ///< N_active's matmul parameters
+  double params_total = 0, params_expert = 0, moe_layers = 0;
+};
+inline ModelTotals model_totals(const ModelSpec& m, double seq_len) {
+  return {param_split(m),
+          model_flops_per_token(m, seq_len).si(),
+          attention_core_flops_per_token(m, seq_len),
+          m.params_active_matmul(),
+          m.params_total(),
+          m.is_moe() ? m.params_expert() : 0.0,
+          moe_layer_count(m)};
+}
+
+// The sums over the worst stage's layers (§24.2) that memory and the time terms read; they depend
+// on tp, cp, pp, the micro-batch and recomputation only.
+struct StageSet {
+  double per_micro = 0, one_layer = 0;
+  double rebuilt = 0;        ///< a checkpointed block's set
+  double offload_layer = 0;  ///< the most of one layer's set sent to host memory
+  double offloaded = 0, norms_rerun = 0, touched = 0, routed = 0, shared_width = 0, shared_blocks = 0;
+  double mlp_width = 0, mlp_blocks = 0, latents = 0, cast_in = 0, cast_out = 0;
+};
+
+// One micro-batch's pass: the kernels and the stage's forward depend on tp, cp, pp, ep and the
+// micro-batch only (not on ZeRO, recomputation or the schedule).
+struct CachedPass {
+  StepCost pass;
+  Forward forward;
+};
+
+// What the search's layouts share, worked out once for the first layout that needs it.
+struct SearchCache {
+  ModelTotals totals;
+  std::map<std::array<int, 5>, CachedPass> passes;  ///< tp, cp, pp, ep, micro-batch
+  std::map<std::array<int, 6>, StageSet> stages;    ///< tp, cp, pp, micro-batch, recompute, modules
+};
+
+// evaluate_training with the search's cache: a layout that does not fit stops after its memory,
+// with no time.
+TrainResult evaluate_layout(const TrainSetup& s, const TrainLayout& l, bool explain, SearchCache* cache);
 
 }  // namespace llmecon::train_internal

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "layout_eval.hpp"
 #include "train/train.hpp"
 
 namespace llmecon {
@@ -113,5 +114,131 @@ Seconds pipeline_bubble(PipeSchedule s, int p, int chunks, Seconds fwd, Seconds 
   }
   return Seconds{};
 }
+
+// ---- model.md §24.2: one layout's memory ----
+
+namespace train_internal {
+
+void LayoutEval::memory() {
+  // §24.2 memory per GPU, on the worst stage.
+  const Split& ps = tot.split;
+  etp = expert_tp(l);
+  stage_layers = std::ceil(L / d(l.pp));
+  const double body_share = stage_layers / L;
+  const double tables = l.pp == 1 ? ps.embed + ps.head : std::max(ps.embed, ps.head);
+  dense_params = ps.dense * body_share / d(l.tp) + tables / d(l.tp);
+  expert_params = ps.routed * body_share / d(l.ep * etp);
+  dense_replicas = d(l.dp * l.cp);
+  expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
+  ob = optimizer_bytes(s.optimizer);
+  gb = bytes_per_element(s.grad);
+  auto sharded = [&](double params, double per_param, int from_stage, double replicas) {
+    return l.zero >= from_stage ? params * per_param / replicas : params * per_param;
+  };
+  const double copies = l.schedule == PipeSchedule::kDualPipe ? 2.0 : 1.0;  // DualPipe keeps two copies
+  r.memory.weights = units::bytes(copies * (sharded(dense_params, kWeightBytes, 3, dense_replicas) +
+                                            sharded(expert_params, kWeightBytes, 3, expert_replicas)));
+  r.memory.gradients =
+      units::bytes(sharded(dense_params, gb, 2, dense_replicas) + sharded(expert_params, gb, 2, expert_replicas));
+  r.memory.optimizer =
+      units::bytes(sharded(dense_params, ob, 1, dense_replicas) + sharded(expert_params, ob, 1, expert_replicas));
+  // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
+  // while it is recomputed; the last stage's fp32 logits.
+  const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
+  StageSet local;
+  const StageSet* set = &local;
+  if (cache != nullptr) {
+    auto [it, fresh] = cache->stages.try_emplace(
+        {l.tp, l.cp, l.pp, static_cast<int>(b), static_cast<int>(l.recompute), static_cast<int>(mods)});
+    if (fresh) it->second = stage_set();
+    set = &it->second;
+  } else {
+    local = stage_set();
+  }
+  const double per_micro = set->per_micro, one_layer = set->one_layer, rebuilt = set->rebuilt;
+  const double offload_layer = set->offload_layer;
+  offloaded = set->offloaded;
+  norms_rerun = set->norms_rerun;
+  touched = set->touched;
+  routed = set->routed;
+  shared_width = set->shared_width;
+  shared_blocks = set->shared_blocks;
+  mlp_width = set->mlp_width;
+  mlp_blocks = set->mlp_blocks;
+  latents = set->latents;
+  cast_in = set->cast_in;
+  cast_out = set->cast_out;
+  double acts = per_micro * flights;
+  if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
+  if (refwd) acts += one_layer;
+  acts += rebuilt;
+  // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
+  acts += offload_layer;
+  host_held = offloaded * flights;
+  const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
+  acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
+  r.memory.activations = units::bytes(acts);
+  tokens_chip = seq / d(l.cp) * b;
+  double buffers = 2.0 * tokens_chip * h * 2.0 + 2.0 * kBucketBytes;
+  if (m.is_moe()) buffers += 2.0 * tokens_chip / d(l.tp) * d(m.moe.top_k) * h * 2.0;
+  if (l.zero == 3) buffers += 2.0 * (dense_params + expert_params) / stage_layers * kWeightBytes;  // prefetch
+  r.memory.comm_buffers = units::bytes(buffers);
+  r.memory.capacity = hw.hbm_capacity.value * s.usable_hbm;
+  if (explaining)
+    say(fmt::format(
+        "memory per GPU = weights {} + gradients {} + optimizer {} (ZeRO-{}) + activations {} ({} micro-batches "
+        "in flight, recompute {}) + buffers {} = {} of {} usable (§24.2)",
+        format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
+        format(r.memory.activations), num(flights), l.recompute_label(), format(r.memory.comm_buffers),
+        format(r.memory.total()), format(r.memory.capacity)));
+}
+
+StageSet LayoutEval::stage_set() const {
+  StageSet st;
+  for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
+    const Layer& layer = m.layers[i];
+    auto saved = [&](Recompute rc, DType g, unsigned modules, unsigned offload = 0) {
+      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g, modules, offload)
+          .si();
+    };
+    // The selective set (attention's core recomputed), in the run's format and (for the
+    // elementwise kernels' traffic below, priced on the bf16 set; FP8 casts come apart) in bf16,
+    // each computed once.
+    const double selective = saved(Recompute::kSelective, s.gemm, kRecomputeCoreAttn);
+    const double selective_bf16 =
+        s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16, kRecomputeCoreAttn);
+    const bool as_selective = l.recompute == Recompute::kSelective && mods == kRecomputeCoreAttn;
+    const double all_kept = as_selective ? selective : saved(l.recompute, s.gemm, mods);
+    const double kept = s.offload == 0 ? all_kept : saved(l.recompute, s.gemm, mods, s.offload);
+    st.offloaded += all_kept - kept;  // to host memory after the forward, back before the backward
+    st.offload_layer = std::max(st.offload_layer, all_kept - kept);
+    st.per_micro += kept;
+    // A checkpointed block (the MoE block, a dense MLP, the shared experts) rebuilds its whole set
+    // while its backward runs (model.md §24.2).
+    if ((mods & kCheckpointedModules) != 0)
+      st.rebuilt = std::max(st.rebuilt, saved(Recompute::kSelective, s.gemm, mods & ~kCheckpointedModules) - kept);
+    st.norms_rerun += standalone_norms(m, layer).count();
+    st.one_layer = std::max(st.one_layer, selective);
+    st.touched += selective_bf16;
+    if (layer.moe) st.routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
+    if (layer.moe) {
+      st.shared_width += d(m.moe.shared_ffn);
+      st.shared_blocks += m.moe.shared_ffn > 0 ? 1.0 : 0.0;
+    } else {
+      st.mlp_width += d(layer.dense_ffn);
+      st.mlp_blocks += layer.dense_ffn > 0 ? 1.0 : 0.0;
+    }
+    // The up projections' inputs: the query latent (or, without one, the hidden state) and the
+    // key-value latent.
+    if (mla_layer(m, layer))
+      st.latents += (m.attn.q_lora_rank > 0 ? d(m.attn.q_lora_rank) : h) + d(m.attn.kv_lora_rank);
+    const DenseWidths w = dense_widths(m, layer);
+    st.cast_in += w.in;
+    st.cast_out += w.out;
+  }
+  return st;
+}
+
+}  // namespace train_internal
 
 }  // namespace llmecon

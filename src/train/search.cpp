@@ -57,7 +57,17 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
   const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
   std::map<std::pair<std::string, std::string>, int> rejected;  // (reason class, issue) -> count
   TrainSearch out;
-  std::vector<TrainResult> feasible;
+  // The feasible layouts with what ranks them; the kept ones are evaluated again at the end, so the
+  // search holds no result it does not return.
+  struct Key {
+    double score, memory, headroom;
+    TrainLayout layout;
+  };
+  auto score = [objective](const TrainResult& r) {
+    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
+  };
+  std::vector<Key> feasible;
+  train_internal::SearchCache passes{train_internal::model_totals(m, s.seq_len), {}, {}};
   // Outer loops first, to report progress.
   std::vector<std::tuple<int, int, int>> shapes;  // tp, cp, pp
   for (int tp : tps)
@@ -97,7 +107,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
               for (const auto& [rc, mods] : recomputes) {
                 TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb, mods};
                 ++out.evaluated;
-                TrainResult r = evaluate_training(s, l, false);
+                TrainResult r = train_internal::evaluate_layout(s, l, false, &passes);
                 if (!r.feasible) {
                   // One class per reason with its figures left out ("memory" for every memory total).
                   std::string kind =
@@ -106,7 +116,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                   rejected[{kind, r.issue}]++;
                   continue;
                 }
-                feasible.push_back(std::move(r));
+                feasible.push_back({score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l});
               }
             }
           }
@@ -115,25 +125,22 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     }
   }
   if (progress) progress(done, done);
-  auto score = [objective](const TrainResult& r) {
-    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
-  };
-  std::sort(feasible.begin(), feasible.end(), [&](const TrainResult& a, const TrainResult& b) {
-    const double x = score(a), y = score(b);
-    if (x != y) return x < y;
-    return a.memory.total() < b.memory.total();
+  std::stable_sort(feasible.begin(), feasible.end(), [](const Key& a, const Key& b) {
+    if (a.score != b.score) return a.score < b.score;
+    return a.memory < b.memory;
   });
   // Frontier: step time against memory headroom.
   double best_headroom = -1;
-  for (const TrainResult& r : feasible) {
-    const double headroom = (r.memory.capacity - r.memory.total()).si();
-    if (headroom > best_headroom) {
-      out.frontier.push_back(r);
-      best_headroom = headroom;
+  for (const Key& k : feasible) {
+    if (k.headroom > best_headroom) {
+      out.frontier.push_back(train_internal::evaluate_layout(s, k.layout, false, &passes));
+      best_headroom = k.headroom;
     }
   }
-  if (feasible.size() > keep) feasible.resize(keep);
-  out.ranked = std::move(feasible);
+  const std::size_t kept = std::min(keep, feasible.size());
+  out.ranked.reserve(kept);
+  for (std::size_t i = 0; i < kept; ++i)
+    out.ranked.push_back(train_internal::evaluate_layout(s, feasible[i].layout, false, &passes));
   for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
   std::stable_sort(out.rejected.begin(), out.rejected.end(),
                    [](const auto& a, const auto& b) { return a.count > b.count; });

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "layout_eval.hpp"
 #include "train/train.hpp"
 
 namespace llmecon {
@@ -30,67 +31,12 @@ using train_internal::routed_copy_bytes;
 using train_internal::scores_share;
 using train_internal::Split;
 using train_internal::stage_forward;
+using train_internal::StageSet;
 using train_internal::standalone_norms;
 using train_internal::training_pass;
 
 // ---- model.md §24.3: one layout ----
-namespace {
-
-// One layout's evaluation as one object: each section (§24.1 FLOPs, §24.2 memory, §24.3 time, §24.4-24.5
-// the whole run) is a member that reads what the sections before it worked out, in that order. Its
-// state is the evaluation's working, named as model.md names it, so it stays a plain struct.
-struct LayoutEval {
-  LayoutEval(const TrainSetup& setup, const TrainLayout& layout, bool explain, TrainResult& result)
-      : s(setup), l(layout), m(*setup.model), hw(*setup.hw), explaining(explain), r(result) {}
-  void flops();          // §24.1
-  void memory();         // §24.2
-  void compute();        // §24.3: forward, backward, elementwise and recomputation
-  void communication();  // §24.3: TP, EP, CP, PP, host time, offloading, the pipeline
-  void data_parallel();  // §24.3: the gradient sync and the optimizer
-  void step_time();      // §24.3: the step's terms, MFU
-  /// §24.4-24.5: the run with checkpoints and failures, then the checks that make a layout
-  /// infeasible (r.reason and r.issue); false when one fails.
-  bool whole_run();
-
-  void say(std::string line) {
-    if (explaining) r.derivation.push_back(std::move(line));
-  }
-  [[nodiscard]] bool recomputes(unsigned bit) const { return (mods & bit) != 0; }
-
-  const TrainSetup& s;
-  const TrainLayout& l;
-  const ModelSpec& m;
-  const Hardware& hw;
-  bool explaining;
-  TrainResult& r;
-  // §24.1: the step, the batch (seq x b a micro-batch, `micro` of them per replica) and what
-  // recomputation reruns (the whole forward, the MoE blocks', or the selective modules `mods`).
-  int domain = 0;
-  double L = 0, seq = 0, b = 0, micro = 0, chips = 0, h = 0, tokens_step = 0;
-  bool refwd = false, refwd_moe = false;
-  unsigned mods = 0;
-  // §24.2: the stage's parameters per chip and their replicas, the optimizer's and gradients' bytes
-  // per parameter, and what the stage's layers hold for the time terms: activation bytes touched
-  // (bf16), routed token copies, the dense GEMMs' input and output widths, the MLPs' and shared
-  // experts' widths and counts, MLA's latents, standalone norms, offloaded bytes.
-  int etp = 0;
-  double stage_layers = 0, dense_params = 0, expert_params = 0, dense_replicas = 0, expert_replicas = 0;
-  double ob = 0, gb = 0;
-  double touched = 0, routed = 0, cast_in = 0, cast_out = 0, mlp_width = 0, shared_width = 0, mlp_blocks = 0;
-  double shared_blocks = 0, latents = 0, norms_rerun = 0, offloaded = 0, host_held = 0, tokens_chip = 0;
-  // §24.3: one micro-batch's compute on the slowest stage.
-  Forward fw{};
-  BytesPerSecond hbm{};
-  Seconds elementwise_fwd{}, elementwise_bwd{}, fwd{}, bwd{}, rec{};
-  double attention_backward = 0;
-  // §24.3: its communication (all, and exposed), host time, offloading, and the pipeline.
-  double stage_moe = 0, local_experts = 0;
-  Seconds tp_mb{}, ep_mb{}, cp_mb{}, pp_mb{}, compute_mb{}, tp_exp{}, cp_exp{}, ep_exp{}, host_mb{};
-  const HostTier* tier = nullptr;
-  Seconds off_each{}, off_fwd{}, off_bwd{}, t_f{}, t_b{}, bubble{}, pipe{};
-  // §24.3: data parallelism and the optimizer, per step.
-  Seconds dp_total{}, dp_exp{}, opt{};
-};
+namespace train_internal {
 
 void LayoutEval::flops() {
   domain = hw.domain_size;
@@ -106,109 +52,17 @@ void LayoutEval::flops() {
   // Full recomputation and reversible layers both rerun the whole forward in the backward.
   refwd = l.recompute == Recompute::kFull || l.recompute == Recompute::kReversible;
   tokens_step = s.global_batch * seq;
-  r.model_flops = model_flops_per_token(m, seq) * tokens_step;
+  r.model_flops = units::flops(tot.flops_per_token * tokens_step);
   double recompute_flops = 0;
   mods = l.recompute == Recompute::kSelective ? applicable_modules(m, l.modules) : 0U;
   refwd_moe = refwd || recomputes(kRecomputeMoe);  // the MoE blocks' forward runs again
-  if (recomputes(kRecomputeCoreAttn)) recompute_flops = attention_core_flops_per_token(m, seq);
-  if (refwd) recompute_flops = 2.0 * m.params_active_matmul() + attention_core_flops_per_token(m, seq);
-  if (s.flash_attention) recompute_flops += scores_share(m) * attention_core_flops_per_token(m, seq);  // §24.3
+  if (recomputes(kRecomputeCoreAttn)) recompute_flops = tot.attention_core;
+  if (refwd) recompute_flops = 2.0 * tot.active_matmul + tot.attention_core;
+  if (s.flash_attention) recompute_flops += scores_share(m) * tot.attention_core;  // §24.3
   r.hardware_flops = r.model_flops + units::flops(recompute_flops * tokens_step);
-  say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
-                  num(m.params_active_matmul()), format(model_flops_per_token(m, seq))));
-}
-
-void LayoutEval::memory() {
-  // §24.2 memory per GPU, on the worst stage.
-  const Split ps = param_split(m);
-  etp = expert_tp(l);
-  stage_layers = std::ceil(L / d(l.pp));
-  const double body_share = stage_layers / L;
-  const double tables = l.pp == 1 ? ps.embed + ps.head : std::max(ps.embed, ps.head);
-  dense_params = ps.dense * body_share / d(l.tp) + tables / d(l.tp);
-  expert_params = ps.routed * body_share / d(l.ep * etp);
-  dense_replicas = d(l.dp * l.cp);
-  expert_replicas = d(l.tp * l.cp * l.dp) / d(l.ep * etp);
-  ob = optimizer_bytes(s.optimizer);
-  gb = bytes_per_element(s.grad);
-  auto sharded = [&](double params, double per_param, int from_stage, double replicas) {
-    return l.zero >= from_stage ? params * per_param / replicas : params * per_param;
-  };
-  const double copies = l.schedule == PipeSchedule::kDualPipe ? 2.0 : 1.0;  // DualPipe keeps two copies
-  r.memory.weights = units::bytes(copies * (sharded(dense_params, kWeightBytes, 3, dense_replicas) +
-                                            sharded(expert_params, kWeightBytes, 3, expert_replicas)));
-  r.memory.gradients =
-      units::bytes(sharded(dense_params, gb, 2, dense_replicas) + sharded(expert_params, gb, 2, expert_replicas));
-  r.memory.optimizer =
-      units::bytes(sharded(dense_params, ob, 1, dense_replicas) + sharded(expert_params, ob, 1, expert_replicas));
-  // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
-  // while it is recomputed; the last stage's fp32 logits.
-  const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
-  double per_micro = 0, one_layer = 0;
-  double rebuilt = 0;        // a checkpointed block's set
-  double offload_layer = 0;  // the most of one layer's set sent to host memory
-  for (std::size_t i = 0; i < m.layers.size() && d(static_cast<int>(i)) < stage_layers; ++i) {
-    const Layer& layer = m.layers[i];
-    auto saved = [&](Recompute rc, DType g, unsigned modules, unsigned offload = 0) {
-      return layer_activation_bytes(m, layer, seq, b, l.tp, l.cp, rc, s.dropout, s.flash_attention, g, modules, offload)
-          .si();
-    };
-    // The selective set (attention's core recomputed), in the run's format and (for the
-    // elementwise kernels' traffic below, priced on the bf16 set; FP8 casts come apart) in bf16,
-    // each computed once.
-    const double selective = saved(Recompute::kSelective, s.gemm, kRecomputeCoreAttn);
-    const double selective_bf16 =
-        s.gemm == DType::kBf16 ? selective : saved(Recompute::kSelective, DType::kBf16, kRecomputeCoreAttn);
-    const bool as_selective = l.recompute == Recompute::kSelective && mods == kRecomputeCoreAttn;
-    const double all_kept = as_selective ? selective : saved(l.recompute, s.gemm, mods);
-    const double kept = s.offload == 0 ? all_kept : saved(l.recompute, s.gemm, mods, s.offload);
-    offloaded += all_kept - kept;  // to host memory after the forward, back before the backward
-    offload_layer = std::max(offload_layer, all_kept - kept);
-    per_micro += kept;
-    // A checkpointed block (the MoE block, a dense MLP, the shared experts) rebuilds its whole set
-    // while its backward runs (model.md §24.2).
-    if ((mods & kCheckpointedModules) != 0)
-      rebuilt = std::max(rebuilt, saved(Recompute::kSelective, s.gemm, mods & ~kCheckpointedModules) - kept);
-    norms_rerun += standalone_norms(m, layer).count();
-    one_layer = std::max(one_layer, selective);
-    touched += selective_bf16;
-    if (layer.moe) routed += seq / d(l.cp) * b * d(m.moe.top_k) / d(l.tp);  // routed token copies on this chip
-    if (layer.moe) {
-      shared_width += d(m.moe.shared_ffn);
-      shared_blocks += m.moe.shared_ffn > 0 ? 1.0 : 0.0;
-    } else {
-      mlp_width += d(layer.dense_ffn);
-      mlp_blocks += layer.dense_ffn > 0 ? 1.0 : 0.0;
-    }
-    // The up projections' inputs: the query latent (or, without one, the hidden state) and the
-    // key-value latent.
-    if (mla_layer(m, layer)) latents += (m.attn.q_lora_rank > 0 ? d(m.attn.q_lora_rank) : h) + d(m.attn.kv_lora_rank);
-    const DenseWidths w = dense_widths(m, layer);
-    cast_in += w.in;
-    cast_out += w.out;
-  }
-  double acts = per_micro * flights;
-  if (l.recompute == Recompute::kReversible) acts = 2.0 * 2.0 * seq / d(l.cp) * b * h / d(l.tp) * flights;
-  if (refwd) acts += one_layer;
-  acts += rebuilt;
-  // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
-  acts += offload_layer;
-  host_held = offloaded * flights;
-  const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
-  acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
-  r.memory.activations = units::bytes(acts);
-  tokens_chip = seq / d(l.cp) * b;
-  double buffers = 2.0 * tokens_chip * h * 2.0 + 2.0 * kBucketBytes;
-  if (m.is_moe()) buffers += 2.0 * tokens_chip / d(l.tp) * d(m.moe.top_k) * h * 2.0;
-  if (l.zero == 3) buffers += 2.0 * (dense_params + expert_params) / stage_layers * kWeightBytes;  // prefetch
-  r.memory.comm_buffers = units::bytes(buffers);
-  r.memory.capacity = hw.hbm_capacity.value * s.usable_hbm;
-  say(fmt::format(
-      "memory per GPU = weights {} + gradients {} + optimizer {} (ZeRO-{}) + activations {} ({} micro-batches "
-      "in flight, recompute {}) + buffers {} = {} of {} usable (§24.2)",
-      format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
-      format(r.memory.activations), num(flights), l.recompute_label(), format(r.memory.comm_buffers),
-      format(r.memory.total()), format(r.memory.capacity)));
+  if (explaining)
+    say(fmt::format("model FLOPs per token = 6 N + 12 L H Q T (PaLM) = 6 x {} + attention = {} (§24.1)",
+                    num(tot.active_matmul), format(units::flops(tot.flops_per_token))));
 }
 
 void LayoutEval::compute() {
@@ -216,8 +70,21 @@ void LayoutEval::compute() {
   Precision prec;
   prec.weights = prec.experts = prec.act = s.gemm;
   prec.kv = s.attention;  // attention's core runs at the wider of this and the GEMMs' format
-  const StepCost sc = training_pass(m, l, b, seq, prec);
-  fw = stage_forward(s, l, sc, prec);
+  StepCost local;
+  const StepCost* pass = &local;
+  if (cache != nullptr) {
+    auto [it, fresh] = cache->passes.try_emplace({l.tp, l.cp, l.pp, l.ep, static_cast<int>(l.micro_batch)});
+    if (fresh) {
+      it->second.pass = training_pass(m, l, b, seq, prec);
+      it->second.forward = stage_forward(s, l, it->second.pass, prec);
+    }
+    pass = &it->second.pass;
+    fw = it->second.forward;
+  } else {
+    local = training_pass(m, l, b, seq, prec);
+    fw = stage_forward(s, l, local, prec);
+  }
+  const StepCost& sc = *pass;
   // Selective modules' GEMMs run again in the backward (model.md §24.2): their FLOPs join HFU.
   if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeSharedExperts | kRecomputeMoe)) != 0) {
     const bool moe_again = recomputes(kRecomputeMoe);
@@ -232,7 +99,7 @@ void LayoutEval::compute() {
     again /= b * seq;
     // The routed experts' FLOPs per token, top_k experts in each MoE layer (sc books them for the
     // expert-parallel group's tokens).
-    if (moe_again) again += 2.0 * d(m.moe.top_k) * m.params_expert() * moe_layer_count(m);
+    if (moe_again) again += 2.0 * d(m.moe.top_k) * tot.params_expert * tot.moe_layers;
     r.hardware_flops += units::flops(again * tokens_step);
   }
   // The elementwise kernels between GEMMs (norms, activations, residuals, format casts) write each
@@ -294,7 +161,7 @@ void LayoutEval::compute() {
 void LayoutEval::communication() {
   // Tensor (sequence) parallelism: an all-gather and a reduce-scatter around each block, forward
   // and backward, and again in a full recompute.
-  stage_moe = moe_layer_count(m) * stage_layers / L;
+  stage_moe = tot.moe_layers * stage_layers / L;
   const double blocks = stage_layers + (stage_layers - stage_moe);
   const Bytes block_bytes = units::bytes(tokens_chip * h * 2.0);
   const double passes = refwd ? 3.0 : 2.0;
@@ -421,119 +288,61 @@ void LayoutEval::step_time() {
   t.offload_total = off_each * 2.0 * micro;
   t.step = pipe + dp_exp + opt + s.eff.step_overhead;
   t.bubble_fraction = bubble / t.step;
-  say(
-      fmt::format("per micro-batch on the slowest stage ({} of {} layers): forward {} (elementwise {}), backward {} "
-                  "(2 x the GEMMs, {} x attention's core, elementwise {}), recompute {} (§24.3)",
-                  num(stage_layers), num(L), format(fwd), format(elementwise_fwd), format(bwd), num(attention_backward),
-                  format(elementwise_bwd), format(rec)));
+  if (explaining)
+    say(
+        fmt::format("per micro-batch on the slowest stage ({} of {} layers): forward {} (elementwise {}), backward {} "
+                    "(2 x the GEMMs, {} x attention's core, elementwise {}), recompute {} (§24.3)",
+                    num(stage_layers), num(L), format(fwd), format(elementwise_fwd), format(bwd),
+                    num(attention_backward), format(elementwise_bwd), format(rec)));
   if (fw.exp_forward > 1.0 || fw.exp_backward > 1.0)
-    say(
-        fmt::format("softmax exponentials: {} T a second x {} FLOPs per score cap attention's forward at {} "
-                    "against its format's peak {}: forward x {:.3f}, backward x {:.3f} (§24.3)",
-                    num(hw.exp_rate->si() / 1e12), num(fw.score_flops), format(*hw.exp_rate * fw.score_flops),
-                    format(fw.attn_peak), fw.exp_forward, fw.exp_backward));
+    if (explaining)
+      say(
+          fmt::format("softmax exponentials: {} T a second x {} FLOPs per score cap attention's forward at {} "
+                      "against its format's peak {}: forward x {:.3f}, backward x {:.3f} (§24.3)",
+                      num(hw.exp_rate->si() / 1e12), num(fw.score_flops), format(*hw.exp_rate * fw.score_flops),
+                      format(fw.attn_peak), fw.exp_forward, fw.exp_backward));
   if (host_mb.si() > 0)
-    say(
-        fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers{} = {} "
-                    "(§24.3)",
-                    format(s.expert_host), num(local_experts), num(stage_moe),
-                    refwd_moe ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
+    if (explaining)
+      say(
+          fmt::format("MoE host time per micro-batch = {} per local expert x {} local experts x {} MoE layers{} = {} "
+                      "(§24.3)",
+                      format(s.expert_host), num(local_experts), num(stage_moe),
+                      refwd_moe ? " x 4/3 (the recomputed forward)" : "", format(host_mb)));
   if (off_each.si() > 0)
-    say(
-        fmt::format("offloaded per micro-batch: {} ({}) to the {} tier at {}: {} each way, exposed {} forward and {} "
-                    "backward (§24.3)",
-                    format(units::bytes(offloaded)), offload_modules_name(s.offload), tier->name,
-                    format(tier->bandwidth), format(off_each), format(off_fwd), format(off_bwd)));
-  say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}", format(tp_exp),
-                  format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb), format(pp_mb)));
-  say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
-                  format(bubble), name(l.schedule), format(pipe)));
-  say(fmt::format("step = pipeline {} + exposed data-parallel {} of {} + optimizer {} + fixed {} = {}", format(pipe),
-                  format(dp_exp), format(dp_total), format(opt), format(s.eff.step_overhead), format(t.step)));
+    if (explaining)
+      say(
+          fmt::format("offloaded per micro-batch: {} ({}) to the {} tier at {}: {} each way, exposed {} forward and {} "
+                      "backward (§24.3)",
+                      format(units::bytes(offloaded)), offload_modules_name(s.offload), tier->name,
+                      format(tier->bandwidth), format(off_each), format(off_fwd), format(off_bwd)));
+  if (explaining)
+    say(fmt::format("exposed communication per micro-batch: tp {} of {}, cp {} of {}, ep {} of {}, pp {}",
+                    format(tp_exp), format(tp_mb), format(cp_exp), format(cp_mb), format(ep_exp), format(ep_mb),
+                    format(pp_mb)));
+  if (explaining)
+    say(fmt::format("pipeline = {} micro-batches x {} + bubble {} ({}) = {}", num(micro), format(t_f + t_b),
+                    format(bubble), name(l.schedule), format(pipe)));
+  if (explaining)
+    say(fmt::format("step = pipeline {} + exposed data-parallel {} of {} + optimizer {} + fixed {} = {}", format(pipe),
+                    format(dp_exp), format(dp_total), format(opt), format(s.eff.step_overhead), format(t.step)));
 
   const FlopsPerSecond peak = hw.peak(DType::kBf16);
   r.mfu = r.model_flops / (t.step * chips * peak);
   r.hfu = r.hardware_flops / (t.step * chips * peak);
   r.tokens_per_s = units::tokens_per_s(tokens_step / t.step.si());
-  say(fmt::format("MFU = {} / ({} x {} chips x {}) = {:.1f}%; HFU {:.1f}%", format(r.model_flops), format(t.step),
-                  num(chips), format(peak), 100 * r.mfu, 100 * r.hfu));
+  if (explaining)
+    say(fmt::format("MFU = {} / ({} x {} chips x {}) = {:.1f}%; HFU {:.1f}%", format(r.model_flops), format(t.step),
+                    num(chips), format(peak), 100 * r.mfu, 100 * r.hfu));
 }
 
-bool LayoutEval::whole_run() {
-  // §24.4-24.5 the whole run.
-  const TrainTime& t = r.time;
-  TrainRun& run = r.run;
-  run.steps = s.tokens > 0 ? std::ceil(s.tokens / tokens_step) : 1.0;
-  run.useful = t.step * run.steps;
-  run.checkpoint_bytes = units::bytes(m.params_total() * (kWeightBytes + ob));
-  const FailureModel& fm = s.failures;
-  if (fm.storage_bandwidth.si() > 0) run.checkpoint_write = run.checkpoint_bytes / fm.storage_bandwidth;
-  if (fm.failures_per_gpu_hour > 0) {
-    run.mtbf = units::hours(1.0 / (fm.failures_per_gpu_hour * chips));
-    run.checkpoint_interval = fm.interval.value_or(young_daly_interval(run.checkpoint_write, run.mtbf));
-  } else {
-    run.checkpoint_interval = fm.interval.value_or(Seconds{});
-  }
-  run.goodput = training_goodput(run.checkpoint_write, run.checkpoint_interval, fm.restart, run.mtbf);
-  if (!std::isfinite(run.goodput) || run.goodput <= 0) {
-    r.reason = fmt::format(
-        "failures outrun checkpoints and restarts, no progress (a failure every {}, checkpoints "
-        "of {}, restarts of {})",
-        format(run.mtbf), format(run.checkpoint_write), format(fm.restart));
-    r.issue = "failures";
-    return false;
-  }
-  run.wall = run.useful / run.goodput;
-  run.failures = run.mtbf.si() > 0 ? run.wall / run.mtbf : 0.0;
-  run.gpu_hours = run.wall.si() * chips / 3600.0;
-  run.usd = s.price * run.wall * chips;
-  // model.md §25.6: the board busy at the step's HFU (HBM use is not modelled in training).
-  const Watts board = board_power(hw, s.power, r.hfu, 0.0);
-  const Watts facility = facility_power(s.power, board);
-  run.energy = facility * run.wall * chips;
-  run.energy_usd = units::usd(run.energy.si() / 3.6e6 * s.usd_per_kwh);
-  if (s.tokens > 0) {
-    say(fmt::format("steps = {} tokens / ({} x {}) = {}; useful time {}", num(s.tokens), num(s.global_batch), num(seq),
-                    num(run.steps), format(run.useful)));
-  }
-  if (run.mtbf.si() > 0) {
-    say(fmt::format(
-        "MTBF = 1 / ({} per GPU-hour x {} GPUs) = {}; checkpoint {} / {} = {}; interval sqrt(2 x {} x {}) "
-        "= {} (Young-Daly); goodput = 1/(1 + {}/{}) x (1 - ({} + {}/2)/{}) = {:.3f} (§24.5)",
-        num(fm.failures_per_gpu_hour), num(chips), format(run.mtbf), format(run.checkpoint_bytes),
-        format(fm.storage_bandwidth), format(run.checkpoint_write), format(run.checkpoint_write), format(run.mtbf),
-        format(run.checkpoint_interval), format(run.checkpoint_write), format(run.checkpoint_interval),
-        format(fm.restart), format(run.checkpoint_interval), format(run.mtbf), run.goodput));
-  }
-  say(fmt::format(
-      "wall = {} / {:.3f} = {} ({} days); GPU-hours {}; $ = {} x {} chips x wall = {} (§24.4); power = "
-      "(board {} at HFU {:.3f} + host {} x {}) x PUE {} = {} per GPU; energy {} x {} x wall = {} MWh "
-      "(§25.6)",
-      format(run.useful), run.goodput, format(run.wall), num(run.wall.si() / 86400), num(run.gpu_hours),
-      format(s.price), num(chips), format(run.usd), format(board), r.hfu, format(s.power.host), num(s.power.host_load),
-      num(s.power.pue), format(facility), format(facility), num(chips), num(run.energy.si() / 3.6e9)));
-  if (offloaded > 0 && tier == nullptr) {
-    r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
-    r.issue = "offload_modules";
-    return false;
-  }
-  if (offloaded > 0 && units::bytes(host_held) > tier->capacity) {
-    r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
-                           format(units::bytes(host_held)), format(tier->capacity), tier->name);
-    r.issue = "offload_modules";
-    return false;
-  }
-  if (r.memory.total() > r.memory.capacity) {
-    r.reason = fmt::format("needs {} per GPU, {} usable", format(r.memory.total()), format(r.memory.capacity));
-    r.issue = "memory";
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
+}  // namespace train_internal
 
 TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool explain) {
+  return train_internal::evaluate_layout(s, l, explain, nullptr);
+}
+
+TrainResult train_internal::evaluate_layout(const TrainSetup& s, const TrainLayout& l, bool explain,
+                                            SearchCache* cache) {
   TrainResult r;
   r.layout = l;
   if (auto why = check_layout(s, l, l.chips())) {
@@ -541,10 +350,13 @@ TrainResult evaluate_training(const TrainSetup& s, const TrainLayout& l, bool ex
     r.issue = why->key;
     return r;
   }
-  LayoutEval e(s, l, explain, r);
+  LayoutEval e(s, l, explain, r, cache);
   e.flops();
   e.memory();
   r.derivation_facts = r.derivation.size();
+  // The search needs no time for a layout that does not fit; failures outrunning progress depend
+  // on the chips, not the layout, so every layout meets them alike and whole_run says so below.
+  if (cache != nullptr && (!e.progresses() || !e.fits())) return r;
   e.compute();
   e.communication();
   e.data_parallel();

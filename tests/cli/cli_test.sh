@@ -200,14 +200,14 @@ bad train-batch-split "--global-batch: global batch 100 is not a multiple" "$bin
 json_ok train-offload-fits "d['feasible'] and [r for r in d['time'] if r['term'] == 'offload'][0]['total_s'] > 0" "$bin" train --model qwen3-235b-a22b --hw gb200 --chips 256 --tp 1 --pp 4 --ep 64 --global-batch 3072 --seq-len 4096 --micro-batch 3 --schedule interleaved --chunks 6 --train-dtype fp8 --recompute-modules layernorm,moe_act --offload-modules expert_fc1,moe_act --json
 json_infeasible train-offload-needed "not d['feasible'] and d['reason'].startswith('needs ')" "$bin" train --model qwen3-235b-a22b --hw gb200 --chips 256 --tp 1 --pp 4 --ep 64 --global-batch 3072 --seq-len 4096 --micro-batch 3 --schedule interleaved --chunks 6 --train-dtype fp8 --recompute-modules layernorm,moe_act --json
 bad train-offload-unknown "--offload-modules: unknown module in 'attn_norm' (hint: name core_attn, attn_proj, expert_fc1 or moe_act" "$bin" train --model qwen3-235b-a22b --offload-modules attn_norm
-bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
+bad train-search-batch-hint "Try --global-batch 15360 (a multiple of 256; now 15381 sequences)" "$bin" train --model deepseek-v3 --hw h100-sxm --chips 2048 --seq-len 4096 --batch-tokens 63e6 --search
 # On a million chips (2^6 x 5^6) no power of two splits the batch: the hint names a data-parallel
 # degree a searched shape leaves (tp 4 x pp 125 -> dp 2,000). At that batch failures outrun
 # progress, and the hint says what to change for them.
 bad train-search-batch-hint-shapes "Try --global-batch 2000 (a multiple of 2000; now 2048 sequences)" "$bin" train --model llama-3.1-405b --chips 1000000 --search
 bad train-search-failures-hint "Try fewer chips (failures scale with them)" "$bin" train --model llama-3.1-405b --chips 1000000 --search --global-batch 2000
 # On a billion chips every shape leaves more data-parallel ranks than the batch has sequences.
-bad train-search-fewer-chips "Try --global-batch 312500 (a multiple of 312500; now 2048 sequences), or fewer chips)" "$bin" train --model deepseek-v3 --chips 1000000000 --search
+bad train-search-fewer-chips "Try --global-batch 312500 (a multiple of 312500; now 2048 sequences), or fewer chips)" "$bin" train --model deepseek-v3 --hw h100-sxm --chips 1000000000 --search
 # The band the published runs put around a prediction (model.md §24.3): the step and the days
 # times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
 # none for the pure roofline.

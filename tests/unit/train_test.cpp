@@ -468,6 +468,28 @@ TEST(Train, RecomputeModuleNames) {
   for (const auto& r : ranked.ranked) EXPECT_TRUE(seen.insert(r.layout.str()).second) << r.layout.str();
 }
 
+// The search shares one micro-batch's pass among the layouts that differ only in ZeRO,
+// recomputation or schedule, and stops a layout that does not fit at its memory: its ranking is
+// what evaluating each layout alone gives, to the bit, on a dense and an MoE model.
+TEST(Train, SearchSharesPassesWithoutChangingAnswers) {
+  for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"}) {
+    const ModelSpec m = models().load(name).value();
+    const TrainSetup st = setup_for(m, "h100-sxm", 4096, 128);
+    const TrainSearch found = search_training(st, 64, TrainObjective::kTime, TrainSearchSpace{}, 40);
+    ASSERT_GE(found.ranked.size(), 20u) << name;
+    for (const TrainResult& r : found.ranked) {
+      const TrainResult alone = evaluate_training(st, r.layout);
+      ASSERT_TRUE(alone.feasible) << r.layout.str();
+      EXPECT_EQ(alone.time.step.si(), r.time.step.si()) << name << " " << r.layout.str();
+      EXPECT_EQ(alone.memory.total().si(), r.memory.total().si()) << r.layout.str();
+      EXPECT_EQ(alone.hfu, r.hfu) << r.layout.str();
+    }
+    int rejected = 0;
+    for (const auto& rej : found.rejected) rejected += rej.count;
+    EXPECT_GT(rejected, 0) << name;
+  }
+}
+
 // Each rejected class carries the key of what rejected it, so a hint can name the input to change
 // without reading the reason's words. Llama-3.1-70B on 64 H100: a global batch of 63 sequences
 // splits over dp 1 alone (batch), and on 8 chips memory rejects layouts (memory).
