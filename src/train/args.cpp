@@ -144,6 +144,11 @@ std::vector<ArgSpec> train_arguments() {
       tco_file(),
       flag("search", "search layouts: the ranked list, the frontier and the rejections"),
       choice("objective", "search: fastest or cheapest run", names_in(kObjectiveNames)),
+      choice("stack",
+             "search: the training stack whose constraints narrow it: maxtext (FSDP and tp, no pipeline), "
+             "torchtitan (FSDP2 with tp, pp, cp), llm-foundry (FSDP alone); these three without gradient "
+             "accumulation",
+             names_in(kStackNames)),
       integer("top", "search: layouts listed", "", 10, 1, 1000),
       flag("range", "p10/p50/p90 over spec ranges and efficiency priors"),
       ideal(),

@@ -284,12 +284,13 @@ inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const St
     // decompression, the indexer's projections) run and differentiate as GEMMs, not as the fused
     // kernel.
     if ((k.kind == OpKind::kAttnCore || k.kind == OpKind::kIndexer) && k.depth <= 0) {
-      // A fused attention kernel computes at its own rate over the sequence (model.md §24.3),
-      // not a GEMM's: its compute-bound time scales by e_c over that rate, and the softmax's
-      // exponentials cap the core's (an indexer's scores take none).
+      // A fused attention kernel computes at its own rate over the keys one call sweeps (model.md
+      // §24.3), not a GEMM's: its compute-bound time scales by e_c over that rate, and the
+      // softmax's exponentials cap the core's (an indexer's scores take none). Under context
+      // parallelism each ring step's call sweeps one chunk of seq / cp keys.
       Seconds at = t;
       if (s.flash_attention && k.compute > k.memory && s.eff.attn_compute > 0)
-        at = t * (s.eff.compute / s.eff.attention_at(s.seq_len));
+        at = t * (s.eff.compute / s.eff.attention_at(s.seq_len / d(l.cp)));
       const bool exps = k.kind == OpKind::kAttnCore && k.compute > k.memory;
       const Seconds capped = exps ? at * f.exp_forward : at;
       f.attention += capped;

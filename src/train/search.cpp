@@ -40,6 +40,31 @@ std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m
   return out;
 }
 
+TrainSearchSpace stack_space(TrainStack stack) {
+  TrainSearchSpace x;
+  if (stack == TrainStack::kAny) return x;
+  x.zero = {3};
+  x.accumulate = false;
+  x.schedules = {PipeSchedule::k1F1B};
+  switch (stack) {
+    case TrainStack::kMaxText:
+      x.max_pp = 1;
+      x.max_cp = 1;
+      break;
+    case TrainStack::kTorchTitan:
+      x.schedules = {PipeSchedule::k1F1B, PipeSchedule::kInterleaved, PipeSchedule::kZeroBubble};
+      break;
+    case TrainStack::kLlmFoundry:
+      x.max_tp = 1;
+      x.max_pp = 1;
+      x.max_cp = 1;
+      break;
+    case TrainStack::kAny:
+      break;
+  }
+  return x;
+}
+
 TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
                             std::size_t keep, const std::function<void(double, double)>& progress) {
   const ModelSpec& m = *s.model;
@@ -74,7 +99,8 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     for (int cp : cps) {
       if (chips % (tp * cp) != 0) continue;
       const int rest = chips / (tp * cp);
-      for (int pp = 1; pp <= std::min(rest, m.n_layers()); ++pp)
+      const int pp_cap = space.max_pp > 0 ? std::min(space.max_pp, m.n_layers()) : m.n_layers();
+      for (int pp = 1; pp <= std::min(rest, pp_cap); ++pp)
         if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
     }
   for (const auto& [tp, cp, pp] : shapes) out.dp_degrees.push_back(chips / (tp * cp * pp));
@@ -87,8 +113,10 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     const int dp = chips / (tp * cp * pp);
     for (int ep : eps) {
       if ((tp * cp * dp) % ep != 0) continue;
-      for (double mb : space.micro_batches) {
-        if (std::fmod(s.global_batch, mb * d(dp)) != 0) {
+      // Without accumulation a replica's micro-batch is its whole share of the batch.
+      const std::vector<double> whole{s.global_batch / d(dp)};
+      for (double mb : space.accumulate ? space.micro_batches : whole) {
+        if (mb < 1 || std::floor(mb) != mb || std::fmod(s.global_batch, mb * d(dp)) != 0) {
           rejected[{"global batch not a multiple of micro-batch x dp", "global_batch"}]++;
           continue;
         }

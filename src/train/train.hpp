@@ -305,7 +305,27 @@ struct TrainSearchSpace {
   std::vector<double> micro_batches{1, 2, 4, 8};
   int max_tp = 0;  ///< 0: the scale-up domain
   int max_cp = 32;
+  int max_pp = 0;  ///< 0: the layers
+  /// Whether a replica may accumulate gradients over several micro-batches; without, its
+  /// micro-batch is its whole share of the global batch (global batch / dp).
+  bool accumulate = true;
 };
+
+/// A training stack whose known constraints narrow the search (model.md §24.6): what it shards and
+/// how it splits a replica's batch.
+enum class TrainStack { kAny, kMaxText, kTorchTitan, kLlmFoundry };
+inline constexpr NameTable<TrainStack, 4> kStackNames{{{TrainStack::kAny, "any"},
+                                                       {TrainStack::kMaxText, "maxtext"},
+                                                       {TrainStack::kTorchTitan, "torchtitan"},
+                                                       {TrainStack::kLlmFoundry, "llm-foundry"}}};
+/// The search space of a stack: MaxText shards with FSDP (ZeRO-3) and tensor parallelism and no
+/// pipeline, torchtitan with FSDP2 (ZeRO-3) and tp, pp and cp, llm-foundry with PyTorch FSDP
+/// (ZeRO-3) alone; none of the three accumulates gradients in its published runs (a device's
+/// batch is its micro-batch).
+TrainSearchSpace stack_space(TrainStack stack);
+inline std::string_view name(TrainStack s) {
+  return name_in(kStackNames, s);
+}
 
 /// The recomputations a search tries: each of space.recompute, selective once per module set the
 /// model can use (each distinct set once; a set the model has none of is no recomputation).

@@ -46,6 +46,7 @@ constexpr Borrowed kTrainKeys[] = {
     {"ep_comm_sms", "ep_comm_sms"},
     {"moe_imbalance", "moe_imbalance"},
     {"train_tokens", "tokens"},
+    {"stack", "stack"},
 };
 constexpr Borrowed kServeKeys[] = {
     {"qps", "rate"},

@@ -230,7 +230,18 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
 // --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
                                        std::optional<double> host_override) {
-  if (!m.batch || !m.isl) return std::nullopt;
+  // A row that states no degrees is predicted with the layout the search chooses under its stack's
+  // constraints (model.md §24.6), flagged as inferred; its batch, when unstated too, is the
+  // per-device batch the search finds fastest, and its sequence the stack's default.
+  const bool inferred = !m.tp && !m.pp && !m.dp && !m.cp && !m.ep;
+  const TrainStack stack =
+      value_in(kStackNames, m.settings.value("stack", std::string("any"))).value_or(TrainStack::kAny);
+  std::optional<double> isl = m.isl;
+  if (!isl && inferred && stack == TrainStack::kMaxText) {
+    isl = 2048.0;  // MaxText's base.yml max_target_length
+    s.envelope.push_back("sequence length unstated: MaxText's default 2048");
+  }
+  if (!isl || (!m.batch && !inferred)) return std::nullopt;
   TrainSetup ts;
   ts.model = &s.model;
   ts.hw = s.hw;
@@ -241,8 +252,8 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   }
   if (k_override) ts.kernel_efficiency = *k_override;
   if (host_override) ts.expert_host = units::seconds(*host_override);
-  ts.seq_len = *m.isl;
-  ts.global_batch = *m.batch;
+  ts.seq_len = *isl;
+  ts.global_batch = m.batch.value_or(m.chips);
   ts.price = s.hw->price.value;
   // The notes' training settings through `train`'s own arguments and readers (train_args.hpp).
   static const CommandSpec train_spec = [] {
@@ -267,6 +278,62 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   if (m.metric == "training_gpu_hours") {
     if (!a.has("tokens")) return std::nullopt;
     ts.tokens = a.number("tokens");
+  }
+  auto metric_of = [&](const TrainResult& r) -> std::optional<double> {
+    const double chips = m.chips;
+    if (m.metric == "mfu") return r.mfu;
+    if (m.metric == "hfu") return r.hfu;
+    if (m.metric == "tflops_per_gpu") return r.model_flops.si() / r.time.step.si() / chips / 1e12;
+    if (m.metric == "training_gpu_hours") return r.run.gpu_hours;
+    if (m.metric == "training_tokens_per_s_per_gpu") return r.tokens_per_s.si() / chips;
+    return std::nullopt;
+  };
+  if (inferred) {
+    TrainSearchSpace space = stack_space(stack);
+    if (a.has("zero")) space.zero = {static_cast<int>(a.number("zero"))};
+    if (a.has("recompute") || a.has("recompute_modules")) {
+      const auto rc = read_train_layout(a, s.model);
+      if (!rc) return std::nullopt;
+      space.recompute = {rc->recompute};
+      space.module_sets = {rc->modules};
+    }
+    // Per-device batches when the row states none; the fastest per token wins.
+    std::vector<double> batches{ts.global_batch};
+    if (!m.batch) {
+      batches.clear();
+      for (double per_device : {1.0, 2.0, 4.0, 8.0, 16.0}) batches.push_back(per_device * static_cast<double>(m.chips));
+    }
+    std::optional<TrainResult> best;
+    double best_per_token = 0;
+    std::vector<double> top;
+    for (double gb : batches) {
+      TrainSetup x = ts;
+      x.global_batch = gb;
+      TrainSearch found = search_training(x, m.chips, TrainObjective::kTime, space, 5);
+      if (found.ranked.empty()) {
+        // The row ran, so where no layout fits the memory model is what is off: rank them as if
+        // HBM held them, and say so.
+        x.usable_hbm *= 8.0;
+        found = search_training(x, m.chips, TrainObjective::kTime, space, 5);
+        if (found.ranked.empty()) continue;
+        found.ranked.front().reason = "predicted not to fit in HBM";
+      }
+      const double per_token = found.ranked.front().time.step.si() / gb;
+      if (!best || per_token < best_per_token) {
+        best_per_token = per_token;
+        top.clear();
+        for (const TrainResult& r : found.ranked)
+          if (auto v = metric_of(r)) top.push_back(*v);
+        best = std::move(found.ranked.front());
+      }
+    }
+    if (!best || top.empty()) return std::nullopt;
+    const auto [lo, hi] = std::minmax_element(top.begin(), top.end());
+    if (!best->reason.empty()) s.envelope.push_back(best->reason + " at the inferred layouts");
+    s.envelope.push_back(fmt::format("training: {} (layout: inferred, {} search{}; the top {} layouts give {}-{})",
+                                     best->layout.str(), name(stack), m.batch ? "" : ", per-device batch searched",
+                                     top.size(), format_number(*lo), format_number(*hi)));
+    return metric_of(*best);
   }
   const Mapping& mp = s.in.map;
   auto stated = read_train_layout(a, s.model);
@@ -317,13 +384,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   } else {
     s.envelope.push_back("training: " + best->layout.str());
   }
-  const double chips = m.chips;
-  if (m.metric == "mfu") return best->mfu;
-  if (m.metric == "hfu") return best->hfu;
-  if (m.metric == "tflops_per_gpu") return best->model_flops.si() / best->time.step.si() / chips / 1e12;
-  if (m.metric == "training_gpu_hours") return best->run.gpu_hours;
-  if (m.metric == "training_tokens_per_s_per_gpu") return best->tokens_per_s.si() / chips;
-  return std::nullopt;
+  return metric_of(*best);
 }
 
 // A row under traffic through the serving simulator (model.md §23): offline (every request at

@@ -211,6 +211,12 @@ bad train-search-fewer-chips "Try --global-batch 312500 (a multiple of 312500; n
 # The band the published runs put around a prediction (model.md §24.3): the step and the days
 # times the leave-one-source-out p10 and p90 of measured over predicted, dense and MoE apart, and
 # none for the pure roofline.
+# The search flags the layouts within the published band's width (p90 / p10) of the fastest's step:
+# the model does not rank them apart (model.md §24.6); the frontier reaches past it.
+json_ok train-search-within-band "all((r['within_band'] == 'yes') == (r['step_s'] <= d['ranked'][0]['step_s'] * 1.086 / 0.926) for r in d['ranked'] + d['frontier']) and any(r['within_band'] == 'no' for r in d['frontier']) and any('do not rank them apart' in n or 'does not rank them apart' in n for n in d['notes'])" "$bin" train --model llama-3.1-8b --hw h100-sxm --chips 64 --search --json
+json_ok train-search-ideal-no-band "'within_band' not in d['ranked'][0]" "$bin" train --model llama-3.1-8b --hw h100-sxm --chips 64 --search --ideal --json
+# A stack narrows the search: MaxText shards with FSDP and runs no pipeline (model.md §24.6).
+json_ok train-search-stack-maxtext "d['layout']['pp'] == 1 and d['layout']['zero'] == 3 and d['micro_batches'] == 1 and all(' pp1 ' in r['layout'] for r in d['ranked'])" "$bin" train --model llama-3.1-70b --hw h100-sxm --chips 256 --global-batch 512 --seq-len 4096 --stack maxtext --json
 json_ok train-published-band-dense "abs(d['step_s_published_p10'] - 0.926 * d['step_s']) < 1e-9 * d['step_s'] and abs(d['days_published_p90'] - 1.086 * d['days']) < 1e-9 * d['days']" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --json
 json_ok train-published-band-moe "abs(d['step_s_published_p90'] - 1.349 * d['step_s']) < 1e-9 * d['step_s']" "$bin" train --model qwen3-30b-a3b --hw h200-sxm --chips 8 --tp 1 --ep 8 --json
 json_ok train-published-band-ideal "'step_s_published_p10' not in d and 'days_published_p90' not in d" "$bin" train --model llama-3.1-8b --chips 8 --tp 8 --ideal --json

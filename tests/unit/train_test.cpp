@@ -9,6 +9,7 @@
 #include <set>
 
 #include "test_catalogs.hpp"
+#include "train/internal.hpp"
 #include "train/train.hpp"
 
 namespace llmecon {
@@ -488,6 +489,62 @@ TEST(Train, SearchSharesPassesWithoutChangingAnswers) {
     for (const auto& rej : found.rejected) rejected += rej.count;
     EXPECT_GT(rejected, 0) << name;
   }
+}
+
+// A stack narrows the search to what it runs (model.md §24.6): MaxText FSDP with tp and no
+// pipeline, llm-foundry FSDP alone, both with a device's whole batch as one micro-batch; the
+// unconstrained search, free to pipeline and accumulate, is at least as fast.
+TEST(Train, StackNarrowsTheSearch) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const TrainSetup st = setup_for(m, "h100-sxm", 4096, 512);
+  const TrainSearch any = search_training(st, 256, TrainObjective::kTime, stack_space(TrainStack::kAny), 50);
+  ASSERT_FALSE(any.ranked.empty());
+  for (TrainStack stack : {TrainStack::kMaxText, TrainStack::kLlmFoundry, TrainStack::kTorchTitan}) {
+    const TrainSearch found = search_training(st, 256, TrainObjective::kTime, stack_space(stack), 50);
+    ASSERT_FALSE(found.ranked.empty()) << name(stack);
+    EXPECT_LT(found.evaluated, any.evaluated) << name(stack);
+    EXPECT_GE(found.ranked.front().time.step.si(), any.ranked.front().time.step.si()) << name(stack);
+    for (const TrainResult& r : found.ranked) {
+      EXPECT_EQ(r.layout.zero, 3) << r.layout.str();
+      EXPECT_EQ(r.time.micro_batches, 1.0) << r.layout.str();
+      if (stack != TrainStack::kTorchTitan) {
+        EXPECT_EQ(r.layout.pp, 1) << r.layout.str();
+        EXPECT_EQ(r.layout.cp, 1) << r.layout.str();
+      }
+      if (stack == TrainStack::kLlmFoundry) {
+        EXPECT_EQ(r.layout.tp, 1) << r.layout.str();
+      }
+    }
+  }
+  // The unconstrained search pipelines or accumulates somewhere in its top layouts.
+  bool free = false;
+  for (const TrainResult& r : any.ranked) free = free || r.layout.pp > 1 || r.time.micro_batches > 1;
+  EXPECT_TRUE(free);
+}
+
+// Context parallelism splits the keys a fused attention call sweeps (model.md §24.3): each ring
+// step's kernel runs over seq / cp keys, at the fused kernel's lower rate for shorter sweeps, so
+// attention's core per token costs more at cp 4 than at cp 1 on the same chips' share.
+TEST(Train, ContextParallelAttentionRunsAtTheChunksRate) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  const TrainSetup st = setup_for(m, "h100-sxm", 8192, 64);
+  ASSERT_GT(st.eff.attn_compute, 0);
+  TrainLayout one{1, 1, 1, 1, 8, 1, Recompute::kSelective, PipeSchedule::k1F1B, 1, 1};
+  TrainLayout four = one;
+  four.cp = 4;
+  four.dp = 2;
+  four.micro_batch = 4;  // the same tokens per chip: 8,192 x 4 / 4
+  const Precision prec{};
+  const StepCost a = train_internal::training_pass(m, one, 1, 8192, prec);
+  const StepCost b = train_internal::training_pass(m, four, 4, 8192, prec);
+  const auto fa = train_internal::stage_forward(st, one, a, prec);
+  const auto fb = train_internal::stage_forward(st, four, b, prec);
+  // The GEMMs see the same tokens; attention's core the same scores per chip, at the rate of a
+  // 2,048-key sweep instead of an 8,192-key one: e_a s / (s + s_half) at each.
+  const double ratio = fb.attention / fa.attention;
+  const double expected = st.eff.attention_at(8192) / st.eff.attention_at(2048);
+  EXPECT_NEAR(ratio, expected, 0.02 * expected);
+  EXPECT_GT(ratio, 1.05);
 }
 
 // Each rejected class carries the key of what rejected it, so a hint can name the input to change

@@ -215,20 +215,25 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   return an;
 }
 
-Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, const std::string& title) {
-  Table t{key,
-          {{"layout", "", "layout"},
-           {"step_s", "s", "step"},
-           {"mfu", "", "MFU"},
-           {"memory_bytes", "B", "memory"},
-           {"headroom_bytes", "B", "headroom"},
-           {"days", "", "days"},
-           {"usd", "$", "$"}},
-          {},
-          title};
+// The layouts as a table; with a band (model.md §24.6), each says whether its step lies within
+// the published band's width (p90 / p10 of measured over predicted) of the fastest's, where the
+// model cannot rank it behind.
+Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, const std::string& title,
+                    const ValidatedBand* band) {
+  std::vector<Column> cols{{"layout", "", "layout"},
+                           {"step_s", "s", "step"},
+                           {"mfu", "", "MFU"},
+                           {"memory_bytes", "B", "memory"},
+                           {"headroom_bytes", "B", "headroom"},
+                           {"days", "", "days"},
+                           {"usd", "$", "$"}};
+  if (band != nullptr) cols.push_back({"within_band", "", "within band"});
+  Table t{key, std::move(cols), {}, title};
+  const double best = rs.empty() ? 0.0 : rs.front().time.step.si();
   for (const auto& r : rs) {
     t.rows.push_back({r.layout.str(), r.time.step.si(), r.mfu, r.memory.total().si(),
                       (r.memory.capacity - r.memory.total()).si(), r.run.wall.si() / 86400.0, r.run.usd.si()});
+    if (band != nullptr) t.rows.back().push_back(Cell(r.time.step.si() <= best * band->p90 / band->p10 ? "yes" : "no"));
   }
   return t;
 }
@@ -292,7 +297,8 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
       if (progress && total > 0) progress(done / total);
     };
     found = search_training(s, t.chips, value_in(kObjectiveNames, a.text("objective")).value_or(TrainObjective::kTime),
-                            TrainSearchSpace{}, static_cast<std::size_t>(a.number("top")), report);
+                            stack_space(value_in(kStackNames, a.text("stack")).value_or(TrainStack::kAny)),
+                            static_cast<std::size_t>(a.number("top")), report);
     if (cancel && cancel()) return cancelled_error();
     if (found.ranked.empty()) {
       return Error{"--chips", "",
@@ -308,9 +314,19 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   Analysis an = result_analysis(s, r, t.chips);
   if (!r.feasible) an.set_infeasible(r.reason);
   if (search) {
-    an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts"));
-    std::vector<TrainResult> frontier = found.frontier;
-    an.tables.push_back(layouts_table("frontier", frontier, "step time against memory headroom"));
+    const ValidatedBand* band = s.eff.ideal() ? nullptr : (t.model->is_moe() ? &kValidatedMoe : &kValidatedDense);
+    an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts", band));
+    if (band != nullptr) {
+      const double best = found.ranked.front().time.step.si();
+      const auto close = std::count_if(found.ranked.begin(), found.ranked.end(), [&](const TrainResult& x) {
+        return x.time.step.si() <= best * band->p90 / band->p10;
+      });
+      an.note(fmt::format(
+          "{} of the {} listed layouts lie within x{:.2f} of the fastest's step (p90 / p10 of measured over "
+          "predicted on the published {} rows): the model does not rank them apart",
+          close, found.ranked.size(), band->p90 / band->p10, t.model->is_moe() ? "MoE" : "dense"));
+    }
+    an.tables.push_back(layouts_table("frontier", found.frontier, "step time against memory headroom", band));
     Table rej{"rejected", {{"reason", "", "reason"}, {"count", "", "layouts"}}, {}, "rejected layouts"};
     for (const auto& x : found.rejected) rej.rows.push_back({x.reason, static_cast<double>(x.count)});
     an.tables.push_back(std::move(rej));
