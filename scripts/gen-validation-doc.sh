@@ -266,8 +266,8 @@ print()
 print(f"`data/validation/train-stacks.csv` holds {sum(1 for _ in open('data/validation/train-stacks.csv')) - 1} published training measurements from seven more stacks, each")
 print("cited row by row with the table it comes from (model configs for the models the catalog lacks in")
 print("`data/validation/models/`). None of them is in the fit: predicted with the shipped constants, they")
-print("measure how the training model carries to stacks it was not tuned on. A row without its global batch or")
-print("sequence length is listed and not predicted.")
+print("measure how the training model carries to stacks it was not tuned on. A row that states no degrees is")
+print("predicted with the layout its stack's search infers (`stack=` in its notes, model.md §24.6), flagged.")
 print()
 print("| stack | rows | predicted | median | p90 | signed median (+: predicted faster) |")
 print("|---|---|---|---|---|---|")
@@ -284,6 +284,25 @@ for prefix, name in STACKS:
 e = sorted(abs(r["error_pct"]) for r in stacks["rows"] if r.get("error_pct") is not None)
 signed = [r["error_pct"] for r in stacks["rows"] if r.get("error_pct") is not None]
 print(f"| all | {len(stacks['rows'])} | {len(e)} | {pct(statistics.median(e))} | {pct(e[int(0.9 * (len(e) - 1))])} | {statistics.median(signed):+.1f}% |")
+# The same rows by kind: dense on GPUs, MoE (any chip), TPU (any model), and those whose layout
+# the search inferred (model.md §24.6).
+row_model = {r["id"]: r["model"] for r in _csv.DictReader(open("data/validation/train-stacks.csv"))}
+def is_moe(model):
+    path = os.path.join("data/validation", model)
+    if os.path.exists(path):
+        cfg = json.load(open(path))
+        return any(cfg.get(k, 0) for k in ("num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"))
+    return any(t in model.lower() for t in ("mixtral", "deepseek", "a3b", "a22b", "moe", "qwen3-235b", "qwen3-30b"))
+kinds = [("dense, GPU", lambda r: not is_moe(row_model[r["id"]]) and not r["hardware"].startswith("tpu")),
+         ("MoE", lambda r: is_moe(row_model[r["id"]])),
+         ("TPU", lambda r: r["hardware"].startswith("tpu")),
+         ("layout inferred (no degrees stated)", lambda r: "layout: inferred" in r.get("envelope", ""))]
+for name, keep in kinds:
+    rs = [r for r in stacks["rows"] if keep(r)]
+    e = sorted(abs(r["error_pct"]) for r in rs if r.get("error_pct") is not None)
+    signed = [r["error_pct"] for r in rs if r.get("error_pct") is not None]
+    if not e: continue
+    print(f"| {name} | {len(rs)} | {len(e)} | {pct(statistics.median(e))} | {pct(e[int(0.9 * (len(e) - 1))])} | {statistics.median(signed):+.1f}% |")
 print()
 af = alltrain.get("training_fit")
 if af:
