@@ -239,7 +239,7 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   std::optional<double> isl = m.isl;
   if (!isl && inferred && stack == TrainStack::kMaxText) {
     isl = 2048.0;  // MaxText's base.yml max_target_length
-    s.envelope.push_back("sequence length unstated: MaxText's default 2048");
+    s.envelope.emplace_back("sequence length unstated: MaxText's default 2048");
   }
   if (!isl || (!m.batch && !inferred)) return std::nullopt;
   TrainSetup ts;
