@@ -142,9 +142,17 @@ inline constexpr double kExpertHostSeconds = 400e-6;
 struct ValidatedBand {
   double p10 = 1, p50 = 1, p90 = 1;
   int rows = 0;
+  /// The band's width, p90 / p10: two predictions closer than this are not ranked apart.
+  [[nodiscard]] constexpr double width() const { return p90 / p10; }
+  /// Whether a step lies within the band's width of the fastest one (model.md §24.6).
+  [[nodiscard]] constexpr bool within(double step, double fastest) const { return step <= fastest * width(); }
 };
 inline constexpr ValidatedBand kValidatedDense{0.926, 0.986, 1.086, 18};
 inline constexpr ValidatedBand kValidatedMoe{0.774, 0.989, 1.349, 33};
+/// The band of the model's kind.
+inline const ValidatedBand& validated_band(const ModelSpec& m) {
+  return m.is_moe() ? kValidatedMoe : kValidatedDense;
+}
 
 /// Everything a training run is, but its layout.
 struct TrainSetup {

@@ -228,20 +228,32 @@ double model_flops(const ModelSpec& m, const Step& st, const Precision& p) {
 // ep_comm_sms=, moe_imbalance= and offload_modules= (Megatron's names joined by '+'). An unstated micro-batch or
 // recomputation is the fastest that fits (as `train
 // --search` would choose); an unstated ZeRO stage is 1 and the schedule 1F1B.
+namespace {
+TrainStack row_stack(const Measurement& m) {
+  return value_in(kStackNames, m.settings.value("stack", std::string("any"))).value_or(TrainStack::kAny);
+}
+}  // namespace
+
+bool layout_unstated(const Measurement& m) {
+  return !m.tp && !m.pp && !m.dp && !m.cp && !m.ep;
+}
+
+std::optional<double> training_seq_len(const Measurement& m) {
+  if (m.isl) return m.isl;
+  if (layout_unstated(m) && row_stack(m) == TrainStack::kMaxText) return 2048.0;
+  return std::nullopt;
+}
+
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,
                                        std::optional<double> host_override) {
   // A row that states no degrees is predicted with the layout the search chooses under its stack's
   // constraints (model.md §24.6), flagged as inferred; its batch, when unstated too, is the
   // per-device batch the search finds fastest, and its sequence the stack's default.
-  const bool inferred = !m.tp && !m.pp && !m.dp && !m.cp && !m.ep;
-  const TrainStack stack =
-      value_in(kStackNames, m.settings.value("stack", std::string("any"))).value_or(TrainStack::kAny);
-  std::optional<double> isl = m.isl;
-  if (!isl && inferred && stack == TrainStack::kMaxText) {
-    isl = 2048.0;  // MaxText's base.yml max_target_length
-    s.envelope.emplace_back("sequence length unstated: MaxText's default 2048");
-  }
+  const bool inferred = layout_unstated(m);
+  const TrainStack stack = row_stack(m);
+  const std::optional<double> isl = training_seq_len(m);
   if (!isl || (!m.batch && !inferred)) return std::nullopt;
+  if (!m.isl) s.envelope.emplace_back("sequence length unstated: MaxText's default 2048");
   TrainSetup ts;
   ts.model = &s.model;
   ts.hw = s.hw;

@@ -33,6 +33,12 @@ double max_batch(const Setup& s, double context);
 double peak_bf16(const Hardware& hw);
 /// Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
 double model_flops(const ModelSpec& m, const Step& st, const Precision& p);
+/// Whether a training row states none of its parallel degrees: its layout is then inferred by its
+/// stack's search (model.md §24.6).
+bool layout_unstated(const Measurement& m);
+/// A training row's sequence length: its own, or for an inferred MaxText row MaxText's default
+/// (base.yml's max_target_length, 2048); none otherwise.
+std::optional<double> training_seq_len(const Measurement& m);
 /// A training step through the training model (model.md §24), the notes' settings read through
 /// `train`'s arguments.
 std::optional<double> predict_training(const Measurement& m, Setup& s, std::optional<double> k_override,

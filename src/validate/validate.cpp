@@ -41,10 +41,8 @@ std::string training_work_missing(const Measurement& m) {
   if (m.scenario != "training_step" || (m.batch && m.isl)) return "";
   // A row that states no degrees has its layout inferred (model.md §24.6): a rate per chip then
   // takes the per-device batch the search finds fastest, and MaxText's sequence its default.
-  const bool inferred = !m.tp && !m.pp && !m.dp && !m.cp && !m.ep;
   const bool per_chip = m.metric != "training_gpu_hours";
-  const bool stack_seq = m.settings.value("stack", std::string()) == "maxtext";
-  if (inferred && per_chip && (m.isl || stack_seq)) return "";
+  if (validate_internal::layout_unstated(m) && per_chip && validate_internal::training_seq_len(m)) return "";
   return fmt::format("a training step needs its global batch and sequence length; the row states {}",
                      !m.batch && !m.isl ? "neither"
                      : !m.batch         ? "no batch"

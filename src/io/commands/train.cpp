@@ -138,7 +138,7 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
   // The band the published runs put around a prediction (model.md §24.3); none for the pure roofline.
   const bool banded = !s.eff.ideal();
   const bool moe = s.model->is_moe();
-  const ValidatedBand& band = moe ? kValidatedMoe : kValidatedDense;
+  const ValidatedBand& band = validated_band(*s.model);
   if (banded) {
     an.figure("step_s_published_p10", t.step * band.p10,
               fmt::format("x p10 of measured/predicted, {} published {} rows ({:.2f}x)", band.rows,
@@ -233,7 +233,7 @@ Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, 
   for (const auto& r : rs) {
     t.rows.push_back({r.layout.str(), r.time.step.si(), r.mfu, r.memory.total().si(),
                       (r.memory.capacity - r.memory.total()).si(), r.run.wall.si() / 86400.0, r.run.usd.si()});
-    if (band != nullptr) t.rows.back().push_back(Cell(r.time.step.si() <= best * band->p90 / band->p10 ? "yes" : "no"));
+    if (band != nullptr) t.rows.back().push_back(Cell(band->within(r.time.step.si(), best) ? "yes" : "no"));
   }
   return t;
 }
@@ -314,17 +314,16 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   Analysis an = result_analysis(s, r, t.chips);
   if (!r.feasible) an.set_infeasible(r.reason);
   if (search) {
-    const ValidatedBand* band = s.eff.ideal() ? nullptr : (t.model->is_moe() ? &kValidatedMoe : &kValidatedDense);
+    const ValidatedBand* band = s.eff.ideal() ? nullptr : &validated_band(*t.model);
     an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts", band));
     if (band != nullptr) {
       const double best = found.ranked.front().time.step.si();
-      const auto close = std::count_if(found.ranked.begin(), found.ranked.end(), [&](const TrainResult& x) {
-        return x.time.step.si() <= best * band->p90 / band->p10;
-      });
+      const auto close = std::count_if(found.ranked.begin(), found.ranked.end(),
+                                       [&](const TrainResult& x) { return band->within(x.time.step.si(), best); });
       an.note(fmt::format(
           "{} of the {} listed layouts lie within x{:.2f} of the fastest's step (p90 / p10 of measured over "
           "predicted on the published {} rows): the model does not rank them apart",
-          close, found.ranked.size(), band->p90 / band->p10, t.model->is_moe() ? "MoE" : "dense"));
+          close, found.ranked.size(), band->width(), t.model->is_moe() ? "MoE" : "dense"));
     }
     an.tables.push_back(layouts_table("frontier", found.frontier, "step time against memory headroom", band));
     Table rej{"rejected", {{"reason", "", "reason"}, {"count", "", "layouts"}}, {}, "rejected layouts"};
