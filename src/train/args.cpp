@@ -82,6 +82,10 @@ std::vector<ArgSpec> train_arguments() {
                     "for the backward, Megatron-Core's offload_modules joined by ',': core_attn, attn_proj, "
                     "expert_fc1, moe_act"),
                 "none"),
+      number("offload_optimizer_states",
+             "share of the optimizer's states (fp32 master weights and moments) held and updated in host memory, the "
+             "chip's first host tier: Megatron-Core's optimizer_cpu_offload with optimizer_offload_fraction (1: all)",
+             "", 0, 0, 1),
       unstated(choice("schedule", "pipeline schedule", names_in(kScheduleNames)), "searched (1f1b with a layout)"),
       integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
       optional_integer("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
@@ -175,6 +179,7 @@ Status read_train_settings(const Args& a, TrainSetup& s) {
     }
     s.offload = *off;
   }
+  s.optimizer_offload = a.number("offload_optimizer_states");
   s.failures.failures_per_gpu_hour =
       a.has("mtbf_hours") ? 1.0 / a.number("mtbf_hours") : a.number("failures_per_gpu_hour");
   s.failures.storage_bandwidth = units::tb_per_s(a.number("storage_tb_per_s"));

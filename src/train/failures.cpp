@@ -164,10 +164,17 @@ bool LayoutEval::fits() {
     r.issue = "offload_modules";
     return false;
   }
-  if (offloaded > 0 && units::bytes(host_held) > host->capacity) {
-    r.reason = fmt::format("offloaded activations need {} of host memory per GPU, {} there ({})",
-                           format(units::bytes(host_held)), format(host->capacity), host->name);
-    r.issue = "offload_modules";
+  if (host_opt > 0 && host == nullptr) {
+    r.reason = fmt::format("{} has no host memory tier to offload the optimizer to", hw.name);
+    r.issue = "offload_optimizer_states";
+    return false;
+  }
+  if ((offloaded > 0 || host_opt > 0) && r.memory.host > host->capacity) {
+    r.reason = fmt::format(
+        "offloaded {} need {} of host memory per GPU, {} there ({})",
+        host_opt > 0 ? (offloaded > 0 ? "activations and optimizer states" : "optimizer states") : "activations",
+        format(r.memory.host), format(host->capacity), host->name);
+    r.issue = host_opt > 0 ? "offload_optimizer_states" : "offload_modules";
     return false;
   }
   if (r.memory.total() > r.memory.capacity) {

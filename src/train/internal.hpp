@@ -31,6 +31,9 @@ constexpr double kWeightBytes = 2.0;
 inline double optimizer_bytes(OptimizerState o) {
   return o == OptimizerState::kAdamFp32 ? 12.0 : 8.0;
 }
+// An offloaded optimizer's host copy of each gradient: fp32, the format its update reads
+// (Megatron-Core's HybridDeviceOptimizer copies the gradients into fp32 host tensors; model.md §24.2).
+constexpr double kHostGradBytes = 4.0;
 // Two gradient buckets of PyTorch DDP's default 25 MB in flight.
 constexpr double kBucketBytes = 25e6;
 // A fused attention kernel's backward runs at this share of its forward's FLOP rate: cuDNN's

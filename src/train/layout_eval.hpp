@@ -67,6 +67,7 @@ struct LayoutEval {
   int etp = 0;
   double stage_layers = 0, dense_params = 0, expert_params = 0, dense_replicas = 0, expert_replicas = 0;
   double ob = 0, gb = 0;
+  double opt_params = 0, host_opt = 0;  // the optimizer's parameters on this chip; host bytes of its offloaded share
   double touched = 0, routed = 0, cast_in = 0, cast_out = 0, mlp_width = 0, shared_width = 0, mlp_blocks = 0;
   double shared_blocks = 0, latents = 0, norms_rerun = 0, offloaded = 0, host_held = 0, tokens_chip = 0;
   // §24.3: one micro-batch's compute on the slowest stage.
@@ -80,7 +81,7 @@ struct LayoutEval {
   const HostTier* tier = nullptr;
   Seconds off_each{}, off_fwd{}, off_bwd{}, t_f{}, t_b{}, bubble{}, pipe{};
   // §24.3: data parallelism and the optimizer, per step.
-  Seconds dp_total{}, dp_exp{}, opt{};
+  Seconds dp_total{}, dp_exp{}, opt{}, opt_host{};
 };
 
 }  // namespace llmecon::train_internal

@@ -140,8 +140,13 @@ void LayoutEval::memory() {
                                             sharded(expert_params, kWeightBytes, 3, expert_replicas)));
   r.memory.gradients =
       units::bytes(sharded(dense_params, gb, 2, dense_replicas) + sharded(expert_params, gb, 2, expert_replicas));
-  r.memory.optimizer =
-      units::bytes(sharded(dense_params, ob, 1, dense_replicas) + sharded(expert_params, ob, 1, expert_replicas));
+  // The parameters this chip's optimizer updates (its ZeRO shard); an offloaded share of them keeps
+  // its states, and an fp32 copy of its gradients, in host memory instead (model.md §24.2).
+  opt_params =
+      dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
+  const double f_off = std::clamp(s.optimizer_offload, 0.0, 1.0);
+  r.memory.optimizer = units::bytes(opt_params * ob * (1.0 - f_off));
+  host_opt = opt_params * f_off * (ob + kHostGradBytes);
   // Activations: the in-flight micro-batches of the stage's layers, plus one layer's full set
   // while it is recomputed; the last stage's fp32 logits.
   const double flights = in_flight(l.schedule, l.pp, micro, l.chunks);
@@ -175,6 +180,7 @@ void LayoutEval::memory() {
   // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
   acts += offload_layer;
   host_held = offloaded * flights;
+  r.memory.host = units::bytes(host_held + host_opt);
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch
   r.memory.activations = units::bytes(acts);
@@ -191,6 +197,11 @@ void LayoutEval::memory() {
         format(r.memory.weights), format(r.memory.gradients), format(r.memory.optimizer), l.zero,
         format(r.memory.activations), num(flights), l.recompute_label(), format(r.memory.comm_buffers),
         format(r.memory.total()), format(r.memory.capacity)));
+  if (explaining && host_opt > 0)
+    say(fmt::format(
+        "optimizer offloaded to host memory: {} of its states, {} params x ({} B of states + {} B fp32 "
+        "gradient) = {} per GPU (§24.2)",
+        num(s.optimizer_offload), num(opt_params), num(ob), num(kHostGradBytes), format(units::bytes(host_opt))));
 }
 
 StageSet LayoutEval::stage_set() const {

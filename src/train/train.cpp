@@ -259,10 +259,22 @@ void LayoutEval::data_parallel() {
     hidden = min(reduce * s.dp_overlap, t_b + bubble / 2.0) + min(gather * s.dp_overlap, t_f + bubble / 2.0);
   }
   dp_exp = dp_total - hidden;
-  // The optimizer reads and writes its states, reads gradients and writes weights.
-  const double local_params =
-      dense_params / (l.zero >= 1 ? dense_replicas : 1.0) + expert_params / (l.zero >= 1 ? expert_replicas : 1.0);
-  opt = units::bytes(local_params * (2.0 * ob + gb + kWeightBytes)) / hbm;
+  // The optimizer reads and writes its states, reads gradients and writes weights, in HBM for the
+  // share it keeps. The offloaded share's gradients go to the host and its new weights come back
+  // over the host tier, and the host's update reads and writes the states, reads the fp32
+  // gradients and writes the bf16 weights, at the same tier's bandwidth (model.md §24.3).
+  const double f_off = std::clamp(s.optimizer_offload, 0.0, 1.0);
+  opt = units::bytes(opt_params * (1.0 - f_off) * (2.0 * ob + gb + kWeightBytes)) / hbm;
+  opt_host = Seconds{};
+  if (f_off > 0 && tier != nullptr) {
+    const double copies = gb + kWeightBytes, update = 2.0 * ob + kHostGradBytes + kWeightBytes;
+    opt_host = units::bytes(opt_params * f_off * (copies + update)) / tier->bandwidth;
+    if (explaining)
+      say(fmt::format("optimizer on the host: {} params x (copies {} B + update {} B) / {} ({}) = {} (§24.3)",
+                      num(opt_params * f_off), num(copies), num(update), format(tier->bandwidth), tier->name,
+                      format(opt_host)));
+  }
+  opt = opt + opt_host;
 }
 
 void LayoutEval::step_time() {
@@ -283,6 +295,7 @@ void LayoutEval::step_time() {
   t.dp_comm = dp_exp;
   t.bubble = bubble;
   t.optimizer = opt;
+  t.optimizer_host = opt_host;
   t.host = host_mb * micro;
   t.offload = (off_fwd + off_bwd) * micro;
   t.offload_total = off_each * 2.0 * micro;

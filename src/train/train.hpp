@@ -182,6 +182,10 @@ struct TrainSetup {
   double ep_comm_sms = 20;
   /// Activations offloaded to the chip's first host tier (OffloadModule bits; model.md §24.2-24.3).
   unsigned offload = 0;
+  /// Share of the optimizer's states (fp32 master weights and moments) held and updated on the host,
+  /// in the chip's first host tier (Megatron-Core's optimizer_cpu_offload with its
+  /// optimizer_offload_fraction; model.md §24.2-24.3): 0 keeps them all in HBM, 1 offloads them all.
+  double optimizer_offload = 0;
   /// Share of the step model's kernel rate a training step keeps (backward GEMMs, kernels the
   /// step model does not list, framework gaps), fitted with expert_host on the training rows of
   /// data/validation/dev.csv (0.804 on 51 rows; `llmecon validate` reports the fit as training_fit;
@@ -205,6 +209,9 @@ struct TrainSetup {
 struct TrainMemory {
   Bytes weights{}, gradients{}, optimizer{}, activations{}, comm_buffers{};
   Bytes capacity{};  ///< usable HBM
+  /// Host memory per GPU (not in total()): offloaded activations in flight and offloaded optimizer
+  /// states with their fp32 gradients (model.md §24.2).
+  Bytes host{};
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + comm_buffers; }
 };
 
@@ -216,6 +223,9 @@ struct TrainTime {
   Seconds tp_comm{}, cp_comm{}, ep_comm{}, pp_comm{}, dp_comm{};  ///< exposed
   Seconds tp_comm_total{}, cp_comm_total{}, ep_comm_total{}, pp_comm_total{}, dp_comm_total{};
   Seconds bubble{}, optimizer{};
+  /// Of the optimizer: the offloaded share's gradient and weight copies and its update in host
+  /// memory (model.md §24.3).
+  Seconds optimizer_host{};
   Seconds host{};                      ///< MoE: the host's expert launches after each dispatch's sync (model.md §24.3)
   Seconds offload{}, offload_total{};  ///< activation copies to and from host memory: exposed, all
   Seconds step{};

@@ -32,6 +32,7 @@ constexpr Borrowed kTrainKeys[] = {
     {"recompute", "recompute"},
     {"recompute_modules", "recompute_modules"},
     {"offload_modules", "offload_modules"},
+    {"offload_optimizer_states", "offload_optimizer_states"},
     {"schedule", "schedule"},
     {"chunks", "chunks"},
     {"micro_batch", "micro_batch"},

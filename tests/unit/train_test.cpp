@@ -663,6 +663,52 @@ TEST(Train, ActivationOffloading) {
   EXPECT_EQ(evaluate_training(ss, l).issue, "offload_modules");
 }
 
+// Optimizer-state offloading (model.md §24.2-24.3; Megatron-Core's optimizer_cpu_offload with
+// optimizer_offload_fraction): the offloaded share of Adam's 12 B/param leaves HBM for host memory
+// with an fp32 gradient copy (16 B/param there), and the step pays its copies (gradients out, bf16
+// weights back) and the host's update (states read and written, gradient read, weights written)
+// at the host tier's bandwidth. Llama-3.1-70B on 16 H100 at tp 8, pp 2, ZeRO-0 with fp32 gradients:
+// 4.4 B parameters a chip, whose 53 GB of states do not fit beside the weights and gradients;
+// offloaded, they do.
+TEST(Train, OptimizerOffloadMovesStatesToTheHost) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  TrainSetup st = setup_for(m, "h100-sxm", 4096, 64);
+  st.grad = DType::kFp32;
+  const TrainLayout l{.tp = 8, .pp = 2, .dp = 1, .zero = 0, .recompute = Recompute::kFull, .micro_batch = 1};
+  const TrainResult held = evaluate_training(st, l);
+  EXPECT_FALSE(held.feasible);
+  EXPECT_EQ(held.issue, "memory");
+  EXPECT_DOUBLE_EQ(held.memory.host.si(), 0.0);
+  EXPECT_DOUBLE_EQ(held.time.optimizer_host.si(), 0.0);
+  st.optimizer_offload = 1.0;
+  const TrainResult off = evaluate_training(st, l);
+  ASSERT_TRUE(off.feasible) << off.reason;
+  const double params = held.memory.optimizer.si() / 12.0;  // the chip's optimizer parameters (ZeRO-0: all)
+  EXPECT_DOUBLE_EQ(off.memory.optimizer.si(), 0.0);
+  EXPECT_NEAR(off.memory.host.si(), params * 16.0, 1e-6 * params);
+  // Copies: 4 B of gradient out, 2 B of weights back; update: 2 x 12 + 4 + 2 B; over PCIe's 64 GB/s.
+  const Hardware& hw = *st.hw;
+  const double bw = hw.host_tiers.front().bandwidth.si();
+  EXPECT_NEAR(off.time.optimizer_host.si(), params * (6.0 + 30.0) / bw, 1e-9 * off.time.step.si());
+  EXPECT_NEAR(off.time.optimizer.si(), off.time.optimizer_host.si(), 1e-12);
+  EXPECT_GT(off.time.step.si(), held.time.step.si() + 0.9 * off.time.optimizer_host.si());
+  // Half offloaded: half the states stay, and the host does half the work.
+  st.optimizer_offload = 0.5;
+  const TrainResult half = evaluate_training(st, l);
+  EXPECT_NEAR(half.memory.optimizer.si(), held.memory.optimizer.si() / 2.0, 1e-6 * params);
+  EXPECT_NEAR(half.time.optimizer_host.si(), off.time.optimizer_host.si() / 2.0, 1e-12);
+  // The host must hold them: a chip with no host tier, or too small a one, cannot offload.
+  st.optimizer_offload = 1.0;
+  Hardware small = hw;
+  small.host_tiers.front().capacity = units::bytes(params * 8.0);
+  st.hw = &small;
+  EXPECT_EQ(evaluate_training(st, l).issue, "offload_optimizer_states");
+  Hardware none = hw;
+  none.host_tiers.clear();
+  st.hw = &none;
+  EXPECT_EQ(evaluate_training(st, l).issue, "offload_optimizer_states");
+}
+
 // The MoE host time (model.md §24.3): c_e per local expert per MoE layer per micro-batch, added to
 // the step, a third more where a full recomputation reruns the forward. Qwen3-30B-A3B (48 MoE
 // layers, 128 experts) on 8 H100 under ZeRO-3: ep 8 holds 16 experts a chip, ep 4 holds 32, and

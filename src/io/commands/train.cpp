@@ -179,7 +179,8 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
            {"activations", mem.activations.si()},
            {"buffers", mem.comm_buffers.si()},
            {"total", mem.total().si()},
-           {"usable", mem.capacity.si()}},
+           {"usable", mem.capacity.si()},
+           {"host", mem.host.si()}},
           "memory per GPU"};
   an.tables.push_back(std::move(m));
   Table tt{"time",
@@ -196,6 +197,7 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
             {"offload", t.offload.si(), t.offload_total.si()},
             {"bubble", t.bubble.si(), t.bubble.si()},
             {"optimizer", t.optimizer.si(), t.optimizer.si()},
+            {"of which host", t.optimizer_host.si(), t.optimizer_host.si()},
             {"step", t.step.si(), t.step.si()}},
            "time per step"};
   an.tables.push_back(std::move(tt));
