@@ -94,6 +94,10 @@ std::vector<ArgSpec> train_arguments() {
              "attention's core format: bf16, or fp8 (FP8 dot-product attention; at the FP8 rate with "
              "--train-dtype fp8)",
              {"bf16", "fp8"}),
+      choice("fp8_recipe",
+             "FP8 training's scaling (Megatron-LM's --fp8-recipe): delayed (an amax history), tensorwise (current "
+             "scaling: one more read of each cast's input for its amax), blockwise or mxfp8 (scales inside the cast)",
+             names_in(kFp8RecipeNames)),
       choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
              names_in(kOptimizerNames)),
       choice("grad_dtype",
@@ -163,6 +167,7 @@ Status read_train_settings(const Args& a, TrainSetup& s) {
   s.gemm = a.text("train_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.attention = a.text("attention_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.optimizer = value_in(kOptimizerNames, a.text("optimizer")).value_or(OptimizerState::kAdamFp32);
+  s.fp8_recipe = value_in(kFp8RecipeNames, a.text("fp8_recipe")).value_or(Fp8Recipe::kDelayed);
   s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");

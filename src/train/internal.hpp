@@ -31,6 +31,15 @@ constexpr double kWeightBytes = 2.0;
 inline double optimizer_bytes(OptimizerState o) {
   return o == OptimizerState::kAdamFp32 ? 12.0 : 8.0;
 }
+// Bytes an FP8 cast moves per element (model.md §24.3): read 2 (bf16), write 1 + 1 (row- and
+// column-wise copies); tensorwise current scaling reads the input once more for its amax first.
+inline double fp8_cast_bytes(Fp8Recipe r) {
+  return r == Fp8Recipe::kTensorwise ? 6.0 : 4.0;
+}
+// Of a one-copy cast (read 2, write 1), the same extra read under tensorwise scaling.
+inline double fp8_single_cast_bytes(Fp8Recipe r) {
+  return r == Fp8Recipe::kTensorwise ? 5.0 : 3.0;
+}
 // An offloaded optimizer's host copy of each gradient: fp32, the format its update reads
 // (Megatron-Core's HybridDeviceOptimizer copies the gradients into fp32 host tensors; model.md §24.2).
 constexpr double kHostGradBytes = 4.0;

@@ -113,13 +113,14 @@ void LayoutEval::compute() {
   // output gradient is also cast, row- and column-wise (read 2 bytes, write 1 + 1).
   const double fe = m.is_moe() ? d(m.moe.expert_ffn) : 0.0;
   const bool gated = m.mlp == MlpKind::kGated, cast = s.gemm == DType::kFp8;
-  const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + (cast ? 4.0 * h + 4.0 * fe : 0.0);
-  const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + (cast ? 4.0 * h + (gated ? 8.0 : 4.0) * fe : 0.0);
+  const double cb = cast ? fp8_cast_bytes(s.fp8_recipe) : 0.0;  // per element cast (§24.3)
+  const double copy_fwd = 6.0 * h + (gated ? 6.0 : 4.0) * fe + cb * (h + fe);
+  const double copy_bwd = 8.0 * h + (gated ? 10.0 : 6.0) * fe + cb * (h + (gated ? 2.0 : 1.0) * fe);
   const double dense_touched = m.is_moe() ? touched - routed * routed_copy_bytes(m, 2.0) : touched;
   // The dense FP8 GEMMs cast theirs the same way: each linear's input forward and its output's
   // gradient backward, on this chip's tokens and tensor-parallel share of the widths.
-  const double cast_fwd = cast ? 4.0 * tokens_chip * cast_in / d(l.tp) : 0.0;
-  const double cast_bwd = cast ? 4.0 * tokens_chip * cast_out / d(l.tp) : 0.0;
+  const double cast_fwd = cb * tokens_chip * cast_in / d(l.tp);
+  const double cast_bwd = cb * tokens_chip * cast_out / d(l.tp);
   hbm = hw.hbm_bandwidth.value * s.eff.memory;
   elementwise_fwd = units::bytes(dense_touched + routed * copy_fwd + cast_fwd) / hbm;
   elementwise_bwd = units::bytes(2.0 * dense_touched + routed * copy_bwd + cast_bwd) / hbm;
@@ -132,11 +133,13 @@ void LayoutEval::compute() {
   // activations; the norms (read h, write h, and in FP8 the GEMM input cast again, read 2 and
   // write 1 byte); the experts' activation (as in its forward, and its FP8 cast). In FP8 a rerun
   // GEMM casts its input again, row- and column-wise (read 2 bytes, write 1 + 1): the MLPs' and
-  // shared experts' inputs (h) and down projections' inputs (f), MLA's latents.
+  // shared experts' inputs (h) and down projections' inputs (f), MLA's latents. Tensorwise current
+  // scaling reads each cast's input once more for its amax (2 bytes more per element).
   if (refwd) {
     rec = fw.total;
   } else if (mods != 0) {
-    const double act = gated ? 6.0 : 4.0, recast = cast ? 4.0 : 0.0;
+    const double act = gated ? 6.0 : 4.0, recast = cb;
+    const double single = cast ? fp8_single_cast_bytes(s.fp8_recipe) : 0.0;
     double bytes = 0;
     if (recomputes(kRecomputeCoreAttn)) rec += fw.attention;
     if (recomputes(kRecomputeMlaUpProj)) {
@@ -152,8 +155,8 @@ void LayoutEval::compute() {
       bytes += tokens_chip * (act * shared_width + recast * (shared_blocks * h + shared_width)) / d(l.tp);
     }
     if (recomputes(kRecomputeMoe)) rec += fw.router + fw.experts + units::bytes(routed * copy_fwd) / hbm;
-    if (recomputes(kRecomputeLayernorm)) bytes += norms_rerun * tokens_chip / d(l.tp) * h * (cast ? 7.0 : 4.0);
-    if (recomputes(kRecomputeMoeAct) && !recomputes(kRecomputeMoe)) bytes += routed * (act + (cast ? 3.0 : 0.0)) * fe;
+    if (recomputes(kRecomputeLayernorm)) bytes += norms_rerun * tokens_chip / d(l.tp) * h * (4.0 + single);
+    if (recomputes(kRecomputeMoeAct) && !recomputes(kRecomputeMoe)) bytes += routed * (act + single) * fe;
     rec += units::bytes(bytes) / hbm;
   }
 }

@@ -124,6 +124,17 @@ enum class OptimizerState { kAdamFp32, kAdamBf16Moments };
 inline constexpr NameTable<OptimizerState, 2> kOptimizerNames{
     {{OptimizerState::kAdamFp32, "adam-fp32"}, {OptimizerState::kAdamBf16Moments, "adam-bf16"}}};
 
+/// How FP8 training scales each cast (model.md §24.3; Transformer Engine's recipes, Megatron-LM's
+/// --fp8-recipe): delayed scaling takes the scale from an amax history of earlier steps, so the
+/// cast finds the new amax as it goes; tensorwise current scaling needs the tensor's amax before
+/// it casts, one more read of the input; blockwise (DeepSeek-V3's 1x128 and 128x128 tiles) and
+/// MXFP8 (32-element blocks) scale each block inside the cast kernel.
+enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
+inline constexpr NameTable<Fp8Recipe, 4> kFp8RecipeNames{{{Fp8Recipe::kDelayed, "delayed"},
+                                                          {Fp8Recipe::kTensorwise, "tensorwise"},
+                                                          {Fp8Recipe::kBlockwise, "blockwise"},
+                                                          {Fp8Recipe::kMxfp8, "mxfp8"}}};
+
 /// Failures and checkpoints (model.md §24.5).
 struct FailureModel {
   double failures_per_gpu_hour = 0;    ///< 0: no failures
@@ -164,6 +175,7 @@ struct TrainSetup {
   double tokens = 0;          ///< training tokens of the whole run (0: one step only)
   DType gemm = DType::kBf16;  ///< the GEMMs' format: bf16, or fp8 (FP8 training)
   OptimizerState optimizer = OptimizerState::kAdamFp32;
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;  ///< how FP8 casts find their scales (with gemm fp8)
   /// Gradients' format, accumulated and reduced over data parallelism: bf16 (the ZeRO paper's
   /// 2 B/param), or fp32 (Megatron-LM's default for bf16 training: 4 B/param held and reduced).
   DType grad = DType::kBf16;

@@ -40,6 +40,7 @@ constexpr Borrowed kTrainKeys[] = {
     {"train_dtype", "train_dtype"},
     {"attention_dtype", "attention_dtype"},
     {"optimizer", "optimizer"},
+    {"fp8_recipe", "fp8_recipe"},
     {"grad_dtype", "grad_dtype"},
     {"dp_overlap", "dp_overlap"},
     {"tp_overlap", "tp_overlap"},

@@ -663,6 +663,36 @@ TEST(Train, ActivationOffloading) {
   EXPECT_EQ(evaluate_training(ss, l).issue, "offload_modules");
 }
 
+// FP8 scaling recipes (model.md §24.3): delayed scaling (an amax history), blockwise and MXFP8 cast
+// each element in one pass (read 2 bytes, write 1 + 1); tensorwise current scaling reads it once
+// more for the amax first. Llama-3.1-8B's dense linears per token and layer: inputs h + o + h + f
+// = 4096 + 4096 + 4096 + 14336, output gradients q + k + v + h + 2f + h = 4096 + 1024 + 1024 + 4096
+// + 28672 + 4096; 2 bytes more on each, for 4,096 tokens and 32 layers a micro-batch, at HBM speed.
+TEST(Train, TensorwiseFp8ScalingReadsEachCastTwice) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  TrainSetup st = setup_for(m, "h100-sxm", 4096, 64);
+  st.gemm = DType::kFp8;
+  const TrainLayout l{.tp = 1, .pp = 1, .dp = 8, .zero = 1, .micro_batch = 1};
+  const TrainResult delayed = evaluate_training(st, l);
+  ASSERT_TRUE(delayed.feasible) << delayed.reason;
+  st.fp8_recipe = Fp8Recipe::kBlockwise;
+  EXPECT_DOUBLE_EQ(evaluate_training(st, l).time.step.si(), delayed.time.step.si());
+  st.fp8_recipe = Fp8Recipe::kTensorwise;
+  const TrainResult tensorwise = evaluate_training(st, l);
+  const double hbm = st.hw->hbm_bandwidth.value.si() * st.eff.memory;
+  const double per_micro =
+      2.0 * 4096 * 32 * ((4096 + 4096 + 4096 + 14336) + (4096 + 1024 + 1024 + 4096 + 28672 + 4096));
+  EXPECT_NEAR(tensorwise.time.elementwise.si() - delayed.time.elementwise.si(),
+              delayed.time.micro_batches * per_micro / hbm, 1e-9 * delayed.time.step.si());
+  EXPECT_GT(tensorwise.time.step.si(), delayed.time.step.si());
+  // In bf16 nothing is cast, whatever the recipe.
+  st.gemm = DType::kBf16;
+  const double bf16 = evaluate_training(st, l).time.step.si();
+  st.fp8_recipe = Fp8Recipe::kDelayed;
+  EXPECT_DOUBLE_EQ(evaluate_training(st, l).time.step.si(), bf16);
+  EXPECT_EQ(value_in(kFp8RecipeNames, "mxfp8"), Fp8Recipe::kMxfp8);
+}
+
 // Optimizer-state offloading (model.md §24.2-24.3; Megatron-Core's optimizer_cpu_offload with
 // optimizer_offload_fraction): the offloaded share of Adam's 12 B/param leaves HBM for host memory
 // with an fp32 gradient copy (16 B/param there), and the step pays its copies (gradients out, bf16
