@@ -36,7 +36,8 @@ const std::vector<EfficiencyField>& efficiency_fields() {
       bytes("kv_half", &Efficiency::kv_half, "e.g. \"50 MB\""),
       number("narrow_speedup", &Efficiency::narrow_speedup, 0.25, 1.0),
       number("attn_compute", &Efficiency::attn_compute, 1e-3, 1.0),
-      number("attn_half", &Efficiency::attn_half, 0, 1e7)};
+      number("attn_half", &Efficiency::attn_half, 0, 1e7),
+      number("attn_compute_fa2", &Efficiency::attn_compute_fa2, 1e-3, 1.0)};
   return fields;
 }
 

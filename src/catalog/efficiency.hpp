@@ -41,6 +41,10 @@ struct Efficiency {
   /// Sequence length at which a fused attention kernel reaches half of attn_compute: its query
   /// tiles' fixed cost against their sweep over the keys (0: no length effect).
   double attn_half = 0;
+  /// Fraction of peak FlashAttention-2 reaches on long sequences, where a stack runs it instead of
+  /// the family's fused kernel (on Hopper it lacks TMA and wgmma; 0: as attn_compute). It ramps
+  /// with the sequence over the same attn_half.
+  double attn_compute_fa2 = 0;
   /// KV bytes one decode-attention kernel reads at which it reaches half of `memory` (0: as any
   /// kernel, memory_half): attention kernels ramp up over a longer time than a plain weight stream
   /// (split-K reductions, page-table walks, tails), so they need more bytes in flight.
@@ -70,10 +74,16 @@ struct Efficiency {
     }
     return f;
   }
-  /// The compute fraction of a fused attention kernel over sequences of `seq` tokens.
-  [[nodiscard]] double attention_at(double seq) const {
-    if (attn_compute <= 0) return compute;
-    return attn_half > 0 && seq > 0 ? attn_compute * seq / (seq + attn_half) : attn_compute;
+  /// The compute fraction of a fused attention kernel over sequences of `seq` tokens: the family's
+  /// kernel, or FlashAttention-2 where `fa2` and the family states its rate.
+  [[nodiscard]] double attention_at(double seq, bool fa2 = false) const {
+    const double top = fa2 && attn_compute_fa2 > 0 ? attn_compute_fa2 : attn_compute;
+    if (top <= 0) return compute;
+    return attn_half > 0 && seq > 0 ? top * seq / (seq + attn_half) : top;
+  }
+  /// Whether a fused attention kernel has a rate of its own here (else it runs at e_c, as a GEMM).
+  [[nodiscard]] bool attention_rated(bool fa2 = false) const {
+    return attn_compute > 0 || (fa2 && attn_compute_fa2 > 0);
   }
   /// The measured fraction of peak at m rows (rows_n > 0, m at most the last point).
   [[nodiscard]] double rows_at(double m) const {

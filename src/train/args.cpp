@@ -38,6 +38,50 @@ std::vector<ArgSpec> scale_arguments() {
       explain()};
 }
 
+namespace {
+
+// The run's formats, kernels, optimizer, overlaps and MoE constants (read by read_train_settings).
+std::vector<ArgSpec> run_setting_arguments() {
+  return {
+      choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),
+      choice("attention_dtype",
+             "attention's core format: bf16, or fp8 (FP8 dot-product attention; at the FP8 rate with "
+             "--train-dtype fp8)",
+             {"bf16", "fp8"}),
+      choice("attention_kernel",
+             "the fused attention kernel: the chip family's fastest (fused: cuDNN on Hopper and Blackwell), or "
+             "fa2 (FlashAttention-2, as nanotron and llm-foundry run it)",
+             names_in(kAttentionKernelNames)),
+      choice("fp8_recipe",
+             "FP8 training's scaling (Megatron-LM's --fp8-recipe): delayed (an amax history), tensorwise (current "
+             "scaling: one more read of each cast's input for its amax), blockwise or mxfp8 (scales inside the cast)",
+             names_in(kFp8RecipeNames)),
+      choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
+             names_in(kOptimizerNames)),
+      choice("grad_dtype",
+             "gradients' format, held and reduced over data parallelism: bf16 (2 B/param), or fp32 (Megatron-LM's "
+             "default for bf16 training)",
+             {"bf16", "fp32"}),
+      number("dp_overlap", "share of data-parallel communication hidden under compute", "", 0.9, 0, 1),
+      number("tp_overlap", "share of tensor-parallel communication hidden under compute", "", 0, 0, 1),
+      number("ep_overlap",
+             "MoE: share of the expert all-to-all hidden under another micro-batch's compute (DualPipe: all)", "", 0, 0,
+             1),
+      number("ep_comm_sms",
+             "MoE: SMs the all-to-all holds while it runs beside compute (DeepSeek-V3: 20 of 132); the hidden "
+             "share slows that compute by SMs / the chip's SMs",
+             "", 20, 0, 1024),
+      number("moe_imbalance", "MoE: the busiest expert rank's tokens over the mean", "x", 1.0, 1, 100),
+      number("expert_host_us",
+             "MoE: host time per local expert per layer and micro-batch, forward and backward: each expert's "
+             "GEMMs launched one by one after the dispatch's sync (fitted to dev.csv; 0: none, e.g. sync-free "
+             "and graphed)",
+             "us", kExpertHostSeconds * 1e6, 0, 1e5),
+  };
+}
+
+}  // namespace
+
 std::vector<ArgSpec> train_arguments() {
   // A choice with no default: its absence means something (here: the search chooses).
   auto unstated = [](ArgSpec x, std::string text) {
@@ -49,7 +93,7 @@ std::vector<ArgSpec> train_arguments() {
     x.exclusive_min = true;
     return x;
   };
-  return {
+  std::vector<ArgSpec> v{
       model("deepseek-v3"),
       hw("gb200"),
       unit(with_default(bounded(arg("chips", T::kInteger, "GPUs (chips) in the run"), 1, kMaxCount), 1024), "chip"),
@@ -89,78 +133,51 @@ std::vector<ArgSpec> train_arguments() {
       unstated(choice("schedule", "pipeline schedule", names_in(kScheduleNames)), "searched (1f1b with a layout)"),
       integer("chunks", "interleaved schedule: model chunks per stage", "", 2, 1, 1024),
       optional_integer("micro_batch", "sequences per micro-batch", "seq", 1, 1e6, "searched (1 with a layout)"),
-      choice("train_dtype", "the GEMMs' format: bf16, or fp8 (FP8 training)", {"bf16", "fp8"}),
-      choice("attention_dtype",
-             "attention's core format: bf16, or fp8 (FP8 dot-product attention; at the FP8 rate with "
-             "--train-dtype fp8)",
-             {"bf16", "fp8"}),
-      choice("fp8_recipe",
-             "FP8 training's scaling (Megatron-LM's --fp8-recipe): delayed (an amax history), tensorwise (current "
-             "scaling: one more read of each cast's input for its amax), blockwise or mxfp8 (scales inside the cast)",
-             names_in(kFp8RecipeNames)),
-      choice("optimizer", "Adam with fp32 master weights and fp32 (12 B/param) or bf16 moments (8 B/param)",
-             names_in(kOptimizerNames)),
-      choice("grad_dtype",
-             "gradients' format, held and reduced over data parallelism: bf16 (2 B/param), or fp32 (Megatron-LM's "
-             "default for bf16 training)",
-             {"bf16", "fp32"}),
-      number("dp_overlap", "share of data-parallel communication hidden under compute", "", 0.9, 0, 1),
-      number("tp_overlap", "share of tensor-parallel communication hidden under compute", "", 0, 0, 1),
-      number("ep_overlap",
-             "MoE: share of the expert all-to-all hidden under another micro-batch's compute (DualPipe: all)", "", 0, 0,
-             1),
-      number("ep_comm_sms",
-             "MoE: SMs the all-to-all holds while it runs beside compute (DeepSeek-V3: 20 of 132); the hidden "
-             "share slows that compute by SMs / the chip's SMs",
-             "", 20, 0, 1024),
-      number("moe_imbalance", "MoE: the busiest expert rank's tokens over the mean", "x", 1.0, 1, 100),
-      number("expert_host_us",
-             "MoE: host time per local expert per layer and micro-batch, forward and backward: each expert's "
-             "GEMMs launched one by one after the dispatch's sync (fitted to dev.csv; 0: none, e.g. sync-free "
-             "and graphed)",
-             "us", kExpertHostSeconds * 1e6, 0, 1e5),
-      number("failures_per_gpu_hour", "interruptions per GPU-hour (Llama 3: 419 in 54 days on 16,384 GPUs)", "1/h",
-             419.0 / (54.0 * 24.0 * 16384.0), 0, 1),
-      with_text(
-          [&] {
-            ArgSpec x = unit(
-                bounded(arg("mtbf_hours", T::kNumber, "per-GPU mean time between failures (instead)"), 0, 1e12), "h");
-            x.exclusive_min = true;
-            return x;
-          }(),
-          "from --failures-per-gpu-hour"),
-      positive("storage_tb_per_s", "checkpoint write bandwidth of the cluster (Llama 3: 2 TB/s sustained)", "TB/s", 2,
-               1e6),
-      number("restart_min", "detection, rescheduling and reload after a failure", "min", 10, 0, 1e6),
-      with_text(
-          [&] {
-            ArgSpec x = unit(bounded(arg("checkpoint_min", T::kNumber, "checkpoint interval"), 0, 1e9), "min");
-            x.exclusive_min = true;
-            return x;
-          }(),
-          "Young-Daly"),
-      with_text(unit(bounded(arg("pue", T::kNumber,
-                                 "facility power over IT power (the energy figures; an owned "
-                                 "price keeps its profile's)"),
-                             1, 5),
-                     "x"),
-                "1.25 (data/tco.toml), or --cost's profile"),
-      with_text(unit(bounded(arg("usd_per_kwh", T::kNumber, "electricity price (the energy figures)"), 0, 10), "$/kWh"),
-                "0.08 (data/tco.toml), or --cost's profile"),
-      usd_per_hour(),
-      cost(),
-      tco_file(),
-      flag("search", "search layouts: the ranked list, the frontier and the rejections"),
-      choice("objective", "search: fastest or cheapest run", names_in(kObjectiveNames)),
-      choice("stack",
-             "search: the training stack whose constraints narrow it: maxtext (FSDP and tp, no pipeline), "
-             "torchtitan (FSDP2 with tp, pp, cp), llm-foundry (FSDP alone); these three without gradient "
-             "accumulation",
-             names_in(kStackNames)),
-      integer("top", "search: layouts listed", "", 10, 1, 1000),
-      flag("range", "p10/p50/p90 over spec ranges and efficiency priors"),
-      ideal(),
-      explain()};
+  };
+  std::vector<ArgSpec> settings = run_setting_arguments();
+  v.insert(v.end(), std::make_move_iterator(settings.begin()), std::make_move_iterator(settings.end()));
+  v.insert(
+      v.end(),
+      {number("failures_per_gpu_hour", "interruptions per GPU-hour (Llama 3: 419 in 54 days on 16,384 GPUs)", "1/h",
+              419.0 / (54.0 * 24.0 * 16384.0), 0, 1),
+       with_text(
+           [&] {
+             ArgSpec x = unit(
+                 bounded(arg("mtbf_hours", T::kNumber, "per-GPU mean time between failures (instead)"), 0, 1e12), "h");
+             x.exclusive_min = true;
+             return x;
+           }(),
+           "from --failures-per-gpu-hour"),
+       positive("storage_tb_per_s", "checkpoint write bandwidth of the cluster (Llama 3: 2 TB/s sustained)", "TB/s", 2,
+                1e6),
+       number("restart_min", "detection, rescheduling and reload after a failure", "min", 10, 0, 1e6),
+       with_text(
+           [&] {
+             ArgSpec x = unit(bounded(arg("checkpoint_min", T::kNumber, "checkpoint interval"), 0, 1e9), "min");
+             x.exclusive_min = true;
+             return x;
+           }(),
+           "Young-Daly"),
+       with_text(unit(bounded(arg("pue", T::kNumber,
+                                  "facility power over IT power (the energy figures; an owned "
+                                  "price keeps its profile's)"),
+                              1, 5),
+                      "x"),
+                 "1.25 (data/tco.toml), or --cost's profile"),
+       with_text(
+           unit(bounded(arg("usd_per_kwh", T::kNumber, "electricity price (the energy figures)"), 0, 10), "$/kWh"),
+           "0.08 (data/tco.toml), or --cost's profile"),
+       usd_per_hour(), cost(), tco_file(),
+       flag("search", "search layouts: the ranked list, the frontier and the rejections"),
+       choice("objective", "search: fastest or cheapest run", names_in(kObjectiveNames)),
+       choice("stack",
+              "search: the training stack whose constraints narrow it: maxtext (FSDP and tp, no pipeline), "
+              "torchtitan (FSDP2 with tp, pp, cp), llm-foundry (FSDP alone); these three without gradient "
+              "accumulation",
+              names_in(kStackNames)),
+       integer("top", "search: layouts listed", "", 10, 1, 1000),
+       flag("range", "p10/p50/p90 over spec ranges and efficiency priors"), ideal(), explain()});
+  return v;
 }
 
 Status read_train_settings(const Args& a, TrainSetup& s) {
@@ -168,6 +185,7 @@ Status read_train_settings(const Args& a, TrainSetup& s) {
   s.attention = a.text("attention_dtype") == "fp8" ? DType::kFp8 : DType::kBf16;
   s.optimizer = value_in(kOptimizerNames, a.text("optimizer")).value_or(OptimizerState::kAdamFp32);
   s.fp8_recipe = value_in(kFp8RecipeNames, a.text("fp8_recipe")).value_or(Fp8Recipe::kDelayed);
+  s.attention_kernel = value_in(kAttentionKernelNames, a.text("attention_kernel")).value_or(AttentionKernel::kFused);
   s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");

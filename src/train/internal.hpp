@@ -301,8 +301,9 @@ inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const St
       // softmax's exponentials cap the core's (an indexer's scores take none). Under context
       // parallelism each ring step's call sweeps one chunk of seq / cp keys.
       Seconds at = t;
-      if (s.flash_attention && k.compute > k.memory && s.eff.attn_compute > 0)
-        at = t * (s.eff.compute / s.eff.attention_at(s.seq_len / d(l.cp)));
+      const bool fa2 = s.attention_kernel == AttentionKernel::kFa2;
+      if (s.flash_attention && k.compute > k.memory && s.eff.attention_rated(fa2))
+        at = t * (s.eff.compute / s.eff.attention_at(s.seq_len / d(l.cp), fa2));
       const bool exps = k.kind == OpKind::kAttnCore && k.compute > k.memory;
       const Seconds capped = exps ? at * f.exp_forward : at;
       f.attention += capped;

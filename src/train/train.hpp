@@ -135,6 +135,13 @@ inline constexpr NameTable<Fp8Recipe, 4> kFp8RecipeNames{{{Fp8Recipe::kDelayed, 
                                                           {Fp8Recipe::kBlockwise, "blockwise"},
                                                           {Fp8Recipe::kMxfp8, "mxfp8"}}};
 
+/// Which fused attention kernel a training stack runs (model.md §24.3): the chip family's fastest
+/// (cuDNN's through Transformer Engine on Hopper and Blackwell), or FlashAttention-2 (the
+/// flash-attn package, as nanotron and llm-foundry call it).
+enum class AttentionKernel { kFused, kFa2 };
+inline constexpr NameTable<AttentionKernel, 2> kAttentionKernelNames{
+    {{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFa2, "fa2"}}};
+
 /// Failures and checkpoints (model.md §24.5).
 struct FailureModel {
   double failures_per_gpu_hour = 0;    ///< 0: no failures
@@ -175,7 +182,8 @@ struct TrainSetup {
   double tokens = 0;          ///< training tokens of the whole run (0: one step only)
   DType gemm = DType::kBf16;  ///< the GEMMs' format: bf16, or fp8 (FP8 training)
   OptimizerState optimizer = OptimizerState::kAdamFp32;
-  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;  ///< how FP8 casts find their scales (with gemm fp8)
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;                  ///< how FP8 casts find their scales (with gemm fp8)
+  AttentionKernel attention_kernel = AttentionKernel::kFused;  ///< with flash_attention: which kernel
   /// Gradients' format, accumulated and reduced over data parallelism: bf16 (the ZeRO paper's
   /// 2 B/param), or fp32 (Megatron-LM's default for bf16 training: 4 B/param held and reduced).
   DType grad = DType::kBf16;

@@ -41,6 +41,7 @@ constexpr Borrowed kTrainKeys[] = {
     {"attention_dtype", "attention_dtype"},
     {"optimizer", "optimizer"},
     {"fp8_recipe", "fp8_recipe"},
+    {"attention_kernel", "attention_kernel"},
     {"grad_dtype", "grad_dtype"},
     {"dp_overlap", "dp_overlap"},
     {"tp_overlap", "tp_overlap"},

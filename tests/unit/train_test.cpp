@@ -547,6 +547,34 @@ TEST(Train, ContextParallelAttentionRunsAtTheChunksRate) {
   EXPECT_GT(ratio, 1.05);
 }
 
+// The attention kernel a stack runs (model.md §24.3): FlashAttention-2 on H100 reaches 335 of
+// 989 TFLOP/s (0.339) where cuDNN's fused kernel reaches 0.68, over the same length ramp, so the
+// core's time grows by their ratio; on A100 FlashAttention-2 is the family's kernel (230 of 312),
+// and the two agree. Attention had run at the GEMM rate on A100 before the family stated one.
+TEST(Train, FlashAttention2RunsAtItsOwnRate) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  const TrainLayout l{1, 1, 1, 1, 8, 1, Recompute::kSelective, PipeSchedule::k1F1B, 1, 1};
+  const Precision prec{};
+  const StepCost pass = train_internal::training_pass(m, l, 1, 8192, prec);
+  TrainSetup st = setup_for(m, "h100-sxm", 8192, 64);
+  ASSERT_GT(st.eff.attn_compute_fa2, 0);
+  const auto fused = train_internal::stage_forward(st, l, pass, prec);
+  st.attention_kernel = AttentionKernel::kFa2;
+  const auto fa2 = train_internal::stage_forward(st, l, pass, prec);
+  EXPECT_NEAR(fa2.attention / fused.attention, st.eff.attn_compute / st.eff.attn_compute_fa2, 1e-9);
+  EXPECT_NEAR(st.eff.attention_at(8192, true) / st.eff.attention_at(8192), 0.339 / 0.68, 1e-12);
+  EXPECT_GT(evaluate_training(st, l).time.step.si(),
+            1.1 * evaluate_training(setup_for(m, "h100-sxm", 8192, 64), l).time.step.si());
+  TrainSetup ampere = setup_for(m, "a100-sxm-80gb", 8192, 64);
+  EXPECT_NEAR(ampere.eff.attention_at(8192), 0.737, 1e-12);
+  const auto a_fused = train_internal::stage_forward(ampere, l, pass, prec);
+  ampere.attention_kernel = AttentionKernel::kFa2;
+  EXPECT_DOUBLE_EQ(train_internal::stage_forward(ampere, l, pass, prec).attention.si(), a_fused.attention.si());
+  // A family that states no FlashAttention-2 rate keeps its own kernel's.
+  TrainSetup blackwell = setup_for(m, "gb200", 8192, 64);
+  EXPECT_DOUBLE_EQ(blackwell.eff.attention_at(8192, true), blackwell.eff.attention_at(8192));
+}
+
 // Each rejected class carries the key of what rejected it, so a hint can name the input to change
 // without reading the reason's words. Llama-3.1-70B on 64 H100: a global batch of 63 sequences
 // splits over dp 1 alone (batch), and on 8 chips memory rejects layouts (memory).
