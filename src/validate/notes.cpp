@@ -99,6 +99,10 @@ CommandSpec build_notes_spec() {
                           {"true", "false"}));
   c.args.push_back(integer("dropout", "dropout masks stored (1) or not (0)", "", 0, 0, 1));
   c.args.push_back(integer("flash", "a fused attention kernel (1) or scores stored (0)", "", 1, 0, 1));
+  c.args.push_back(choice("mfu_peak",
+                          "the peak the source's MFU and HFU divide by: bf16 (the dense 16-bit peak, as llmecon's), or "
+                          "fp8 (the FP8 peak, as llm-foundry's FP8 tables)",
+                          {"bf16", "fp8"}));
   return c;
 }
 

@@ -291,10 +291,14 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
     if (!a.has("tokens")) return std::nullopt;
     ts.tokens = a.number("tokens");
   }
+  // A source's MFU over the FP8 peak (mfu_peak=fp8) is llmecon's over the bf16 peak times their ratio.
+  const double per_peak = m.settings.contains("mfu_peak") && m.settings["mfu_peak"] == "fp8"
+                              ? peak_bf16(*s.hw) / s.hw->peak(DType::kFp8).si()
+                              : 1.0;
   auto metric_of = [&](const TrainResult& r) -> std::optional<double> {
     const double chips = m.chips;
-    if (m.metric == "mfu") return r.mfu;
-    if (m.metric == "hfu") return r.hfu;
+    if (m.metric == "mfu") return r.mfu * per_peak;
+    if (m.metric == "hfu") return r.hfu * per_peak;
     if (m.metric == "tflops_per_gpu") return r.model_flops.si() / r.time.step.si() / chips / 1e12;
     if (m.metric == "training_gpu_hours") return r.run.gpu_hours;
     if (m.metric == "training_tokens_per_s_per_gpu") return r.tokens_per_s.si() / chips;

@@ -594,6 +594,32 @@ TEST(Validate, TrainingRowsAndTheirFit) {
 // row that states no degrees, is predicted: those with the layout the stack's search infers, said
 // so. MLPerf Training's NeMo runs, the tuned stack nearest the shipped constant, stay within 15%
 // (docs/validation.md).
+// A source whose MFU divides by the FP8 peak (llm-foundry's FP8 tables; notes key mfu_peak=fp8) is
+// compared with llmecon's MFU over the bf16 peak times bf16 / FP8 peak, half on H100; the row's
+// throughput is the same either way.
+TEST(Validate, MfuOverTheFp8PeakIsComparedAsSuch) {
+  std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/train-stacks.csv");
+  std::stringstream text;
+  text << f.rdbuf();
+  auto all = read_validation_csv(text.str(), "train-stacks.csv");
+  ASSERT_TRUE(all) << all.error().message();
+  std::vector<Measurement> rows;
+  for (const Measurement& m : *all)
+    if (m.id == "LLMF-H100F8-1B-S8192-G8-B64") rows.push_back(m);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows[0].settings.value("mfu_peak", ""), "fp8");
+  Measurement bf16_peak = rows[0];
+  bf16_peak.settings.erase("mfu_peak");
+  rows.push_back(bf16_peak);
+  ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
+  c.csv_dir = std::string(LLMECON_TEST_DATA) + "/../../data/validation";
+  c.fit_training = false;
+  const ValidationReport rep = validate(rows, c);
+  ASSERT_EQ(rep.rows.size(), 2u);
+  ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted);
+  EXPECT_NEAR(*rep.rows[0].predicted / *rep.rows[1].predicted, 989.4 / 1978.9, 1e-9);
+}
+
 TEST(Validate, StackRowsReadAndPredict) {
   std::ifstream f(std::string(LLMECON_TEST_DATA) + "/../../data/validation/train-stacks.csv");
   std::stringstream text;
