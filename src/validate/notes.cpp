@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <system_error>
 
 #include "args/arg_builders.hpp"
 #include "notes.hpp"
@@ -99,10 +103,10 @@ CommandSpec build_notes_spec() {
                           {"true", "false"}));
   c.args.push_back(integer("dropout", "dropout masks stored (1) or not (0)", "", 0, 0, 1));
   c.args.push_back(integer("flash", "a fused attention kernel (1) or scores stored (0)", "", 1, 0, 1));
-  c.args.push_back(choice("mfu_peak",
-                          "the peak the source's MFU and HFU divide by: bf16 (the dense 16-bit peak, as llmecon's), or "
-                          "fp8 (the FP8 peak, as llm-foundry's FP8 tables)",
-                          {"bf16", "fp8"}));
+  c.args.push_back(
+      arg("mfu_peak", T::kString,
+          "the peak the source's MFU and HFU divide by: bf16 (the chip's dense 16-bit peak, as "
+          "llmecon's), fp8 (its FP8 peak, as llm-foundry's FP8 tables), or TFLOP/s (another chip's peak)"));
   return c;
 }
 
@@ -116,6 +120,15 @@ Error notes_error(const Measurement& m, const std::string& key, std::string what
 }
 
 }  // namespace
+
+std::optional<double> mfu_peak_tflops(const std::string& text) {
+  if (text == "bf16" || text == "fp8") return 0.0;
+  double v = 0;
+  const auto* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc{} || p != end || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
 
 const CommandSpec& notes_spec() {
   static const CommandSpec spec = build_notes_spec();
@@ -224,6 +237,10 @@ Status read_row_notes(Measurement& m) {
   if (a.has("offload_modules") && !parse_offload_modules(a.text("offload_modules"))) {
     return notes_error(m, "offload_modules", fmt::format("unknown module in '{}'", a.text("offload_modules")),
                        "name core_attn, attn_proj, expert_fc1 or moe_act, joined by '+'");
+  }
+  if (a.has("mfu_peak") && !mfu_peak_tflops(a.text("mfu_peak"))) {
+    return notes_error(m, "mfu_peak", fmt::format("'{}' is not bf16, fp8 or a peak in TFLOP/s", a.text("mfu_peak")),
+                       "mfu_peak=fp8, or mfu_peak=989.4 for the H100 SXM's bf16 peak");
   }
   if (a.has("workload")) {
     auto w = row_workload(a.text("workload"), m.scenario);

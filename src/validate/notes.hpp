@@ -1,6 +1,7 @@
 // A validation row's notes, read through the declared arguments (internal to src/validate).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,10 @@ Status read_row_notes(Measurement& m);
 Json train_settings(const Measurement& m);
 /// The row's settings that `simulate` declares, under its keys (qps as rate, ...).
 Json serve_settings(const Measurement& m);
+
+/// `mfu_peak=`: 0 for a format named (bf16, fp8: the row's chip's peak in it), the peak in TFLOP/s
+/// for a positive number, nothing for anything else.
+std::optional<double> mfu_peak_tflops(const std::string& text);
 
 /// `workload=NAME:offline|server|interactive` (the scenario defaults to the row's: offline for
 /// offline_throughput, else server): the preset and, for server and interactive, its latency

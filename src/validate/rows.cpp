@@ -291,10 +291,15 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
     if (!a.has("tokens")) return std::nullopt;
     ts.tokens = a.number("tokens");
   }
-  // A source's MFU over the FP8 peak (mfu_peak=fp8) is llmecon's over the bf16 peak times their ratio.
-  const double per_peak = m.settings.contains("mfu_peak") && m.settings["mfu_peak"] == "fp8"
-                              ? peak_bf16(*s.hw) / s.hw->peak(DType::kFp8).si()
-                              : 1.0;
+  // A source's MFU over another peak (mfu_peak: the FP8 peak, or another chip's in TFLOP/s) is
+  // llmecon's over the bf16 peak times bf16 peak / that peak.
+  double per_peak = 1.0;
+  if (m.settings.contains("mfu_peak")) {
+    const std::string peak = m.settings["mfu_peak"].get<std::string>();
+    const std::optional<double> tflops = mfu_peak_tflops(peak);
+    if (peak == "fp8") per_peak = peak_bf16(*s.hw) / s.hw->peak(DType::kFp8).si();
+    if (tflops && *tflops > 0) per_peak = peak_bf16(*s.hw) / (*tflops * 1e12);
+  }
   auto metric_of = [&](const TrainResult& r) -> std::optional<double> {
     const double chips = m.chips;
     if (m.metric == "mfu") return r.mfu * per_peak;

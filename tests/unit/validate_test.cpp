@@ -15,6 +15,7 @@
 #include "plan/plan.hpp"
 #include "test_catalogs.hpp"
 #include "train/train.hpp"
+#include "validate/notes.hpp"
 #include "validate/validate.hpp"
 
 namespace llmecon {
@@ -611,13 +612,20 @@ TEST(Validate, MfuOverTheFp8PeakIsComparedAsSuch) {
   Measurement bf16_peak = rows[0];
   bf16_peak.settings.erase("mfu_peak");
   rows.push_back(bf16_peak);
+  Measurement stated = rows[0];  // another chip's peak in TFLOP/s: here the H100's own FP8 peak
+  stated.settings["mfu_peak"] = "1978.9";
+  rows.push_back(stated);
+  EXPECT_FALSE(mfu_peak_tflops("fp16"));
+  EXPECT_FALSE(mfu_peak_tflops("-5"));
+  EXPECT_EQ(mfu_peak_tflops("989.4"), 989.4);
   ValidationContext c = context([](const Hardware& h) { return efficiency_for(h, testing_catalogs::families()); });
   c.csv_dir = std::string(LLMECON_TEST_DATA) + "/../../data/validation";
   c.fit_training = false;
   const ValidationReport rep = validate(rows, c);
-  ASSERT_EQ(rep.rows.size(), 2u);
-  ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  ASSERT_TRUE(rep.rows[0].predicted && rep.rows[1].predicted && rep.rows[2].predicted);
   EXPECT_NEAR(*rep.rows[0].predicted / *rep.rows[1].predicted, 989.4 / 1978.9, 1e-9);
+  EXPECT_NEAR(*rep.rows[2].predicted, *rep.rows[0].predicted, 1e-9);
 }
 
 TEST(Validate, StackRowsReadAndPredict) {
