@@ -52,6 +52,11 @@ std::vector<ArgSpec> run_setting_arguments() {
              "the fused attention kernel: the chip family's fastest (fused: cuDNN on Hopper and Blackwell), or "
              "fa2 (FlashAttention-2, as nanotron and llm-foundry run it)",
              names_in(kAttentionKernelNames)),
+      choice("pipeline_split",
+             "how pipeline stages share the layers and the output head: spread (balanced around the head, its time "
+             "1/pp on every stage), or even (Megatron's default: ceil(L/pp) whole layers a stage, the head on the "
+             "last)",
+             names_in(kPipelineSplitNames)),
       choice("fp8_recipe",
              "FP8 training's scaling (Megatron-LM's --fp8-recipe): delayed (an amax history), tensorwise (current "
              "scaling: one more read of each cast's input for its amax), blockwise or mxfp8 (scales inside the cast)",
@@ -186,6 +191,7 @@ Status read_train_settings(const Args& a, TrainSetup& s) {
   s.optimizer = value_in(kOptimizerNames, a.text("optimizer")).value_or(OptimizerState::kAdamFp32);
   s.fp8_recipe = value_in(kFp8RecipeNames, a.text("fp8_recipe")).value_or(Fp8Recipe::kDelayed);
   s.attention_kernel = value_in(kAttentionKernelNames, a.text("attention_kernel")).value_or(AttentionKernel::kFused);
+  s.pipeline_split = value_in(kPipelineSplitNames, a.text("pipeline_split")).value_or(PipelineSplit::kSpread);
   s.grad = a.text("grad_dtype") == "fp32" ? DType::kFp32 : DType::kBf16;
   s.dp_overlap = a.number("dp_overlap");
   s.tp_overlap = a.number("tp_overlap");

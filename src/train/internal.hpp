@@ -262,12 +262,14 @@ inline StepCost training_pass(const ModelSpec& m, const TrainLayout& l, double b
 }
 
 // One micro-batch's forward through one stage on one chip, from the per-operator step model
-// (model.md §18): the worst stage runs ceil(L / pp) layers.
+// (model.md §18): the worst stage runs ceil(L / pp) layers and 1/pp of the output head, or, with
+// --pipeline-split even, every stage ceil(L / pp) layers but the last, which runs the rest and the
+// whole head, the slower of the two setting the pace.
 inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const StepCost& sc, const Precision& prec) {
   const ModelSpec& m = *s.model;
   const double share = d(l.tp * l.cp);
   const double L = d(m.n_layers());
-  const double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
+  double worst = std::ceil(L / d(l.pp)) / (L / d(l.pp));
   // Routed experts are whole on the chips of their expert-parallel group (or split over the tensor
   // group's columns without one): the chip holds experts / (ep x etp) of them (model.md §24.3).
   const int etp = expert_tp(l);
@@ -275,7 +277,7 @@ inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const St
       sc, *s.hw, prec, s.eff, ChipShare{share, d(l.tp), d(l.cp), d(l.tp), d(l.ep * etp), share, share, d(l.pp), d(etp)},
       L, true);
   Forward f;
-  Seconds ops_extra{};
+  Seconds ops_extra{}, head{};
   // A fused attention forward takes one exponential per score over 2 (d_qk + d_v) FLOPs; its
   // backward one (the recomputed softmax) over 2 + the scores' share times as many (model.md §24.3).
   const AttnDims dims = attn_dims(m);
@@ -311,6 +313,17 @@ inline Forward stage_forward(const TrainSetup& s, const TrainLayout& l, const St
       ops_extra += capped - t;
     }
     if (k.kind == OpKind::kExperts) f.experts += t;
+    if (k.kind == OpKind::kLmHead) head += t;
+  }
+  // Whole layers per stage and the output head on the last (model.md §24.3): the pass above spreads
+  // the head over the stages (1/pp each), as a split balanced around it would; Megatron's default
+  // split gives every stage ceil(L / pp) whole layers but the last, which holds the rest,
+  // L - (pp - 1) ceil(L / pp), and the head's logits. In units of the spread stage's busy time: a
+  // layer takes (1 - h) pp / L and the whole head h pp.
+  if (s.pipeline_split == PipelineSplit::kEven && l.pp > 1 && ops.busy.si() > 0) {
+    const double pp = d(l.pp), per_stage = std::ceil(L / pp), rest = std::max(0.0, L - (pp - 1.0) * per_stage);
+    const double h = head / ops.busy, layer = (1.0 - h) * pp / L;
+    worst = std::max(per_stage * layer, rest * layer + h * pp);
   }
   // Without a fused attention kernel the scores are written and read in HBM (model.md §24.3):
   // QK^T written (2 B), masked softmax read and written (4 B), dropout read, written and its mask

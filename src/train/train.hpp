@@ -142,6 +142,14 @@ enum class AttentionKernel { kFused, kFa2 };
 inline constexpr NameTable<AttentionKernel, 2> kAttentionKernelNames{
     {{AttentionKernel::kFused, "fused"}, {AttentionKernel::kFa2, "fa2"}}};
 
+/// How a pipeline's stages share the layers and the output head (model.md §24.3): spread, as a
+/// split balanced around the head (the head's time 1/pp on every stage, Llama 3's moving a layer
+/// out of the last stage, Megatron-Core's account_for_loss_in_pipeline_split); or even, Megatron's
+/// default, ceil(L / pp) whole layers a stage and the head on the last.
+enum class PipelineSplit { kSpread, kEven };
+inline constexpr NameTable<PipelineSplit, 2> kPipelineSplitNames{
+    {{PipelineSplit::kSpread, "spread"}, {PipelineSplit::kEven, "even"}}};
+
 /// Failures and checkpoints (model.md §24.5).
 struct FailureModel {
   double failures_per_gpu_hour = 0;    ///< 0: no failures
@@ -184,6 +192,7 @@ struct TrainSetup {
   OptimizerState optimizer = OptimizerState::kAdamFp32;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;                  ///< how FP8 casts find their scales (with gemm fp8)
   AttentionKernel attention_kernel = AttentionKernel::kFused;  ///< with flash_attention: which kernel
+  PipelineSplit pipeline_split = PipelineSplit::kSpread;       ///< how stages share layers and the head
   /// Gradients' format, accumulated and reduced over data parallelism: bf16 (the ZeRO paper's
   /// 2 B/param), or fp32 (Megatron-LM's default for bf16 training: 4 B/param held and reduced).
   DType grad = DType::kBf16;

@@ -46,6 +46,7 @@ constexpr Borrowed kTrainKeys[] = {
     {"optimizer", "optimizer"},
     {"fp8_recipe", "fp8_recipe"},
     {"attention_kernel", "attention_kernel"},
+    {"pipeline_split", "pipeline_split"},
     {"grad_dtype", "grad_dtype"},
     {"dp_overlap", "dp_overlap"},
     {"tp_overlap", "tp_overlap"},

@@ -575,6 +575,35 @@ TEST(Train, FlashAttention2RunsAtItsOwnRate) {
   EXPECT_DOUBLE_EQ(blackwell.eff.attention_at(8192, true), blackwell.eff.attention_at(8192));
 }
 
+// Megatron's default pipeline split (model.md §24.3): ceil(L / pp) whole layers a stage and the
+// output head on the last. Llama-3.1-70B (80 layers; the head, 8,192 x 128,256, about 1.2 layers'
+// worth) on 16 stages: the last holds 5 layers and the head where the spread split puts 5 layers
+// and a sixteenth of the head on each, so its forward is (5 + 16 h') / (5 + h') of the spread one,
+// h' the head's share of a stage. On 4 stages of 20 layers the same head costs far less.
+TEST(Train, EvenPipelineSplitPutsTheHeadOnTheLastStage) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const Precision prec{};
+  auto forward = [&](int pp, PipelineSplit split) {
+    TrainSetup st = setup_for(m, "h100-sxm", 8192, 64);
+    st.pipeline_split = split;
+    const TrainLayout l{1, pp, 1, 1, 64 / pp, 1, Recompute::kSelective, PipeSchedule::k1F1B, 1, 1};
+    const StepCost pass = train_internal::training_pass(m, l, 1, 8192, prec);
+    return train_internal::stage_forward(st, l, pass, prec).total.si();
+  };
+  const double slower16 = forward(16, PipelineSplit::kEven) / forward(16, PipelineSplit::kSpread);
+  const double slower4 = forward(4, PipelineSplit::kEven) / forward(4, PipelineSplit::kSpread);
+  // The head's share of a spread stage at pp 16: its 2 x 8,192 x 128,256 FLOPs per token against
+  // 16 x (5 layers + it) / 16; each layer's matmuls about 2 x 0.86 G FLOPs a token.
+  const double head = 2.0 * 8192 * 128256, layer = 2.0 * 855.6e6;
+  const double expected16 = (5.0 * layer + head) / (5.0 * layer + head / 16.0);
+  EXPECT_NEAR(slower16, expected16, 0.06 * expected16);
+  EXPECT_GT(slower16, 1.15);
+  EXPECT_LT(slower4, 1.06);
+  EXPECT_GT(slower4, 1.0);
+  // One stage: nothing to split.
+  EXPECT_DOUBLE_EQ(forward(1, PipelineSplit::kEven), forward(1, PipelineSplit::kSpread));
+}
+
 // Each rejected class carries the key of what rejected it, so a hint can name the input to change
 // without reading the reason's words. Llama-3.1-70B on 64 H100: a global batch of 63 sequences
 // splits over dp 1 alone (batch), and on 8 chips memory rejects layouts (memory).
