@@ -157,8 +157,7 @@ bool LayoutEval::whole_run() {
 }
 
 bool LayoutEval::fits() {
-  const HostTier* host =
-      !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
+  const HostTier* host = tier;
   if (offloaded > 0 && host == nullptr) {
     r.reason = fmt::format("{} has no host memory tier to offload activations to", hw.name);
     r.issue = "offload_modules";

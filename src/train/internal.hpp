@@ -31,14 +31,16 @@ constexpr double kWeightBytes = 2.0;
 inline double optimizer_bytes(OptimizerState o) {
   return o == OptimizerState::kAdamFp32 ? 12.0 : 8.0;
 }
-// Bytes an FP8 cast moves per element (model.md §24.3): read 2 (bf16), write 1 + 1 (row- and
-// column-wise copies); tensorwise current scaling reads the input once more for its amax first.
-inline double fp8_cast_bytes(Fp8Recipe r) {
-  return r == Fp8Recipe::kTensorwise ? 6.0 : 4.0;
+// Bytes an FP8 cast moves per element (model.md §24.3): read 2 (bf16), write 1 for each copy (row-
+// and column-wise: 2; a recast of one: 1); tensorwise current scaling reads the input once more
+// for its amax first.
+inline double fp8_cast_bytes(Fp8Recipe r, double copies = 2.0) {
+  return 2.0 + copies + (r == Fp8Recipe::kTensorwise ? 2.0 : 0.0);
 }
-// Of a one-copy cast (read 2, write 1), the same extra read under tensorwise scaling.
-inline double fp8_single_cast_bytes(Fp8Recipe r) {
-  return r == Fp8Recipe::kTensorwise ? 5.0 : 3.0;
+// The chip's first host tier, where offloaded activations and optimizer states go; none when the
+// chip lists none or its bandwidth is unknown.
+inline const HostTier* first_host_tier(const Hardware& hw) {
+  return !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
 }
 // An offloaded optimizer's host copy of each gradient: fp32, the format its update reads
 // (Megatron-Core's HybridDeviceOptimizer copies the gradients into fp32 host tensors; model.md §24.2).

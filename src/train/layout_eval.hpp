@@ -78,7 +78,7 @@ struct LayoutEval {
   // §24.3: its communication (all, and exposed), host time, offloading, and the pipeline.
   double stage_moe = 0, local_experts = 0;
   Seconds tp_mb{}, ep_mb{}, cp_mb{}, pp_mb{}, compute_mb{}, tp_exp{}, cp_exp{}, ep_exp{}, host_mb{};
-  const HostTier* tier = nullptr;
+  const HostTier* tier = nullptr;  // the first host tier (set with the memory, §24.2)
   Seconds off_each{}, off_fwd{}, off_bwd{}, t_f{}, t_b{}, bubble{}, pipe{};
   // §24.3: data parallelism and the optimizer, per step.
   Seconds dp_total{}, dp_exp{}, opt{}, opt_host{};

@@ -180,6 +180,7 @@ void LayoutEval::memory() {
   // An offloaded layer's set is on the chip while it is copied out or back (model.md §24.2).
   acts += offload_layer;
   host_held = offloaded * flights;
+  tier = first_host_tier(hw);  // what offloading's checks (fits) and copies (communication) use
   r.memory.host = units::bytes(host_held + host_opt);
   const double logits = seq / d(l.cp) * b * d(m.vocab) / d(l.tp) * 4.0;
   acts = l.pp == 1 ? acts + logits : std::max(acts, logits + per_micro);  // the last stage holds one micro-batch

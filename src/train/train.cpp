@@ -139,7 +139,7 @@ void LayoutEval::compute() {
     rec = fw.total;
   } else if (mods != 0) {
     const double act = gated ? 6.0 : 4.0, recast = cb;
-    const double single = cast ? fp8_single_cast_bytes(s.fp8_recipe) : 0.0;
+    const double single = cast ? fp8_cast_bytes(s.fp8_recipe, 1.0) : 0.0;
     double bytes = 0;
     if (recomputes(kRecomputeCoreAttn)) rec += fw.attention;
     if (recomputes(kRecomputeMlaUpProj)) {
@@ -224,7 +224,6 @@ void LayoutEval::communication() {
   // Activation offloading (model.md §24.3): a micro-batch's offloaded set crosses the host link
   // once each way on its own stream, beside the pass that makes it (forward) or needs it
   // (backward); what that pass's compute does not cover is exposed.
-  tier = !hw.host_tiers.empty() && hw.host_tiers.front().bandwidth.si() > 0 ? &hw.host_tiers.front() : nullptr;
   if (offloaded > 0 && tier != nullptr) {
     off_each = units::bytes(offloaded) / tier->bandwidth;
     off_fwd = max(Seconds{}, off_each - fwd);

@@ -296,9 +296,10 @@ std::optional<double> predict_training(const Measurement& m, Setup& s, std::opti
   double per_peak = 1.0;
   if (m.settings.contains("mfu_peak")) {
     const std::string peak = m.settings["mfu_peak"].get<std::string>();
-    const std::optional<double> tflops = mfu_peak_tflops(peak);
-    if (peak == "fp8") per_peak = peak_bf16(*s.hw) / s.hw->peak(DType::kFp8).si();
-    if (tflops && *tflops > 0) per_peak = peak_bf16(*s.hw) / (*tflops * 1e12);
+    const double divisor = peak == "fp8"    ? s.hw->peak(DType::kFp8).si()
+                           : peak == "bf16" ? peak_bf16(*s.hw)
+                                            : mfu_peak_tflops(peak).value_or(0.0) * 1e12;
+    if (divisor > 0) per_peak = peak_bf16(*s.hw) / divisor;
   }
   auto metric_of = [&](const TrainResult& r) -> std::optional<double> {
     const double chips = m.chips;
