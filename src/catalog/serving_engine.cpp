@@ -16,7 +16,7 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   TRY(batching, rd.table(root, "", "batching", true));
   TRY_STATUS(rd.only_keys(*batching, "batching",
                           {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
-                           "schedule", "kv_admission", "caps_per"}));
+                           "schedule", "unchunked_schedule", "kv_admission", "caps_per"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;
@@ -36,6 +36,14 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
     return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
   }
   e.prefill_first = schedule == "prefill-first";
+  TRY(unchunked, rd.str(*batching, "batching", "unchunked_schedule", false));
+  if (!unchunked.empty()) {
+    if (unchunked != "decode-first" && unchunked != "prefill-first") {
+      return Error{origin, "batching.unchunked_schedule", "unknown order '" + unchunked + "'",
+                   "decode-first or prefill-first"};
+    }
+    e.unchunked_prefill_first = unchunked == "prefill-first";
+  }
   TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
   if (!admission.empty()) {
     const auto rule = value_in(kKvAdmissionNames, admission);
@@ -123,7 +131,7 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   const TomlReader rd(root, origin);
   TRY_STATUS(rd.only_keys(root, "",
                           {"name", "display_name", "sources", "notes", "memory", "batching", "admission", "kv",
-                           "overhead", "efficiency", "flags", "launch", "mentioned_as"}));
+                           "overhead", "efficiency", "flags", "launch", "mentioned_as", "engine", "versions"}));
   ServingEngine e;
   TRY(name, rd.str(root, "", "name", true));
   TRY(display, rd.str(root, "", "display_name", true));
@@ -135,6 +143,17 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
     if (x.empty()) return Error{origin, "mentioned_as", "an empty name", "the words a text names this engine by"};
   }
   e.mentioned_as = mentioned;
+  TRY(base, rd.str(root, "", "engine", false));
+  TRY(versions, rd.strings(root, "", "versions", false));
+  if (base.empty() != versions.empty()) {
+    return Error{origin, base.empty() ? "engine" : "versions", "a release line names its engine and its versions",
+                 "engine = \"vllm\" with versions = [\"0.6\", \"0.7\"]"};
+  }
+  for (const std::string& v : versions) {
+    if (v.empty()) return Error{origin, "versions", "an empty version", "a release prefix such as \"0.6\""};
+  }
+  e.engine = base;
+  e.versions = versions;
   e.name = name;
   e.display_name = display;
   e.sources = sources;
@@ -163,10 +182,17 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   e.fp8_checkpoint_kv = *d;
 
   TRY(overhead, rd.table(root, "", "overhead", true));
-  TRY_STATUS(rd.only_keys(*overhead, "overhead", {"host", "cuda_graphs"}));
+  TRY_STATUS(rd.only_keys(*overhead, "overhead", {"host", "host_per_sequence", "cuda_graphs"}));
   TRY(host, rd.quantity<Seconds>(*overhead, "overhead", "host", true));
   if (host->si() > 1) return Error{origin, "overhead.host", "at most 1 s per step", ""};
   e.host_overhead = *host;
+  TRY(per_seq, rd.quantity<Seconds>(*overhead, "overhead", "host_per_sequence", false));
+  if (per_seq) {
+    if (per_seq->si() < 0 || per_seq->si() > 0.01) {
+      return Error{origin, "overhead.host_per_sequence", "from 0 to 10 ms per sequence", "e.g. \"40 us\""};
+    }
+    e.host_per_sequence = *per_seq;
+  }
   TRY(graphs, rd.boolean(*overhead, "overhead", "cuda_graphs"));
   if (!graphs) return Error{origin, "overhead.cuda_graphs", "missing required field", "true or false"};
   e.cuda_graphs = *graphs;
@@ -191,6 +217,25 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   }
   TRY_STATUS(read_launch(rd, root, origin, e));
   return e;
+}
+
+bool ServingEngine::runs_version(std::string_view version) const {
+  for (const std::string& v : versions) {
+    if (version.substr(0, v.size()) != v) continue;
+    if (version.size() == v.size() || version[v.size()] == '.') return true;
+  }
+  return false;
+}
+
+const ServingEngine* find_engine(const std::vector<ServingEngine>& engines, std::string_view name,
+                                 std::string_view version) {
+  if (!version.empty()) {
+    for (const auto& e : engines)
+      if (e.engine == name && e.runs_version(version)) return &e;
+  }
+  for (const auto& e : engines)
+    if (e.name == name) return &e;
+  return nullptr;
 }
 
 Result<std::vector<ServingEngine>> builtin_engines() {

@@ -54,6 +54,9 @@ struct ServingEngine {
   int kv_block_tokens = 16;    ///< tokens per paged-KV block
   bool prefix_caching = true;  ///< cached prefix blocks reused across requests
   bool prefill_first = false;  ///< a new prefill batch runs before the running decodes
+  /// The order when prefills are not chunked, where the engine changes it then (vLLM V0: prefills
+  /// first without chunking, decodes first with it); absent: `prefill_first` either way.
+  std::optional<bool> unchunked_prefill_first;
   KvAdmission admission = KvAdmission::kOnDemand;
   /// The sequence and token caps bind each attention data-parallel rank (its own scheduler: vLLM's
   /// DP ranks, TensorRT-LLM's attention DP), not the instance (SGLang divides them over its ranks).
@@ -64,6 +67,9 @@ struct ServingEngine {
   TokenRatio token_ratio;                  ///< the token-ratio rule's constants ([admission] in the profile)
   DType fp8_checkpoint_kv = DType::kBf16;  ///< the KV format an FP8 checkpoint gets unless told
   Seconds host_overhead{};                 ///< host time per step the GPU waits for
+  /// Host time per step for each sequence the step holds (building its inputs, sampling metadata,
+  /// block tables: model.md §18.4), on the scheduler that holds it.
+  Seconds host_per_sequence{};
   bool cuda_graphs = true;
   /// Fraction of the chip's GEMM rates (its efficiency family, model.md §18) that this engine's
   /// GEMMs sustain through a whole forward pass; fitted to the validation rows (model.md §18.4).
@@ -73,6 +79,13 @@ struct ServingEngine {
   /// The words (lowercase) a measurement's free text names this engine by ("tensorrt-llm",
   /// "trt-llm"); empty: never inferred from text.
   std::vector<std::string> mentioned_as;
+  /// A release line of another profile's engine: `engine` names it and `versions` the releases
+  /// ("0.6", "0.7": a version matches a prefix that ends at a dot or the end) that run as this
+  /// profile (vllm-v0: vLLM's V0 engine). Empty: the engine's own profile.
+  std::string engine;
+  std::vector<std::string> versions;
+  /// Whether `version` (as published: "0.6.3.post2.dev308+gb489fc3c") is one of `versions`.
+  [[nodiscard]] bool runs_version(std::string_view version) const;
   /// How the launch command spells a plan (the profile's [launch] table); absent: the engine has
   /// no launch command (`plan --emit` refuses it).
   struct Launch {
@@ -94,6 +107,11 @@ struct ServingEngine {
 inline DType default_kv(const ServingEngine* e, DType weights) {
   return e != nullptr && weights == DType::kFp8 ? e->fp8_checkpoint_kv : DType::kBf16;
 }
+
+/// The profile that runs `name` at `version`: a release line's profile whose versions hold it,
+/// else the engine's own; nullptr when no profile is named `name`.
+const ServingEngine* find_engine(const std::vector<ServingEngine>& engines, std::string_view name,
+                                 std::string_view version = {});
 
 /// The shipped profiles, data/engines/*.toml (generic, vllm, sglang, trtllm).
 Result<std::vector<ServingEngine>> builtin_engines();

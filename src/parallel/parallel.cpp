@@ -271,8 +271,10 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   const Seconds mem = e.time.weights + e.time.kv;
   const bool ideal = eff.ideal();
   const Seconds roof = ideal ? max(e.time.compute, mem) : ops.busy;
-  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches +
-                 (eff.step_overhead + in.host_overhead) / pp;
+  // model.md §18.4: the engine's host time, per step and per sequence of each rank's scheduler
+  // (an attention data-parallel rank schedules its own sequences).
+  const Seconds host = (eff.step_overhead + in.host_overhead) / pp + in.host_per_sequence * (micro / d(mp.dp_attn));
+  e.time.total = roof + comm - min(comm, roof) * std::clamp(in.overlap, 0.0, 1.0) + ops.launches + host;
   if (ideal) {
     e.time.bound =
         e.time.compute >= mem ? Bound::kCompute : (e.time.weights >= e.time.kv ? Bound::kWeights : Bound::kKv);
@@ -337,6 +339,7 @@ void apply_engine(DeploymentInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
   in.kv_of_free = e.fraction_of_free;
   in.host_overhead = e.host_overhead;
+  in.host_per_sequence = e.host_per_sequence;
   in.compute_sustained = e.compute_sustained;
 }
 

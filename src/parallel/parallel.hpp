@@ -75,6 +75,7 @@ struct DeploymentInput {
   double usable_hbm = 0.9;              ///< fraction of HBM for weights, KV and buffers
   bool kv_of_free = false;              ///< usable_hbm of what the weights leave (model.md §18.4)
   Seconds host_overhead{};              ///< the serving engine's exposed host time per step
+  Seconds host_per_sequence{};          ///< and per sequence of the step, on its rank's scheduler
   double compute_sustained = 1.0;       ///< the serving engine's share of the GEMM rates (1 = none)
   PowerModel power;                     ///< what a chip draws (model.md §25.6)
   StepCostCache* cache = nullptr;       ///< optional, for searches

@@ -101,6 +101,7 @@ void apply_engine(RooflineInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
   in.kv_of_free = e.fraction_of_free;
   in.host_overhead = e.host_overhead;
+  in.host_per_sequence = e.host_per_sequence;
   in.compute_sustained = e.compute_sustained;
 }
 
@@ -165,7 +166,7 @@ RooflineResult roofline_unchecked(const RooflineInput& given) {
     r.t_compute = r.ops.compute;
     r.t_weights = r.ops.weights;
     r.t_kv = r.ops.kv;
-    r.t_overhead = in.eff.step_overhead + in.host_overhead + r.ops.launches;
+    r.t_overhead = in.eff.step_overhead + in.host_overhead + in.host_per_sequence * in.step.batch + r.ops.launches;
     r.t_step = r.ops.busy + r.t_overhead;
     r.t_upper = r.t_compute + r.t_weights + r.t_kv + r.ops.act + r.t_overhead;
     r.bound = r.ops.bound;
@@ -281,8 +282,14 @@ std::vector<std::string> explain(const RooflineResult& r) {
         "achievable bandwidth) = {} (compute {}, weights {}, KV {}, activations {})",
         format_number(r.ops.kernels), format(r.ops.busy), format(r.t_compute), format(r.t_weights), format(r.t_kv),
         format(r.ops.act)));
-    out.push_back(fmt::format("t_overhead = step {} + {} launches x {} = {}", format(in.eff.step_overhead),
-                              format_number(r.ops.kernels), format(in.eff.kernel_overhead), format(r.t_overhead)));
+    std::string host;
+    if (in.host_overhead.si() > 0) host += fmt::format(" + engine host {}", format(in.host_overhead));
+    if (in.host_per_sequence.si() > 0) {
+      host += fmt::format(" + {} sequences x {}", format_number(in.step.batch), format(in.host_per_sequence));
+    }
+    out.push_back(fmt::format("t_overhead = step {}{} + {} launches x {} = {} (model.md §18.4)",
+                              format(in.eff.step_overhead), host, format_number(r.ops.kernels),
+                              format(in.eff.kernel_overhead), format(r.t_overhead)));
     out.push_back(fmt::format(
         "t_step = t_busy + t_overhead = {} + {} = {}  -> {}-bound (the term binding most of t_busy; pure roofline "
         "max(t_compute, t_mem) = {})",

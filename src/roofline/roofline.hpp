@@ -107,7 +107,8 @@ struct RooflineInput {
   double usable_hbm = 1.0;
   /// The serving engine's rule (model.md §18.4): usable_hbm of what the weights leave, not of all HBM.
   bool kv_of_free = false;
-  Seconds host_overhead{};  ///< the serving engine's exposed host time per step
+  Seconds host_overhead{};      ///< the serving engine's exposed host time per step
+  Seconds host_per_sequence{};  ///< and per sequence of the step (model.md §18.4)
   /// The serving engine's share of the GEMM rates (ServingEngine::compute_sustained); 1 = none.
   double compute_sustained = 1.0;
   PowerModel power;  ///< what a chip draws (model.md §25.6)

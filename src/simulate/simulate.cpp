@@ -29,6 +29,12 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
 }
 
+void apply_unchunked_order(Scheduler& s, const ServingEngine& e) {
+  if (!s.chunked_prefill && e.unchunked_prefill_first) {
+    s.priority = *e.unchunked_prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+  }
+}
+
 void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn) {
   s.max_seqs *= e.cap_scopes(dp_attn);
   s.max_batched_tokens *= e.cap_scopes(dp_attn);
@@ -130,6 +136,10 @@ SimResult Sim::collect() {
   out.arrived = static_cast<long>(reqs_.size());
   std::vector<double> ttft, tpot, e2e, queue;
   long input = 0;
+  // The counted requests' completions: their span, and the tokens they carried (the served rate
+  // of an overloaded run, model.md §23.6).
+  SimTime first_done = std::numeric_limits<SimTime>::max(), last_done = 0;
+  long counted_in = 0, counted_out = 0;
   const bool stream = c_.workload.stream;
   for (std::size_t i = 0; i < reqs_.size(); ++i) {
     const Request& q = reqs_[i];
@@ -142,6 +152,10 @@ SimResult Sim::collect() {
     const auto idx = static_cast<long>(i);
     if (q.state != State::kDone || idx < counted_lo_ || idx >= counted_hi_) continue;
     ++out.counted;
+    first_done = std::min(first_done, q.finish);
+    last_done = std::max(last_done, q.finish);
+    counted_in += q.isl;
+    counted_out += q.generated;
     // Unstreamed, the client's first token comes with the whole answer (model.md §23.1).
     ttft.push_back(tick_seconds((stream ? q.first_token : q.finish) - q.arrival));
     e2e.push_back(tick_seconds(q.finish - q.arrival));
@@ -192,6 +206,19 @@ SimResult Sim::collect() {
     if (c_.workload.arrivals.kind != ArrivalKind::kClosed) {
       out.load =
           load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s, win);
+      // A growing queue: what the window saw completing is the backlog's head, not the service
+      // rate (an arrival window shorter than one answer holds no completion at all). The
+      // counted requests complete at the service rate, so their completions' span measures it.
+      const double done_span = tick_seconds(last_done - first_done);
+      if (out.load->overloaded && out.counted > 1 && done_span > 0) {
+        const double per_s = static_cast<double>(out.counted - 1) / done_span;
+        const double share = static_cast<double>(out.counted - 1) / static_cast<double>(out.counted);
+        out.requests_per_s = per_s;
+        out.output_throughput = units::tokens(static_cast<double>(counted_out) * share) / units::seconds(done_span);
+        out.input_throughput = units::tokens(static_cast<double>(counted_in) * share) / units::seconds(done_span);
+        out.load->served_requests_per_s = per_s;
+        out.rule += "; overloaded, so rates over the span of their completions (the service rate)";
+      }
     }
   }
   out.window = units::seconds(tick_seconds(hi - lo));

@@ -40,11 +40,10 @@ const ServingEngine* row_engine(const Measurement& m, const ValidationContext& c
   inferred = true;
   if (!ctx.engines) return nullptr;
   const std::vector<ServingEngine>& engines = ctx.catalogs->engines;
-  auto find = [&](std::string_view name) -> const ServingEngine* {
-    for (const auto& e : engines)
-      if (e.name == name) return &e;
-    return nullptr;
-  };
+  // A stated version picks the engine's release line where one profile runs it (vllm-v0).
+  const std::string version =
+      m.settings.contains("engine_version") ? m.settings["engine_version"].get<std::string>() : std::string();
+  auto find = [&](std::string_view name) { return find_engine(engines, name, version); };
   inferred = false;
   if (!m.engine.empty()) return find(m.engine);
   if (m.settings.contains("engine")) return find(m.settings["engine"].get<std::string>());
@@ -441,6 +440,7 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     k.chunked_prefill = true;
     envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
   }
+  if (s.engine != nullptr) apply_unchunked_order(k, *s.engine);
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));

@@ -327,11 +327,72 @@ TEST(ServingEngines, ProfilesParseCiteAndDiffer) {
     }
   }
   // In the order --engine lists them (src/CMakeLists.txt embeds them so).
-  EXPECT_EQ(names, (std::vector<std::string>{"generic", "vllm", "sglang", "trtllm"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"generic", "vllm", "vllm-v0", "sglang", "trtllm"}));
   auto bad =
       parse_engine_toml("name = \"x\"\ndisplay_name = \"x\"\nnotes = \"\"\n[memory]\nrule = \"half\"\n", "x.toml");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().field, "memory.rule");
+}
+
+// The least a profile needs: the overhead table last, so a test can append to it.
+std::string minimal_profile() {
+  return R"(name = "s"
+display_name = "s"
+notes = ""
+[memory]
+rule = "total"
+fraction = 0.9
+[batching]
+max_seqs = 256
+max_batched_tokens = 8192
+chunked_prefill = true
+[kv]
+fp8_checkpoint = "bf16"
+[overhead]
+host = "0 us"
+cuda_graphs = true
+)";
+}
+
+// A release line (model.md §18.4): vLLM's V0 engine is picked by the version a row or a user
+// states, on dot boundaries ("0.6.3" is V0, "0.60" or "0.10.1" is not), else vLLM's own profile.
+TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
+  const auto engines = builtin_engines().value();
+  EXPECT_EQ(find_engine(engines, "vllm")->name, "vllm");
+  EXPECT_EQ(find_engine(engines, "vllm", "0.6.3.post2.dev308+gb489fc3c")->name, "vllm-v0");
+  EXPECT_EQ(find_engine(engines, "vllm", "0.7")->name, "vllm-v0");
+  EXPECT_EQ(find_engine(engines, "vllm", "0.10.1.1")->name, "vllm");
+  EXPECT_EQ(find_engine(engines, "vllm", "0.60")->name, "vllm");
+  EXPECT_EQ(find_engine(engines, "vllm-v0")->name, "vllm-v0");
+  EXPECT_EQ(find_engine(engines, "sglang", "0.6.3")->name, "sglang");  // versions bind their own engine
+  EXPECT_EQ(find_engine(engines, "tgi", "0.6"), nullptr);
+  const ServingEngine& v0 = *find_engine(engines, "vllm-v0");
+  EXPECT_GT(v0.host_per_sequence.si(), 0);
+  ASSERT_TRUE(v0.unchunked_prefill_first.has_value());
+  EXPECT_TRUE(*v0.unchunked_prefill_first);
+  EXPECT_FALSE(v0.prefill_first);
+  // A release line names both its engine and its versions.
+  const std::string base = minimal_profile();
+  auto half = parse_engine_toml("engine = \"vllm\"\n" + base, "r.toml");
+  ASSERT_FALSE(half);
+  EXPECT_EQ(half.error().field, "versions");
+  auto slow = parse_engine_toml(base + "host_per_sequence = \"20 ms\"\n", "r.toml");
+  ASSERT_FALSE(slow);
+  EXPECT_EQ(slow.error().field, "overhead.host_per_sequence");
+}
+
+// Host time per sequence (model.md §18.4): a step of Llama-3.1-8B on one H100 costs the engine's
+// per-sequence time for each sequence it holds, on the scheduler of the rank that holds them.
+TEST(ServingEngines, HostTimePerSequenceGrowsWithTheBatch) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  DeploymentInput in;
+  in.model = &m;
+  in.hw = hw().find("h100-sxm");
+  in.precision = Precision::with_weights(m, DType::kBf16, DType::kBf16, DType::kBf16);
+  const Seconds t64 = evaluate_decode(in, 64, 1024).latency, t128 = evaluate_decode(in, 128, 1024).latency;
+  in.host_per_sequence = units::seconds(40e-6);
+  EXPECT_NEAR((evaluate_decode(in, 64, 1024).latency - t64).si(), 64 * 40e-6, 1e-9);
+  EXPECT_NEAR((evaluate_decode(in, 128, 1024).latency - t128).si(), 128 * 40e-6, 1e-9);
 }
 
 TEST(ServingEngines, TheFreeMemoryRuleLeavesMoreRoomForKv) {
@@ -372,22 +433,7 @@ cuda_graphs = true
 // weight stream alone: a 2048-token prefill of Llama-3.1-8B on one H100 is compute-bound, so half
 // the rate nearly doubles its compute time; a batch-1 decode step reads its weights in the same time.
 TEST(ServingEngines, SustainedComputeScalesOnlyWhatComputes) {
-  const std::string base = R"(name = "s"
-display_name = "s"
-notes = ""
-[memory]
-rule = "total"
-fraction = 0.9
-[batching]
-max_seqs = 256
-max_batched_tokens = 8192
-chunked_prefill = true
-[kv]
-fp8_checkpoint = "bf16"
-[overhead]
-host = "0 us"
-cuda_graphs = true
-)";
+  const std::string base = minimal_profile();
   const ServingEngine e =
       parse_engine_toml(base + "[efficiency]\ncompute_sustained = 0.5\nsource = \"test\"\n", "s.toml").value();
   EXPECT_DOUBLE_EQ(e.compute_sustained, 0.5);
