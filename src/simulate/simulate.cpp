@@ -129,6 +129,33 @@ SimResult::Load load_against_service(const std::vector<double>& e2e, double offe
   return l;
 }
 
+// The counted requests' completions: their span, and the tokens they carried.
+struct Completions {
+  SimTime first = std::numeric_limits<SimTime>::max(), last = 0;
+  long in = 0, out = 0, n = 0;
+  void add(const Request& q) {
+    first = std::min(first, q.finish);
+    last = std::max(last, q.finish);
+    in += q.isl;
+    out += q.generated;
+    ++n;
+  }
+};
+
+// A growing queue (model.md §23.6): what the arrival window saw completing is the backlog's head,
+// not the service rate (a window shorter than one answer holds no completion at all). The counted
+// requests complete at the service rate, so the span of their completions measures it.
+void at_service_rate(SimResult& out, const Completions& d) {
+  const double span = tick_seconds(d.last - d.first);
+  if (d.n < 2 || !(span > 0)) return;
+  const double share = static_cast<double>(d.n - 1) / static_cast<double>(d.n);
+  out.requests_per_s = static_cast<double>(d.n - 1) / span;
+  out.output_throughput = units::tokens(static_cast<double>(d.out) * share) / units::seconds(span);
+  out.input_throughput = units::tokens(static_cast<double>(d.in) * share) / units::seconds(span);
+  out.load->served_requests_per_s = out.requests_per_s;
+  out.rule += "; overloaded, so rates over the span of their completions (the service rate)";
+}
+
 }  // namespace
 
 SimResult Sim::collect() {
@@ -136,10 +163,7 @@ SimResult Sim::collect() {
   out.arrived = static_cast<long>(reqs_.size());
   std::vector<double> ttft, tpot, e2e, queue;
   long input = 0;
-  // The counted requests' completions: their span, and the tokens they carried (the served rate
-  // of an overloaded run, model.md §23.6).
-  SimTime first_done = std::numeric_limits<SimTime>::max(), last_done = 0;
-  long counted_in = 0, counted_out = 0;
+  Completions done;
   const bool stream = c_.workload.stream;
   for (std::size_t i = 0; i < reqs_.size(); ++i) {
     const Request& q = reqs_[i];
@@ -152,10 +176,7 @@ SimResult Sim::collect() {
     const auto idx = static_cast<long>(i);
     if (q.state != State::kDone || idx < counted_lo_ || idx >= counted_hi_) continue;
     ++out.counted;
-    first_done = std::min(first_done, q.finish);
-    last_done = std::max(last_done, q.finish);
-    counted_in += q.isl;
-    counted_out += q.generated;
+    done.add(q);
     // Unstreamed, the client's first token comes with the whole answer (model.md §23.1).
     ttft.push_back(tick_seconds((stream ? q.first_token : q.finish) - q.arrival));
     e2e.push_back(tick_seconds(q.finish - q.arrival));
@@ -206,19 +227,7 @@ SimResult Sim::collect() {
     if (c_.workload.arrivals.kind != ArrivalKind::kClosed) {
       out.load =
           load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s, win);
-      // A growing queue: what the window saw completing is the backlog's head, not the service
-      // rate (an arrival window shorter than one answer holds no completion at all). The
-      // counted requests complete at the service rate, so their completions' span measures it.
-      const double done_span = tick_seconds(last_done - first_done);
-      if (out.load->overloaded && out.counted > 1 && done_span > 0) {
-        const double per_s = static_cast<double>(out.counted - 1) / done_span;
-        const double share = static_cast<double>(out.counted - 1) / static_cast<double>(out.counted);
-        out.requests_per_s = per_s;
-        out.output_throughput = units::tokens(static_cast<double>(counted_out) * share) / units::seconds(done_span);
-        out.input_throughput = units::tokens(static_cast<double>(counted_in) * share) / units::seconds(done_span);
-        out.load->served_requests_per_s = per_s;
-        out.rule += "; overloaded, so rates over the span of their completions (the service rate)";
-      }
+      if (out.load->overloaded) at_service_rate(out, done);
     }
   }
   out.window = units::seconds(tick_seconds(hi - lo));
