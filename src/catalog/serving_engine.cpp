@@ -238,6 +238,15 @@ const ServingEngine* find_engine(const std::vector<ServingEngine>& engines, std:
   return nullptr;
 }
 
+std::string host_time_clause(const ServingEngine& e) {
+  std::string out;
+  if (e.host_overhead.si() > 0) out = ", host " + format(e.host_overhead) + " per step";
+  if (e.host_per_sequence.si() > 0) {
+    out += (out.empty() ? ", host " : " + ") + format(e.host_per_sequence) + " per sequence";
+  }
+  return out;
+}
+
 Result<std::vector<ServingEngine>> builtin_engines() {
   std::vector<ServingEngine> out;
   for (const auto& f : embedded_engines()) {

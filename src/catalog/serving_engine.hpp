@@ -113,6 +113,10 @@ inline DType default_kv(const ServingEngine* e, DType weights) {
 const ServingEngine* find_engine(const std::vector<ServingEngine>& engines, std::string_view name,
                                  std::string_view version = {});
 
+/// The engine's host time as a clause for an envelope (", host 500 us per step + 40 us per
+/// sequence"); empty when it has none.
+std::string host_time_clause(const ServingEngine& e);
+
 /// The shipped profiles, data/engines/*.toml (generic, vllm, sglang, trtllm).
 Result<std::vector<ServingEngine>> builtin_engines();
 /// Parses one profile; strict like every catalog file.

@@ -187,12 +187,13 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   }
   if (s.engine != nullptr) {
     s.envelope.push_back(
-        fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}", s.engine->name,
+        fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}{}", s.engine->name,
                     inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
                     s.engine->fraction_of_free ? "the free" : "all", format_number(s.engine->max_seqs),
                     s.engine->compute_sustained != 1.0
                         ? fmt::format(", GEMMs at {} of the chip's rate", format_number(s.engine->compute_sustained))
-                        : ""));
+                        : "",
+                    host_time_clause(*s.engine)));
   }
   place(m, s, layout_notes_at);
   return s;

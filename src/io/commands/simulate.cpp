@@ -323,13 +323,14 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
     return Error{"--prefill-hw", "", "a prefill pool needs --scheduler disaggregated", ""};
   }
   envelope.push_back(
-      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}", engine->name,
+      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}{}", engine->name,
                   format_number(s.max_batched_tokens), format_number(s.max_seqs), s.block_tokens,
                   s.chunked_prefill ? "chunked prefill" : "whole prompts", s.prefix_caching ? ", prefix caching" : "",
                   s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first",
                   in.compute_sustained != 1.0
                       ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)", format_number(in.compute_sustained))
-                      : ""));
+                      : "",
+                  host_time_clause(*engine)));
   if (!sc.kv_stated) {
     // The format decides how many sequences fit (model.md §18.4): say which one was taken.
     envelope.push_back(fmt::format("KV format not stated: {}, {}'s default for {} weights", name(in.precision.kv),
