@@ -163,11 +163,13 @@ Result<ServingEngine> parse_engine_toml(std::string_view text, const std::string
   TRY(memory, rd.table(root, "", "memory", true));
   TRY_STATUS(rd.only_keys(*memory, "memory", {"rule", "fraction"}));
   TRY(rule, rd.str(*memory, "memory", "rule", true));
-  if (rule != "total" && rule != "free") {
+  const auto memory_rule = value_in(kMemoryRuleNames, rule);
+  if (!memory_rule) {
     return Error{origin, "memory.rule", "unknown rule '" + rule + "'",
-                 "total: a fraction of all memory; free: of what the weights leave"};
+                 "total: a fraction of all memory; free: of what the weights leave; kv: of all memory for the KV "
+                 "alone"};
   }
-  e.fraction_of_free = rule == "free";
+  e.memory_rule = *memory_rule;
   TRY(fraction, rd.number(*memory, "memory", "fraction", true, 0.05, 1.0));
   e.memory_fraction = *fraction;
 

@@ -39,14 +39,38 @@ struct TokenRatio {
   double retract_steps = 20;
 };
 
+/// What an engine's memory fraction f is of (model.md §18.4).
+enum class MemoryRule {
+  kTotal,  ///< weights, activations and KV fill f of all HBM (vLLM, SGLang)
+  kFree,   ///< KV fills f of what the weights leave (TensorRT-LLM)
+  kKv,     ///< KV alone fills f of all HBM, beside the weights (LMDeploy TurboMind through 0.2.1)
+};
+inline constexpr NameTable<MemoryRule, 3> kMemoryRuleNames{
+    {{MemoryRule::kTotal, "total"}, {MemoryRule::kFree, "free"}, {MemoryRule::kKv, "kv"}}};
+
+/// The memory a rule's fraction is of, in words ("all memory", "the free memory", "all memory,
+/// for the KV beside the weights").
+inline const char* memory_rule_words(MemoryRule r) {
+  switch (r) {
+    case MemoryRule::kFree:
+      return "the free memory";
+    case MemoryRule::kKv:
+      return "all memory, for the KV beside the weights";
+    case MemoryRule::kTotal:
+      break;
+  }
+  return "all memory";
+}
+
 struct ServingEngine {
   std::string name;
   std::string display_name;
   std::vector<std::string> sources;
   std::string notes;
   /// The KV cache's memory: `memory_fraction` of all HBM for weights, activations and KV
-  /// (vLLM, SGLang), or of what the weights and activations leave (TensorRT-LLM).
-  bool fraction_of_free = false;
+  /// (vLLM, SGLang), of what the weights and activations leave (TensorRT-LLM), or of all HBM for
+  /// the KV alone (LMDeploy TurboMind).
+  MemoryRule memory_rule = MemoryRule::kTotal;
   double memory_fraction = 0.9;
   double max_seqs = 1e8;            ///< sequences one iteration holds
   double max_batched_tokens = 1e8;  ///< tokens one iteration processes

@@ -191,7 +191,7 @@ ChipMemory stage_memory(const DeploymentInput& in, std::span<const SeqGroup> gro
   const double tokens_chip = T / (d(mp.dp_attn) * d(mp.cp));
   mem.activations = units::bytes(tokens_chip * (4.0 * dm + 2.0 * ffn / d(mp.tp)) * ba);
   mem.comm_buffers = units::bytes((m.is_moe() ? 2.0 * T / g * d(m.moe.top_k) * dm * ba : 0.0) + tokens_chip * dm * ba);
-  mem.capacity = usable_memory(in.hw->hbm_capacity.value, mem.weights, in.usable_hbm, in.kv_of_free);
+  mem.capacity = usable_memory(in.hw->hbm_capacity.value, mem.weights, in.usable_hbm, in.memory_rule);
   return mem;
 }
 
@@ -337,7 +337,7 @@ KvCapacity kv_capacity(const DeploymentInput& in, double max_batched_tokens) {
 
 void apply_engine(DeploymentInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
-  in.kv_of_free = e.fraction_of_free;
+  in.memory_rule = e.memory_rule;
   in.host_overhead = e.host_overhead;
   in.host_per_sequence = e.host_per_sequence;
   in.compute_sustained = e.compute_sustained;

@@ -71,14 +71,14 @@ struct DeploymentInput {
   int domain = 0;        ///< chips per scale-up domain (0 = the hardware's)
   double overlap = 0.0;  ///< fraction of communication hidden under compute/memory, 0..1
   Efficiency eff;
-  Seconds hop_latency = units::us(10);  ///< pipeline stage-to-stage latency beyond the transfer
-  double usable_hbm = 0.9;              ///< fraction of HBM for weights, KV and buffers
-  bool kv_of_free = false;              ///< usable_hbm of what the weights leave (model.md §18.4)
-  Seconds host_overhead{};              ///< the serving engine's exposed host time per step
-  Seconds host_per_sequence{};          ///< and per sequence of the step, on its rank's scheduler
-  double compute_sustained = 1.0;       ///< the serving engine's share of the GEMM rates (1 = none)
-  PowerModel power;                     ///< what a chip draws (model.md §25.6)
-  StepCostCache* cache = nullptr;       ///< optional, for searches
+  Seconds hop_latency = units::us(10);          ///< pipeline stage-to-stage latency beyond the transfer
+  double usable_hbm = 0.9;                      ///< fraction of HBM for weights, KV and buffers
+  MemoryRule memory_rule = MemoryRule::kTotal;  ///< what usable_hbm is a fraction of (model.md §18.4)
+  Seconds host_overhead{};                      ///< the serving engine's exposed host time per step
+  Seconds host_per_sequence{};                  ///< and per sequence of the step, on its rank's scheduler
+  double compute_sustained = 1.0;               ///< the serving engine's share of the GEMM rates (1 = none)
+  PowerModel power;                             ///< what a chip draws (model.md §25.6)
+  StepCostCache* cache = nullptr;               ///< optional, for searches
 };
 
 /// The serving engine's memory rule and exposed host time (model.md §18.4).

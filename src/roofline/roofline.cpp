@@ -92,14 +92,21 @@ OperatorTimes operator_times(const StepCost& c, const Hardware& hw, const Precis
   return t;
 }
 
-Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, bool of_free) {
-  if (!of_free) return hbm * fraction;
-  return weights + max(hbm - weights, Bytes{}) * fraction;
+Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, MemoryRule rule) {
+  switch (rule) {
+    case MemoryRule::kFree:
+      return weights + max(hbm - weights, Bytes{}) * fraction;
+    case MemoryRule::kKv:
+      return min(weights + hbm * fraction, hbm);
+    case MemoryRule::kTotal:
+      break;
+  }
+  return hbm * fraction;
 }
 
 void apply_engine(RooflineInput& in, const ServingEngine& e) {
   in.usable_hbm = e.memory_fraction;
-  in.kv_of_free = e.fraction_of_free;
+  in.memory_rule = e.memory_rule;
   in.host_overhead = e.host_overhead;
   in.host_per_sequence = e.host_per_sequence;
   in.compute_sustained = e.compute_sustained;
@@ -179,7 +186,7 @@ RooflineResult roofline_unchecked(const RooflineInput& given) {
   // Memory footprint (F21): all weights plus every sequence's KV after this pass.
   r.mem_weights = m.weight_bytes(p.weights, p.experts);
   r.mem_kv = m.kv_bytes_sequence(in.step.cached + in.step.new_tokens, p.kv) * in.step.batch;
-  r.mem_capacity = usable_memory(hw.hbm_capacity.value * n, r.mem_weights, in.usable_hbm, in.kv_of_free);
+  r.mem_capacity = usable_memory(hw.hbm_capacity.value * n, r.mem_weights, in.usable_hbm, in.memory_rule);
   r.fits = r.mem_weights + r.mem_kv <= r.mem_capacity;
   if (!r.fits) {
     r.fit_reason = fmt::format("weights {} + KV {} = {} > {} HBM on {} x {}", format(r.mem_weights), format(r.mem_kv),

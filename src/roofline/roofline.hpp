@@ -105,8 +105,8 @@ struct RooflineInput {
   Efficiency eff;
   /// Fraction of HBM usable for weights and KV (the rest: activations, runtime). 1 = all.
   double usable_hbm = 1.0;
-  /// The serving engine's rule (model.md §18.4): usable_hbm of what the weights leave, not of all HBM.
-  bool kv_of_free = false;
+  /// The serving engine's rule (model.md §18.4): what usable_hbm is a fraction of.
+  MemoryRule memory_rule = MemoryRule::kTotal;
   Seconds host_overhead{};      ///< the serving engine's exposed host time per step
   Seconds host_per_sequence{};  ///< and per sequence of the step (model.md §18.4)
   /// The serving engine's share of the GEMM rates (ServingEngine::compute_sustained); 1 = none.
@@ -153,8 +153,9 @@ struct RooflineResult {
 };
 
 /// The HBM that weights and KV may fill under a serving engine's memory rule (model.md §18.4):
-/// `fraction` of all of it, or the weights plus `fraction` of what they leave.
-Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, bool of_free);
+/// `fraction` of all of it, the weights plus `fraction` of what they leave, or the weights plus
+/// `fraction` of all of it (at most all of it).
+Bytes usable_memory(Bytes hbm, Bytes weights, double fraction, MemoryRule rule);
 
 /// The serving engine's memory rule and exposed host time (model.md §18.4).
 void apply_engine(RooflineInput& in, const ServingEngine& e);

@@ -48,6 +48,11 @@ std::vector<ArgSpec> simulate_arguments() {
                           "the engine's"),
                 "seq"),
            optional_integer("block_tokens", "tokens per paged-KV block", "tok", 1, 4096, "the engine's"),
+           optional_integer("kv_tokens",
+                            "the KV pool per replica in tokens, when the engine is told one (TurboMind's "
+                            "cache_max_entry_count blocks x 128, TensorRT-LLM's max_tokens_in_paged_kv_cache), in "
+                            "place of its memory rule's; at most what all of HBM leaves",
+                            "tok", 1, 1e9, "what memory leaves"),
            flag("no_chunked_prefill", "prefill whole prompts"),
            flag("no_prefix_caching", "no prefix cache"),
            choice("host_tier", "spill evicted prefix blocks (and swapped requests) to this tier of the chip",

@@ -214,6 +214,7 @@ struct Scheduler {
   KvAdmission admission = KvAdmission::kOnDemand;  ///< how a request is admitted against KV memory
   TokenRatio token_ratio;                          ///< the token-ratio rule's constants
   std::string host_tier;                           ///< spill evicted prefix blocks to this tier of the chip ("" = none)
+  double kv_tokens = 0;  ///< the KV pool per replica in tokens, as the engine was told (0: what memory leaves)
 };
 
 /// What a serving engine's profile says of its scheduler (model.md §23.4): token budget (8192,

@@ -61,6 +61,7 @@ constexpr Borrowed kServeKeys[] = {
     {"requests", "requests"},
     {"max_num_seqs", "max_seqs"},
     {"max_num_batched_tokens", "max_batched_tokens"},
+    {"kv_cache_tokens", "kv_tokens"},
     {"isl_dist", "isl"},
     {"stages", "stages"},
     {"report_stage", "report_stage"},

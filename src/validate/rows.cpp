@@ -187,9 +187,9 @@ Result<Setup> setup(const Measurement& m, const ValidationContext& ctx) {
   }
   if (s.engine != nullptr) {
     s.envelope.push_back(
-        fmt::format("engine {}{}: KV in {} of {} memory, at most {} sequences{}{}", s.engine->name,
+        fmt::format("engine {}{}: KV in {} of {}, at most {} sequences{}{}", s.engine->name,
                     inferred ? " (named in the notes)" : "", format_number(s.engine->memory_fraction),
-                    s.engine->fraction_of_free ? "the free" : "all", format_number(s.engine->max_seqs),
+                    memory_rule_words(s.engine->memory_rule), format_number(s.engine->max_seqs),
                     s.engine->compute_sustained != 1.0
                         ? fmt::format(", GEMMs at {} of the chip's rate", format_number(s.engine->compute_sustained))
                         : "",
@@ -431,6 +431,7 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
   const Json serve = serve_settings(m);
   if (serve.contains("max_seqs")) k.max_seqs = serve["max_seqs"].get<double>();
   if (serve.contains("max_batched_tokens")) k.max_batched_tokens = serve["max_batched_tokens"].get<double>();
+  if (serve.contains("kv_tokens")) k.kv_tokens = serve["kv_tokens"].get<double>();
   if (s.engine != nullptr) scale_caps_to_ranks(k, *s.engine, c.decode.map.dp_attn);
   // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
   // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),

@@ -46,7 +46,7 @@ TEST(Scenario, ResolvesModelChipEngineFormatsAndChipsOnce) {
   EXPECT_EQ(s->stated.tp, 4);
   EXPECT_EQ(s->stated.pp, 0);  // unstated
   // The deployment carries the engine's memory rule, which --ideal drops.
-  EXPECT_EQ(s->deployment().kv_of_free, s->engine->fraction_of_free);
+  EXPECT_EQ(s->deployment().memory_rule, s->engine->memory_rule);
   EXPECT_FALSE(s->deployment().eff.ideal());
   const Args ideal = parse("roofline", {{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"ideal", true}});
   const auto r = resolve_scenario(catalogs(), ideal);

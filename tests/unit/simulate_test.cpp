@@ -259,6 +259,24 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
   EXPECT_EQ(s.priority, Priority::kDecodeFirst);
 }
 
+// A KV pool the engine was told (model.md §23.4; TurboMind's block count, TensorRT-LLM's token cap)
+// replaces its memory rule's: smaller, the replica holds exactly it; larger than the rule allows
+// but within HBM, it is honoured; past what all of HBM leaves, it stops there.
+TEST(Simulate, AToldKvPoolReplacesTheMemoryRule) {
+  SimConfig c = testing_catalogs::sim_tight_kv(8);  // usable HBM 0.55
+  const long tight = simulate(c).value().kv_blocks_capacity;
+  c.decode.usable_hbm = 1.0;
+  const long all = simulate(c).value().kv_blocks_capacity;
+  ASSERT_GT(all, 2 * tight);
+  c.decode.usable_hbm = 0.55;
+  c.scheduler.kv_tokens = 16.0 * static_cast<double>(tight / 2);
+  EXPECT_EQ(simulate(c).value().kv_blocks_capacity, tight / 2);
+  c.scheduler.kv_tokens = 16.0 * static_cast<double>(2 * tight);
+  EXPECT_EQ(simulate(c).value().kv_blocks_capacity, 2 * tight);
+  c.scheduler.kv_tokens = 16.0 * static_cast<double>(10 * all);
+  EXPECT_EQ(simulate(c).value().kv_blocks_capacity, all);
+}
+
 // Staged load (model.md §23.1): arrivals at each stage's rate for its seconds; the statistics
 // describe the reported stage, every request that arrived in it.
 TEST(Simulate, StagedLoadReportsOneStage) {

@@ -327,7 +327,8 @@ TEST(ServingEngines, ProfilesParseCiteAndDiffer) {
     }
   }
   // In the order --engine lists them (src/CMakeLists.txt embeds them so).
-  EXPECT_EQ(names, (std::vector<std::string>{"generic", "vllm", "vllm-v0", "sglang", "trtllm"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"generic", "vllm", "vllm-v0", "sglang", "trtllm", "lmdeploy", "lmdeploy-v01"}));
   auto bad =
       parse_engine_toml("name = \"x\"\ndisplay_name = \"x\"\nnotes = \"\"\n[memory]\nrule = \"half\"\n", "x.toml");
   ASSERT_FALSE(bad);
@@ -366,6 +367,10 @@ TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
   EXPECT_EQ(find_engine(engines, "vllm-v0")->name, "vllm-v0");
   EXPECT_EQ(find_engine(engines, "sglang", "0.6.3")->name, "sglang");  // versions bind their own engine
   EXPECT_EQ(find_engine(engines, "tgi", "0.6"), nullptr);
+  EXPECT_EQ(find_engine(engines, "lmdeploy", "0.1.0a1 (TurboMind)")->name, "lmdeploy-v01");
+  EXPECT_EQ(find_engine(engines, "lmdeploy", "0.2.0 (TurboMind)")->name, "lmdeploy");
+  EXPECT_EQ(find_engine(engines, "lmdeploy")->memory_rule, MemoryRule::kKv);
+  EXPECT_FALSE(find_engine(engines, "lmdeploy-v01")->chunked_prefill);
   const ServingEngine& v0 = *find_engine(engines, "vllm-v0");
   EXPECT_GT(v0.host_per_sequence.si(), 0);
   ASSERT_TRUE(v0.unchunked_prefill_first.has_value());
@@ -399,8 +404,11 @@ TEST(ServingEngines, TheFreeMemoryRuleLeavesMoreRoomForKv) {
   // Llama-3.1-70B at fp8 on one H100: 90% of all 80 GB leaves 1.5 GB for KV; 90% of what the 70.6 GB
   // of weights leave gives 8.5 GB.
   const Bytes hbm = units::bytes(80e9), weights = units::bytes(70.6e9);
-  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, false) - weights).si(), 1.4e9, 1e6);
-  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, true) - weights).si(), 8.46e9, 1e6);
+  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, MemoryRule::kTotal) - weights).si(), 1.4e9, 1e6);
+  EXPECT_NEAR((usable_memory(hbm, weights, 0.9, MemoryRule::kFree) - weights).si(), 8.46e9, 1e6);
+  // TurboMind's rule: the KV alone gets the fraction of all HBM, capped by what the weights leave.
+  EXPECT_NEAR((usable_memory(hbm, units::bytes(13.5e9), 0.5, MemoryRule::kKv)).si(), 53.5e9, 1e6);
+  EXPECT_NEAR((usable_memory(hbm, weights, 0.5, MemoryRule::kKv)).si(), 80e9, 1e6);
   const ModelSpec m = models().load("llama-3.1-70b").value();
   DeploymentInput in;
   in.model = &m;

@@ -138,6 +138,7 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   if (a.has("max_batched_tokens")) s.max_batched_tokens = a.number("max_batched_tokens");
   if (a.has("max_seqs")) s.max_seqs = a.number("max_seqs");
   if (a.has("block_tokens")) s.block_tokens = static_cast<int>(a.number("block_tokens"));
+  if (a.has("kv_tokens")) s.kv_tokens = a.number("kv_tokens");
   s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
   apply_unchunked_order(s, engine);
