@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the fit of the serving engines' sustained GEMM share (data/engines/*.toml
 # [efficiency] compute_sustained, docs/model.md §18.4): builds a copy of the committed tree once per
-# grid value with that value in the vllm, sglang and trtllm profiles, predicts
+# grid value with that value in every engine profile but generic, predicts
 # data/validation/dev.csv, and reports, over the decode, prefill and offline rows whose prediction
 # the share moves (the rows that name an engine), the median absolute error per value, per source,
 # and leave-one-source-out (each source predicted at the value best on all the others).
@@ -17,7 +17,10 @@ git archive HEAD | tar -x -C "$work"
 ln -s "$PWD/web/node_modules" "$work/web/node_modules"  # the page's Chart.js (scripts/bootstrap.sh installs it)
 (cd "$work" && cmake --preset release >/dev/null)
 for v in "${values[@]}"; do
-  sed -i "s/^compute_sustained = .*/compute_sustained = $v/" "$work"/data/engines/{vllm,sglang,trtllm}.toml
+  # Every profile but generic (which keeps the chip's rate), release lines included.
+  for f in "$work"/data/engines/*.toml; do
+    [ "$(basename "$f")" = generic.toml ] || sed -i "s/^compute_sustained = .*/compute_sustained = $v/" "$f"
+  done
   cmake --build "$work/build/release" -j2 --target llmecon >/dev/null
   "$work/build/release/apps/cli/llmecon" validate data/validation/dev.csv --csv >"$work/grid_$v.csv"
 done
