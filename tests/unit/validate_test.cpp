@@ -496,6 +496,27 @@ ValidationReport validate_on_engines(const std::vector<Measurement>& rows) {
   return validate(rows, c);
 }
 
+// A row's engine_version picks the engine's release line (model.md §18.4), and its
+// kv_cache_tokens the pool the engine was told: 64 clients of 1024 + 1024 tokens need 131,072
+// tokens of KV, so a 16,384-token pool holds a few of them at a time and the rest queue.
+TEST(Validate, TheEngineVersionAndAToldKvPoolShapeTheRun) {
+  const std::string row =
+      kHeader + "A,dev,llama-3.1-8b,h100-sxm,1,1,1,,1,1,bf16,,online_load,64,1024,1024,ttft_s,0.1,s,s,";
+  auto rows = read_validation_csv(row + "\"engine=vllm; engine_version=0.6.3; requests=256\"\n" + "B" +
+                                      row.substr(kHeader.size() + 1) +
+                                      "\"engine=vllm; engine_version=0.6.3; requests=256; kv_cache_tokens=16384\"\n" +
+                                      "C" + row.substr(kHeader.size() + 1) + "\"engine=vllm; requests=256\"\n",
+                                  "versions.csv");
+  ASSERT_TRUE(rows) << rows.error().message();
+  const ValidationReport rep = validate_on_engines(*rows);
+  ASSERT_EQ(rep.rows.size(), 3u);
+  for (const auto& r : rep.rows) ASSERT_TRUE(r.predicted) << r.id << ": " << r.skip_reason;
+  EXPECT_NE(rep.rows[0].envelope.find("engine vllm-v0"), std::string::npos) << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[0].envelope.find("40 us per sequence"), std::string::npos) << rep.rows[0].envelope;
+  EXPECT_NE(rep.rows[2].envelope.find("engine vllm:"), std::string::npos) << rep.rows[2].envelope;
+  EXPECT_GT(*rep.rows[1].predicted, 3 * *rep.rows[0].predicted);
+}
+
 TEST(Validate, TrtllmBenchRowsChunkTheirPrompts) {
   // TensorRT-LLM serves whole prompts by default, but its benchmark harness trtllm-bench turns
   // chunked context on; a chunked_prefill= note overrides either.
