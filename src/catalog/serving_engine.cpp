@@ -31,19 +31,20 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   }
   TRY(prefix, rd.boolean(*batching, "batching", "prefix_caching"));
   if (prefix) e.prefix_caching = *prefix;
-  TRY(schedule, rd.str(*batching, "batching", "schedule", false));
-  if (!schedule.empty() && schedule != "decode-first" && schedule != "prefill-first") {
-    return Error{origin, "batching.schedule", "unknown order '" + schedule + "'", "decode-first or prefill-first"};
-  }
-  e.prefill_first = schedule == "prefill-first";
-  TRY(unchunked, rd.str(*batching, "batching", "unchunked_schedule", false));
-  if (!unchunked.empty()) {
-    if (unchunked != "decode-first" && unchunked != "prefill-first") {
-      return Error{origin, "batching.unchunked_schedule", "unknown order '" + unchunked + "'",
+  // An order key: absent, or whether it puts prefills first.
+  auto order = [&](const char* key) -> Result<std::optional<bool>> {
+    TRY(v, rd.str(*batching, "batching", key, false));
+    if (v.empty()) return std::optional<bool>{};
+    if (v != "decode-first" && v != "prefill-first") {
+      return Error{origin, std::string("batching.") + key, "unknown order '" + v + "'",
                    "decode-first or prefill-first"};
     }
-    e.unchunked_prefill_first = unchunked == "prefill-first";
-  }
+    return std::optional<bool>{v == "prefill-first"};
+  };
+  TRY(schedule, order("schedule"));
+  e.prefill_first = schedule.value_or(false);
+  TRY(unchunked, order("unchunked_schedule"));
+  e.unchunked_prefill_first = unchunked;
   TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
   if (!admission.empty()) {
     const auto rule = value_in(kKvAdmissionNames, admission);

@@ -25,8 +25,7 @@ Efficiency Catalogs::efficiency(const Hardware& h, std::string* source) const {
 }
 
 Result<const ServingEngine*> Catalogs::serving_engine(std::string_view name, const std::string& flag) const {
-  for (const auto& e : engines)
-    if (e.name == name) return &e;
+  if (const ServingEngine* e = find_engine(engines, name)) return e;
   std::string names;
   for (const auto& e : engines) names += (names.empty() ? "" : ", ") + e.name;
   return Error{flag, "", "unknown serving engine '" + std::string(name) + "'", "one of: " + names};

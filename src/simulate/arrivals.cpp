@@ -15,15 +15,13 @@ Status Sim::build_replicas() {
   block_ = std::max(1, s.block_tokens);
   auto add_pool = [&](const DeploymentInput& in, int n, bool prefill) -> Status {
     memos_.push_back(std::make_unique<StepMemo>(&in, &evals_, &lookups_));
-    KvCapacity kv = kv_capacity(in, s.max_batched_tokens);
-    if (s.kv_tokens > 0) {
-      // A pool the engine was told (model.md §23.4) replaces its memory rule's, within what all of
-      // HBM leaves beside the weights and activations.
-      DeploymentInput all = in;
-      all.usable_hbm = 1.0;
-      all.memory_rule = MemoryRule::kTotal;
-      kv.tokens = std::min(kv_capacity(all, s.max_batched_tokens).tokens, s.kv_tokens);
-    }
+    // A pool the engine was told (model.md §23.4) replaces its memory rule's, within what all of
+    // HBM leaves beside the weights and activations.
+    DeploymentInput all = in;
+    all.usable_hbm = 1.0;
+    all.memory_rule = MemoryRule::kTotal;
+    KvCapacity kv = kv_capacity(s.kv_tokens > 0 ? all : in, s.max_batched_tokens);
+    if (s.kv_tokens > 0) kv.tokens = std::min(kv.tokens, s.kv_tokens);
     const char* flag = prefill ? "--prefill-chips" : "--chips";
     if (kv.tokens < block_) {
       return Error{flag, "",

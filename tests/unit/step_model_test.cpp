@@ -381,6 +381,17 @@ TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
   auto half = parse_engine_toml("engine = \"vllm\"\n" + base, "r.toml");
   ASSERT_FALSE(half);
   EXPECT_EQ(half.error().field, "versions");
+  // Both order keys take decode-first or prefill-first, and name themselves when they do not.
+  std::string odd = base;
+  odd.insert(odd.find("[kv]"), "unchunked_schedule = \"sideways\"\n");
+  auto sideways = parse_engine_toml(odd, "r.toml");
+  ASSERT_FALSE(sideways);
+  EXPECT_EQ(sideways.error().field, "batching.unchunked_schedule");
+  odd = base;
+  odd.insert(odd.find("[kv]"), "schedule = \"sideways\"\n");
+  sideways = parse_engine_toml(odd, "r.toml");
+  ASSERT_FALSE(sideways);
+  EXPECT_EQ(sideways.error().field, "batching.schedule");
   auto slow = parse_engine_toml(base + "host_per_sequence = \"20 ms\"\n", "r.toml");
   ASSERT_FALSE(slow);
   EXPECT_EQ(slow.error().field, "overhead.host_per_sequence");
