@@ -53,6 +53,10 @@ std::vector<ArgSpec> simulate_arguments() {
                             "cache_max_entry_count blocks x 128, TensorRT-LLM's max_tokens_in_paged_kv_cache), in "
                             "place of its memory rule's; at most what all of HBM leaves",
                             "tok", 1, 1e9, "what memory leaves"),
+           integer("scheduler_steps",
+                   "decode iterations per scheduling (vLLM V0's --num-scheduler-steps): no request is admitted "
+                   "inside them, and finished sequences stay in the batch until they end",
+                   "", 1, 1, 1024),
            flag("no_chunked_prefill", "prefill whole prompts"),
            flag("no_prefix_caching", "no prefix cache"),
            choice("host_tier", "spill evicted prefix blocks (and swapped requests) to this tier of the chip",

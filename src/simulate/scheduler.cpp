@@ -127,7 +127,29 @@ bool Sim::retract_for_decodes(Replica& rep) {
   return retracted;
 }
 
+bool Sim::continue_window(Replica& rep) {
+  // Multi-step scheduling (model.md §23.4): the decode batch formed at the last scheduling runs
+  // again, its finished sequences as padding, until its steps are spent or a token does not fit.
+  --rep.window_left;
+  for (const int r : rep.window) {
+    Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.state != State::kRunning) continue;
+    if (!grow(rep, q, q.done + 1)) {
+      rep.plan.clear();
+      break;
+    }
+    rep.plan.emplace_back(r, 1);
+  }
+  if (rep.plan.empty()) {
+    rep.window_left = 0;  // cut short: the engine schedules afresh
+    return false;
+  }
+  rep.plan_seqs = static_cast<double>(rep.window.size());
+  return true;
+}
+
 bool Sim::form_continuous(Replica& rep) {
+  if (rep.window_left > 0 && continue_window(rep)) return true;
   double budget = c_.scheduler.max_batched_tokens;
   const bool prefill_first = c_.scheduler.priority == Priority::kPrefillFirst;
   const bool token_ratio = c_.scheduler.admission == KvAdmission::kTokenRatio;
@@ -197,6 +219,15 @@ bool Sim::form_continuous(Replica& rep) {
     rep.token_ratio = std::max(floor, rep.token_ratio - (t.init - floor) / t.decay_steps);
   }
   rep.plan_seqs = static_cast<double>(rep.plan.size());
+  const bool decode_only = std::all_of(rep.plan.begin(), rep.plan.end(), [&](const std::pair<int, int>& e) {
+    const Request& q = reqs_[static_cast<std::size_t>(e.first)];
+    return q.done >= q.prompt;
+  });
+  if (c_.scheduler.decode_steps > 1 && decode_only && !rep.plan.empty()) {
+    rep.window.clear();
+    for (const auto& e : rep.plan) rep.window.push_back(e.first);
+    rep.window_left = c_.scheduler.decode_steps - 1;
+  }
   return !rep.plan.empty();
 }
 
@@ -259,8 +290,9 @@ void Sim::try_start(Replica& rep, SimTime now) {
       pairs += tok * static_cast<double>(q.done) + tok * (tok + 1.0) / 2;
     }
   }
-  if (c_.scheduler.kind == SchedulerKind::kStatic && rep.plan_seqs > pk + dseq && dseq > 0) {
-    dctx *= rep.plan_seqs / dseq;  // padding rows attend over their own contexts too
+  if (rep.plan_seqs > pk + dseq && dseq > 0) {
+    // Static batches and multi-step windows: padding rows attend over their own contexts too.
+    dctx *= rep.plan_seqs / dseq;
     dseq = rep.plan_seqs;
   }
   if (dseq > 0) dctx /= dseq;

@@ -120,6 +120,8 @@ struct Replica {
   long completed = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
+  std::vector<int> window;  // multi-step scheduling: the decode batch the window's iterations repeat
+  int window_left = 0;      // iterations of it still to run
   double token_ratio = 0;  // token-ratio admission: the running requests' output estimate (model.md §23.4)
   double promised = 0;     // token-ratio admission: tokens the running requests are expected to need
   double busy_s = 0;       // seconds of iterations
@@ -180,6 +182,7 @@ class Sim {
   void preempt(Replica& rep, int r);
   // ---- iterations ----
   void try_start(Replica& rep, SimTime now);
+  bool continue_window(Replica& rep);
   bool form_continuous(Replica& rep);
   bool form_static(Replica& rep);
   bool admit(Replica& rep, int r, double& budget);

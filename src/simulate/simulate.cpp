@@ -156,6 +156,19 @@ void at_service_rate(SimResult& out, const Completions& d) {
   out.rule += "; overloaded, so rates over the span of their completions (the service rate)";
 }
 
+// Every request counted (no warmup left out): rates over the whole run, from the first arrival to the
+// last completion, the duration benchmark harnesses divide by (vLLM's benchmark_serving, SGLang's
+// bench_serving; model.md §23.6), so a run's drain counts as the harness saw it.
+void over_whole_run(SimResult& out, const Completions& d, SimTime first_arrival) {
+  const double span = tick_seconds(d.last - first_arrival);
+  if (d.n < 1 || !(span > 0)) return;
+  out.requests_per_s = static_cast<double>(d.n) / span;
+  out.output_throughput = units::tokens(static_cast<double>(d.out)) / units::seconds(span);
+  out.input_throughput = units::tokens(static_cast<double>(d.in)) / units::seconds(span);
+  if (out.load) out.load->served_requests_per_s = out.requests_per_s;
+  out.rule += "; every request counted, so rates over the whole run, from the first arrival to the last completion";
+}
+
 }  // namespace
 
 SimResult Sim::collect() {
@@ -227,7 +240,13 @@ SimResult Sim::collect() {
     if (c_.workload.arrivals.kind != ArrivalKind::kClosed) {
       out.load =
           load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s, win);
-      if (out.load->overloaded) at_service_rate(out, done);
+      if (c_.warmup_fraction == 0 && a.stages.empty()) {
+        over_whole_run(out, done, first_arrival_);
+      } else if (out.load->overloaded) {
+        at_service_rate(out, done);
+      }
+    } else if (c_.warmup_fraction == 0) {
+      over_whole_run(out, done, first_arrival_);
     }
   }
   out.window = units::seconds(tick_seconds(hi - lo));

@@ -215,6 +215,10 @@ struct Scheduler {
   TokenRatio token_ratio;                          ///< the token-ratio rule's constants
   std::string host_tier;                           ///< spill evicted prefix blocks to this tier of the chip ("" = none)
   double kv_tokens = 0;  ///< the KV pool per replica in tokens, as the engine was told (0: what memory leaves)
+  /// Decode iterations run per scheduling (vLLM V0's --num-scheduler-steps, model.md §23.4): a
+  /// decode-only batch runs this many iterations with no request admitted and finished sequences
+  /// kept as padding; a prefill runs one.
+  int decode_steps = 1;
 };
 
 /// What a serving engine's profile says of its scheduler (model.md §23.4): token budget (8192,

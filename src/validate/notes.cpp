@@ -62,6 +62,7 @@ constexpr Borrowed kServeKeys[] = {
     {"max_num_seqs", "max_seqs"},
     {"max_num_batched_tokens", "max_batched_tokens"},
     {"kv_cache_tokens", "kv_tokens"},
+    {"num_scheduler_steps", "scheduler_steps"},
     {"isl_dist", "isl"},
     {"stages", "stages"},
     {"report_stage", "report_stage"},

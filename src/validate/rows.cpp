@@ -432,6 +432,7 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
   if (serve.contains("max_seqs")) k.max_seqs = serve["max_seqs"].get<double>();
   if (serve.contains("max_batched_tokens")) k.max_batched_tokens = serve["max_batched_tokens"].get<double>();
   if (serve.contains("kv_tokens")) k.kv_tokens = serve["kv_tokens"].get<double>();
+  if (serve.contains("scheduler_steps")) k.decode_steps = static_cast<int>(serve["scheduler_steps"].get<double>());
   if (s.engine != nullptr) scale_caps_to_ranks(k, *s.engine, c.decode.map.dp_attn);
   // chunked_prefill=true|false in the notes; else the benchmark harness's own default: trtllm-bench
   // runs with chunked context on (ExecutorSettingsConfig.chunking = True in tensorrt_llm/bench),
@@ -530,9 +531,11 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     envelope.push_back("simulation refused: " + r.error().what);
     return std::nullopt;
   }
-  envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration", how,
+  envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration{}", how,
                                  k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
-                                 format_number(k.max_batched_tokens), format_number(k.max_seqs)));
+                                 format_number(k.max_batched_tokens), format_number(k.max_seqs),
+                                 k.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", k.decode_steps)
+                                                    : ""));
   if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
   return std::move(r).value();
 }
@@ -567,11 +570,12 @@ std::optional<double> simulate_row(const Measurement& m, const Setup& s, const s
 }
 
 std::optional<double> serving_metric(const SimResult& r, const std::string& metric) {
-  const double span = std::max(1e-12, r.makespan.si());
-  if (metric == "output_tokens_per_s") return static_cast<double>(r.output_tokens) / span;
-  if (metric == "input_tokens_per_s") return static_cast<double>(r.input_tokens) / span;
-  if (metric == "total_tokens_per_s") return static_cast<double>(r.input_tokens + r.output_tokens) / span;
-  if (metric == "requests_per_s") return static_cast<double>(r.completed) / span;
+  // The run's rates: with every request counted, over the whole run as the harness timed it; a
+  // staged run's, over its reported stage (model.md §23.6).
+  if (metric == "output_tokens_per_s") return r.output_throughput.si();
+  if (metric == "input_tokens_per_s") return r.input_throughput.si();
+  if (metric == "total_tokens_per_s") return (r.input_throughput + r.output_throughput).si();
+  if (metric == "requests_per_s") return r.requests_per_s;
   // "<family>[_pNN]_<unit>": the mean, or the NN-th percentile, of a latency in s or ms.
   const std::pair<const char*, const Latency*> families[] = {
       {"ttft", &r.ttft}, {"tpot", &r.tpot}, {"itl", &r.itl}, {"e2e", &r.e2e}};

@@ -259,6 +259,49 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
   EXPECT_EQ(s.priority, Priority::kDecodeFirst);
 }
 
+// vLLM V0's multi-step scheduling (model.md §23.4): a decode batch runs its steps with no request
+// admitted, so a request arriving a step and a half into a window waits out the rest of it (about
+// N - 1.5 decode steps more than with a scheduling every step); and a sequence that ends inside
+// the window stays in the batch as padding until the window ends.
+TEST(Simulate, MultiStepWindowsHoldAdmissionsAndPadFinishedSequences) {
+  SimConfig c = base();
+  c.warmup_fraction = 0;
+  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  const double p = unloaded_prefill(c, 512);
+  const double d = decode_step(c, 1, 513);
+  for (const double t : {0.0, p + 1.5 * d}) {
+    TraceRequest r;
+    r.t_s = t;
+    r.input = 512;
+    r.output = 200;
+    c.workload.trace.requests.push_back(r);
+  }
+  const double every = simulate(c).value().ttft.max.si();
+  c.scheduler.decode_steps = 8;
+  const double windowed = simulate(c).value().ttft.max.si();
+  EXPECT_NEAR(windowed - every, 6 * d, 0.5 * d) << "decode step " << d;
+
+  // Outputs of 3 and 40 tokens, both at t = 0: the first prefills alone, the second beside its
+  // first decode. Every step scheduled: 1 + 2 + 2 sequences, then 38 iterations of 1. In windows of
+  // 16: 1, 2, then a window of 16 at 2 (the short one padding after its last token), then 23 of 1.
+  SimConfig o = base();
+  o.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  for (const int out : {3, 40}) {
+    TraceRequest r;
+    r.input = 256;
+    r.output = out;
+    o.workload.trace.requests.push_back(r);
+  }
+  const SimResult one = simulate(o).value();
+  o.scheduler.decode_steps = 16;
+  const SimResult multi = simulate(o).value();
+  EXPECT_EQ(one.iterations, 41);
+  EXPECT_EQ(multi.iterations, 41);
+  EXPECT_NEAR(one.batch.mean, 43.0 / 41, 1e-9);
+  EXPECT_NEAR(multi.batch.mean, 58.0 / 41, 1e-9);
+  EXPECT_EQ(multi.output_tokens, 43);
+}
+
 // A KV pool the engine was told (model.md §23.4; TurboMind's block count, TensorRT-LLM's token cap)
 // replaces its memory rule's: smaller, the replica holds exactly it; larger than the rule allows
 // but within HBM, it is honoured; past what all of HBM leaves, it stops there.

@@ -139,6 +139,7 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   if (a.has("max_seqs")) s.max_seqs = a.number("max_seqs");
   if (a.has("block_tokens")) s.block_tokens = static_cast<int>(a.number("block_tokens"));
   if (a.has("kv_tokens")) s.kv_tokens = a.number("kv_tokens");
+  s.decode_steps = static_cast<int>(a.number("scheduler_steps"));
   s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
   apply_unchunked_order(s, engine);
@@ -324,10 +325,11 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
     return Error{"--prefill-hw", "", "a prefill pool needs --scheduler disaggregated", ""};
   }
   envelope.push_back(
-      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}{}", engine->name,
+      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}{}{}", engine->name,
                   format_number(s.max_batched_tokens), format_number(s.max_seqs), s.block_tokens,
                   s.chunked_prefill ? "chunked prefill" : "whole prompts", s.prefix_caching ? ", prefix caching" : "",
                   s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first",
+                  s.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", s.decode_steps) : "",
                   in.compute_sustained != 1.0
                       ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)", format_number(in.compute_sustained))
                       : "",
