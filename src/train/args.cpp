@@ -176,9 +176,10 @@ std::vector<ArgSpec> train_arguments() {
        flag("search", "search layouts: the ranked list, the frontier and the rejections"),
        choice("objective", "search: fastest or cheapest run", names_in(kObjectiveNames)),
        choice("stack",
-              "search: the training stack whose constraints narrow it: maxtext (FSDP and tp, no pipeline), "
-              "torchtitan (FSDP2 with tp, pp, cp), llm-foundry (FSDP alone); these three without gradient "
-              "accumulation",
+              "search: the training stack whose constraints narrow it: megatron (tp, pp, cp, ep; 1F1B or "
+              "interleaved; its distributed optimizer under a pipeline, Megatron-FSDP without), maxtext (FSDP and "
+              "tp, no pipeline), torchtitan (FSDP2 with tp, pp, cp), llm-foundry (FSDP alone); the last three "
+              "without gradient accumulation",
               names_in(kStackNames)),
        integer("top", "search: layouts listed", "", 10, 1, 1000),
        flag("range", "p10/p50/p90 over spec ranges and efficiency priors"), ideal(), explain()});

@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <optional>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -42,7 +45,16 @@ std::vector<std::pair<Recompute, unsigned>> recompute_choices(const ModelSpec& m
 
 TrainSearchSpace stack_space(TrainStack stack) {
   TrainSearchSpace x;
-  if (stack == TrainStack::kAny) return x;
+  x.stack = stack;
+  if (stack == TrainStack::kAny) {
+    x.whole_share = true;
+    return x;
+  }
+  if (stack == TrainStack::kMegatron) {
+    x.schedules = {PipeSchedule::k1F1B, PipeSchedule::kInterleaved};
+    x.whole_share = true;
+    return x;
+  }
   x.zero = {3};
   x.accumulate = false;
   x.schedules = {PipeSchedule::k1F1B};
@@ -60,9 +72,27 @@ TrainSearchSpace stack_space(TrainStack stack) {
       x.max_cp = 1;
       break;
     case TrainStack::kAny:
+    case TrainStack::kMegatron:
       break;
   }
   return x;
+}
+
+namespace {
+// Whether a stack's space (its own, unnarrowed) holds the layout.
+bool space_runs(const TrainSearchSpace& x, const TrainLayout& l, double global_batch) {
+  if (x.stack == TrainStack::kAny) return true;
+  const auto has = [](const auto& v, const auto& e) { return std::find(v.begin(), v.end(), e) != v.end(); };
+  if (!has(x.zero, l.zero) || !has(x.schedules, l.schedule)) return false;
+  if ((x.max_tp > 0 && l.tp > x.max_tp) || l.cp > x.max_cp || (x.max_pp > 0 && l.pp > x.max_pp)) return false;
+  if (!x.accumulate && l.micro_batch * d(l.dp) != global_batch) return false;
+  // Megatron-Core shards past the optimizer (Megatron-FSDP) only without a pipeline.
+  return x.stack != TrainStack::kMegatron || l.pp == 1 || l.zero <= 1;
+}
+}  // namespace
+
+bool stack_runs(TrainStack stack, const TrainLayout& l, double global_batch) {
+  return space_runs(stack_space(stack), l, global_batch);
 }
 
 TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
@@ -92,6 +122,10 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
   };
   std::vector<Key> feasible;
+  std::array<std::optional<Key>, std::size(kNamedStacks)> best;  // the fastest each named stack runs
+  std::array<TrainSearchSpace, std::size(kNamedStacks)> named;
+  for (std::size_t i = 0; i < named.size(); ++i) named[i] = stack_space(kNamedStacks[i]);
+  const TrainSearchSpace own = stack_space(space.stack);
   train_internal::SearchCache passes{train_internal::model_totals(m, s.seq_len), {}, {}};
   // Outer loops first, to report progress.
   std::vector<std::tuple<int, int, int>> shapes;  // tp, cp, pp
@@ -114,8 +148,15 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     for (int ep : eps) {
       if ((tp * cp * dp) % ep != 0) continue;
       // Without accumulation a replica's micro-batch is its whole share of the batch.
-      const std::vector<double> whole{s.global_batch / d(dp)};
-      for (double mb : space.accumulate ? space.micro_batches : whole) {
+      std::vector<double> mbs{s.global_batch / d(dp)};
+      if (space.accumulate) {
+        mbs = space.micro_batches;
+        const double share = s.global_batch / d(dp);
+        if (space.whole_share && std::floor(share) == share && std::find(mbs.begin(), mbs.end(), share) == mbs.end()) {
+          mbs.push_back(share);
+        }
+      }
+      for (double mb : mbs) {
         if (mb < 1 || std::floor(mb) != mb || std::fmod(s.global_batch, mb * d(dp)) != 0) {
           rejected[{"global batch not a multiple of micro-batch x dp", "global_batch"}]++;
           continue;
@@ -134,6 +175,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
             for (int z : space.zero) {
               for (const auto& [rc, mods] : recomputes) {
                 TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb, mods};
+                if (!space_runs(own, l, s.global_batch)) continue;
                 ++out.evaluated;
                 TrainResult r = train_internal::evaluate_layout(s, l, false, &passes);
                 if (!r.feasible) {
@@ -144,7 +186,13 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                   rejected[{kind, r.issue}]++;
                   continue;
                 }
-                feasible.push_back({score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l});
+                const Key k{score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l};
+                for (std::size_t i = 0; i < std::size(kNamedStacks); ++i) {
+                  if (space_runs(named[i], l, s.global_batch) && (!best[i] || k.score < best[i]->score)) {
+                    best[i] = k;
+                  }
+                }
+                feasible.push_back(k);
               }
             }
           }
@@ -169,6 +217,11 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
   out.ranked.reserve(kept);
   for (std::size_t i = 0; i < kept; ++i)
     out.ranked.push_back(train_internal::evaluate_layout(s, feasible[i].layout, false, &passes));
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    if (best[i]) {
+      out.per_stack.emplace_back(kNamedStacks[i], train_internal::evaluate_layout(s, best[i]->layout, false, &passes));
+    }
+  }
   for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
   std::stable_sort(out.rejected.begin(), out.rejected.end(),
                    [](const auto& a, const auto& b) { return a.count > b.count; });

@@ -340,6 +340,17 @@ enum class TrainObjective { kTime, kCost };
 inline constexpr NameTable<TrainObjective, 2> kObjectiveNames{
     {{TrainObjective::kTime, "time"}, {TrainObjective::kCost, "cost"}}};
 
+/// A training stack whose known constraints narrow the search (model.md §24.6): what it shards and
+/// how it splits a replica's batch.
+enum class TrainStack { kAny, kMegatron, kMaxText, kTorchTitan, kLlmFoundry };
+inline constexpr NameTable<TrainStack, 5> kStackNames{{{TrainStack::kAny, "any"},
+                                                       {TrainStack::kMegatron, "megatron"},
+                                                       {TrainStack::kMaxText, "maxtext"},
+                                                       {TrainStack::kTorchTitan, "torchtitan"},
+                                                       {TrainStack::kLlmFoundry, "llm-foundry"}}};
+/// The named stacks, in the order a search reports them.
+inline constexpr TrainStack kNamedStacks[] = {TrainStack::kMegatron, TrainStack::kTorchTitan, TrainStack::kMaxText,
+                                              TrainStack::kLlmFoundry};
 /// What the search considers (defaults: everything sensible for the model).
 struct TrainSearchSpace {
   std::vector<int> zero{0, 1, 2, 3};
@@ -356,20 +367,22 @@ struct TrainSearchSpace {
   /// Whether a replica may accumulate gradients over several micro-batches; without, its
   /// micro-batch is its whole share of the global batch (global batch / dp).
   bool accumulate = true;
+  /// Also try each replica's whole share as one micro-batch (with accumulation allowed).
+  bool whole_share = false;
+  TrainStack stack = TrainStack::kAny;  ///< layouts it does not run are left out
 };
 
-/// A training stack whose known constraints narrow the search (model.md §24.6): what it shards and
-/// how it splits a replica's batch.
-enum class TrainStack { kAny, kMaxText, kTorchTitan, kLlmFoundry };
-inline constexpr NameTable<TrainStack, 4> kStackNames{{{TrainStack::kAny, "any"},
-                                                       {TrainStack::kMaxText, "maxtext"},
-                                                       {TrainStack::kTorchTitan, "torchtitan"},
-                                                       {TrainStack::kLlmFoundry, "llm-foundry"}}};
-/// The search space of a stack: MaxText shards with FSDP (ZeRO-3) and tensor parallelism and no
+/// The search space of a stack: Megatron-Core with tp, pp, cp and ep, 1F1B or interleaved, its
+/// distributed optimizer (ZeRO-1) under a pipeline and Megatron-FSDP (ZeRO 0-3) without, and
+/// gradient accumulation; MaxText shards with FSDP (ZeRO-3) and tensor parallelism and no
 /// pipeline, torchtitan with FSDP2 (ZeRO-3) and tp, pp and cp, llm-foundry with PyTorch FSDP
-/// (ZeRO-3) alone; none of the three accumulates gradients in its published runs (a device's
-/// batch is its micro-batch).
+/// (ZeRO-3) alone; none of those three accumulates gradients in its published runs (a device's
+/// batch is its micro-batch). The unconstrained space (`any`) and Megatron's add that whole-batch
+/// micro-batch to their own, so every stack's layouts are in `any`'s.
 TrainSearchSpace stack_space(TrainStack stack);
+/// Whether `stack` runs the layout with this global batch (`any` runs everything): the one rule
+/// the search filters by and a listed layout is labelled with.
+bool stack_runs(TrainStack stack, const TrainLayout& l, double global_batch);
 inline std::string_view name(TrainStack s) {
   return name_in(kStackNames, s);
 }
@@ -393,6 +406,9 @@ struct TrainSearch {
   /// batch must split over.
   std::vector<int> dp_degrees;
   int evaluated = 0;
+  /// The fastest (or cheapest) feasible layout each named stack runs, in kNamedStacks order; a
+  /// stack none of whose layouts fits is absent.
+  std::vector<std::pair<TrainStack, TrainResult>> per_stack;
 };
 
 /// The best layouts of `chips` chips for this run, fastest (or cheapest) first (model.md §24.6).

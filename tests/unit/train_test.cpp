@@ -522,6 +522,38 @@ TEST(Train, StackNarrowsTheSearch) {
   EXPECT_TRUE(free);
 }
 
+// Megatron-Core (model.md §24.6) pipelines with 1F1B or interleaving and shards past the optimizer
+// only without a pipeline; the unconstrained search reports the fastest layout each named stack
+// runs, the same one that stack's own search puts first, and labels nothing a stack does not run.
+TEST(Train, EachStacksFastestLayoutIsReportedByTheOpenSearch) {
+  const ModelSpec m = models().load("llama-3.1-70b").value();
+  const TrainSetup st = setup_for(m, "h100-sxm", 4096, 512);
+  const TrainSearch any = search_training(st, 256, TrainObjective::kTime, stack_space(TrainStack::kAny), 50);
+  ASSERT_EQ(any.per_stack.size(), std::size(kNamedStacks));
+  for (const auto& [stack, best] : any.per_stack) {
+    const TrainSearch own = search_training(st, 256, TrainObjective::kTime, stack_space(stack), 50);
+    ASSERT_FALSE(own.ranked.empty()) << name(stack);
+    EXPECT_DOUBLE_EQ(best.time.step.si(), own.ranked.front().time.step.si()) << name(stack);
+    EXPECT_TRUE(stack_runs(stack, best.layout, st.global_batch)) << name(stack) << " " << best.layout.str();
+    EXPECT_GE(best.time.step.si(), any.ranked.front().time.step.si()) << name(stack);
+    for (const TrainResult& r : own.ranked) EXPECT_TRUE(stack_runs(stack, r.layout, st.global_batch)) << r.layout.str();
+  }
+  TrainLayout l{.tp = 4, .pp = 4, .dp = 16, .zero = 1, .schedule = PipeSchedule::kInterleaved, .chunks = 2};
+  EXPECT_TRUE(stack_runs(TrainStack::kMegatron, l, 512));
+  l.zero = 2;
+  EXPECT_FALSE(stack_runs(TrainStack::kMegatron, l, 512));  // ZeRO-2 under a pipeline
+  l.pp = 1;
+  l.dp = 64;
+  l.schedule = PipeSchedule::k1F1B;
+  EXPECT_TRUE(stack_runs(TrainStack::kMegatron, l, 512));  // Megatron-FSDP without one
+  l.schedule = PipeSchedule::kDualPipe;
+  l.pp = 4;
+  l.dp = 16;
+  l.zero = 1;
+  for (const TrainStack s : kNamedStacks) EXPECT_FALSE(stack_runs(s, l, 512)) << name(s);
+  EXPECT_TRUE(stack_runs(TrainStack::kAny, l, 512));
+}
+
 // Context parallelism splits the keys a fused attention call sweeps (model.md §24.3): each ring
 // step's kernel runs over seq / cp keys, at the fused kernel's lower rate for shorter sweeps, so
 // attention's core per token costs more at cp 4 than at cp 1 on the same chips' share.

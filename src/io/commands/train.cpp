@@ -220,8 +220,17 @@ Analysis result_analysis(const TrainSetup& s, const TrainResult& r, int chips) {
 // The layouts as a table; with a band (model.md §24.6), each says whether its step lies within
 // the published band's width (p90 / p10 of measured over predicted) of the fastest's, where the
 // model cannot rank it behind.
+// The named stacks that run a layout (model.md §24.6), joined by '+', or "none named".
+std::string stacks_running(const TrainLayout& l, double global_batch) {
+  std::string out;
+  for (const TrainStack st : kNamedStacks) {
+    if (stack_runs(st, l, global_batch)) out += (out.empty() ? "" : "+") + std::string(name(st));
+  }
+  return out.empty() ? "none named" : out;
+}
+
 Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, const std::string& title,
-                    const ValidatedBand* band) {
+                    const ValidatedBand* band, double global_batch) {
   std::vector<Column> cols{{"layout", "", "layout"},
                            {"step_s", "s", "step"},
                            {"mfu", "", "MFU"},
@@ -230,12 +239,32 @@ Table layouts_table(const std::string& key, const std::vector<TrainResult>& rs, 
                            {"days", "", "days"},
                            {"usd", "$", "$"}};
   if (band != nullptr) cols.push_back({"within_band", "", "within band"});
+  cols.push_back({"stacks", "", "stacks"});
   Table t{key, std::move(cols), {}, title};
   const double best = rs.empty() ? 0.0 : rs.front().time.step.si();
   for (const auto& r : rs) {
     t.rows.push_back({r.layout.str(), r.time.step.si(), r.mfu, r.memory.total().si(),
                       (r.memory.capacity - r.memory.total()).si(), r.run.wall.si() / 86400.0, r.run.usd.si()});
     if (band != nullptr) t.rows.back().push_back(Cell(band->within(r.time.step.si(), best) ? "yes" : "no"));
+    t.rows.back().push_back(Cell(stacks_running(r.layout, global_batch)));
+  }
+  return t;
+}
+
+// The fastest (or cheapest) layout each named stack runs, against the search's best (model.md §24.6).
+Table per_stack_table(const TrainSearch& found) {
+  Table t{"per_stack",
+          {{"stack", "", "stack"},
+           {"layout", "", "layout"},
+           {"step_s", "s", "step"},
+           {"mfu", "", "MFU"},
+           {"vs_best", "", "x the best's step"}},
+          {},
+          "the fastest layout each stack runs"};
+  const double best = found.ranked.empty() ? 0.0 : found.ranked.front().time.step.si();
+  for (const auto& [stack, r] : found.per_stack) {
+    t.rows.push_back({Cell(std::string(name(stack))), Cell(r.layout.str()), r.time.step.si(), r.mfu,
+                      best > 0 ? r.time.step.si() / best : 0.0});
   }
   return t;
 }
@@ -317,7 +346,7 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   if (!r.feasible) an.set_infeasible(r.reason);
   if (search) {
     const ValidatedBand* band = s.eff.ideal() ? nullptr : &validated_band(*t.model);
-    an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts", band));
+    an.tables.push_back(layouts_table("ranked", found.ranked, "fastest layouts", band, s.global_batch));
     if (band != nullptr) {
       const double best = found.ranked.front().time.step.si();
       const auto close = std::count_if(found.ranked.begin(), found.ranked.end(),
@@ -327,7 +356,15 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
           "predicted on the published {} rows): the model does not rank them apart",
           close, found.ranked.size(), band->width(), t.model->is_moe() ? "MoE" : "dense"));
     }
-    an.tables.push_back(layouts_table("frontier", found.frontier, "step time against memory headroom", band));
+    an.tables.push_back(
+        layouts_table("frontier", found.frontier, "step time against memory headroom", band, s.global_batch));
+    if (!found.per_stack.empty()) an.tables.push_back(per_stack_table(found));
+    if (!found.ranked.empty() && stacks_running(found.ranked.front().layout, s.global_batch) == "none named") {
+      an.note(
+          "the fastest layout runs on none of the named stacks (megatron, torchtitan, maxtext, llm-foundry: its "
+          "schedule or sharding is none of theirs, e.g. DualPipe, or ZeRO-2/3 under a pipeline outside torchtitan); "
+          "the fastest each stack runs is in the per-stack table, --stack NAME searches one");
+    }
     Table rej{"rejected", {{"reason", "", "reason"}, {"count", "", "layouts"}}, {}, "rejected layouts"};
     for (const auto& x : found.rejected) rej.rows.push_back({x.reason, static_cast<double>(x.count)});
     an.tables.push_back(std::move(rej));
