@@ -122,10 +122,10 @@ struct Replica {
   bool static_active = false;
   std::vector<int> window;  // multi-step scheduling: the decode batch the window's iterations repeat
   int window_left = 0;      // iterations of it still to run
-  double token_ratio = 0;  // token-ratio admission: the running requests' output estimate (model.md §23.4)
-  double promised = 0;     // token-ratio admission: tokens the running requests are expected to need
-  double busy_s = 0;       // seconds of iterations
-  double joules = 0;       // facility energy of its iterations (model.md §25.6)
+  double token_ratio = 0;   // token-ratio admission: the running requests' output estimate (model.md §23.4)
+  double promised = 0;      // token-ratio admission: tokens the running requests are expected to need
+  double busy_s = 0;        // seconds of iterations
+  double joules = 0;        // facility energy of its iterations (model.md §25.6)
 };
 
 struct ArrivalEv {

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
-#include <optional>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "internal.hpp"

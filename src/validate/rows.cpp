@@ -531,11 +531,11 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     envelope.push_back("simulation refused: " + r.error().what);
     return std::nullopt;
   }
-  envelope.push_back(fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration{}", how,
-                                 k.chunked_prefill ? "chunked-prefill" : "whole-prompt",
-                                 format_number(k.max_batched_tokens), format_number(k.max_seqs),
-                                 k.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", k.decode_steps)
-                                                    : ""));
+  envelope.push_back(
+      fmt::format("simulated ({}): {} scheduler, {} tokens and {} sequences per iteration{}", how,
+                  k.chunked_prefill ? "chunked-prefill" : "whole-prompt", format_number(k.max_batched_tokens),
+                  format_number(k.max_seqs),
+                  k.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", k.decode_steps) : ""));
   if (r->preemptions > 0) envelope.push_back(fmt::format("{} preemptions", r->preemptions));
   return std::move(r).value();
 }
