@@ -16,7 +16,7 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   TRY(batching, rd.table(root, "", "batching", true));
   TRY_STATUS(rd.only_keys(*batching, "batching",
                           {"max_seqs", "max_batched_tokens", "chunked_prefill", "kv_block_tokens", "prefix_caching",
-                           "schedule", "unchunked_schedule", "kv_admission", "caps_per"}));
+                           "schedule", "unchunked_schedule", "unchunked_budget", "kv_admission", "caps_per"}));
   TRY(seqs, rd.number(*batching, "batching", "max_seqs", true, 1, 1e8));
   TRY(tokens, rd.number(*batching, "batching", "max_batched_tokens", true, 1, 1e8));
   e.max_seqs = *seqs;
@@ -45,6 +45,12 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   e.prefill_first = schedule.value_or(false);
   TRY(unchunked, order("unchunked_schedule"));
   e.unchunked_prefill_first = unchunked;
+  TRY(budget, rd.str(*batching, "batching", "unchunked_budget", false));
+  if (!budget.empty() && budget != "context") {
+    return Error{origin, "batching.unchunked_budget", "unknown budget '" + budget + "'",
+                 "context (max(the model's context, 2048) tokens when prefills are not chunked)"};
+  }
+  e.unchunked_budget_context = budget == "context";
   TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
   if (!admission.empty()) {
     const auto rule = value_in(kKvAdmissionNames, admission);

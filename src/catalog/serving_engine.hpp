@@ -81,6 +81,9 @@ struct ServingEngine {
   /// The order when prefills are not chunked, where the engine changes it then (vLLM V0: prefills
   /// first without chunking, decodes first with it); absent: `prefill_first` either way.
   std::optional<bool> unchunked_prefill_first;
+  /// Without chunking the token budget is max(the model's context, 2048) unless one is told (vLLM
+  /// V0's SchedulerConfig: whole prompts need a budget that holds the longest).
+  bool unchunked_budget_context = false;
   KvAdmission admission = KvAdmission::kOnDemand;
   /// The sequence and token caps bind each attention data-parallel rank (its own scheduler: vLLM's
   /// DP ranks, TensorRT-LLM's attention DP), not the instance (SGLang divides them over its ranks).

@@ -29,10 +29,11 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
 }
 
-void apply_unchunked_order(Scheduler& s, const ServingEngine& e) {
-  if (!s.chunked_prefill && e.unchunked_prefill_first) {
+void apply_unchunked(Scheduler& s, const ServingEngine& e, double context, bool budget_told) {
+  if (s.chunked_prefill) return;
+  if (e.unchunked_prefill_first)
     s.priority = *e.unchunked_prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
-  }
+  if (e.unchunked_budget_context && !budget_told) s.max_batched_tokens = std::max(context, 2048.0);
 }
 
 void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn) {

@@ -226,9 +226,10 @@ struct Scheduler {
 /// chunked prefill, prefix caching, admission rule and order. The kind, preemption and host tier
 /// are left as they are.
 void apply_engine(Scheduler& s, const ServingEngine& e);
-/// The order the engine takes when prefills are not chunked (vLLM V0: prefills first), once
-/// `s.chunked_prefill` is settled; an engine that keeps one order leaves it.
-void apply_unchunked_order(Scheduler& s, const ServingEngine& e);
+/// What the engine does when prefills are not chunked, once `s.chunked_prefill` is settled: its
+/// order (vLLM V0: prefills first; an engine that keeps one order leaves it) and, unless a budget
+/// was told, its token budget (vLLM V0: max(context, 2048), `context` the model's).
+void apply_unchunked(Scheduler& s, const ServingEngine& e, double context, bool budget_told);
 /// The caps of an engine whose caps bind each attention data-parallel rank, over the replica's
 /// `dp_attn` ranks (model.md §23.4): sequences and tokens per iteration times dp_attn.
 void scale_caps_to_ranks(Scheduler& s, const ServingEngine& e, int dp_attn);

@@ -443,7 +443,10 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     k.chunked_prefill = true;
     envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
   }
-  if (s.engine != nullptr) apply_unchunked_order(k, *s.engine);
+  if (s.engine != nullptr) {
+    apply_unchunked(k, *s.engine, static_cast<double>(c.decode.model->max_context),
+                    serve.contains("max_batched_tokens"));
+  }
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));

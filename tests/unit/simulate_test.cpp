@@ -247,16 +247,28 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
   const ServingEngine& v0 = *find_engine(engines, "vllm-v0");
   Scheduler s;
   apply_engine(s, v0);
-  apply_unchunked_order(s, v0);
+  apply_unchunked(s, v0, 131072, false);
   EXPECT_EQ(s.priority, Priority::kDecodeFirst);
+  EXPECT_EQ(s.max_batched_tokens, 512);  // chunked: the profile's budget
   s.chunked_prefill = false;
-  apply_unchunked_order(s, v0);
+  apply_unchunked(s, v0, 131072, false);
   EXPECT_EQ(s.priority, Priority::kPrefillFirst);
+  // Whole prompts: V0's budget is max(max_model_len, 2048), unless one was told.
+  EXPECT_EQ(s.max_batched_tokens, 131072);
+  apply_engine(s, v0);
+  s.chunked_prefill = false;
+  apply_unchunked(s, v0, 1024, false);
+  EXPECT_EQ(s.max_batched_tokens, 2048);
+  s.max_batched_tokens = 4000;
+  apply_unchunked(s, v0, 131072, true);
+  EXPECT_EQ(s.max_batched_tokens, 4000);
   const ServingEngine& v1 = *find_engine(engines, "vllm");
   apply_engine(s, v1);
   s.chunked_prefill = false;
-  apply_unchunked_order(s, v1);
+  const double budget = s.max_batched_tokens;
+  apply_unchunked(s, v1, 131072, false);
   EXPECT_EQ(s.priority, Priority::kDecodeFirst);
+  EXPECT_EQ(s.max_batched_tokens, budget);
 }
 
 // vLLM V0's multi-step scheduling (model.md §23.4): a decode batch runs its steps with no request

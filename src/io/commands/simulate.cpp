@@ -142,7 +142,7 @@ void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
   s.decode_steps = static_cast<int>(a.number("scheduler_steps"));
   s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
   s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
-  apply_unchunked_order(s, engine);
+  apply_unchunked(s, engine, static_cast<double>(c.decode.model->max_context), a.has("max_batched_tokens"));
   const std::string prio = a.text("priority");
   // The table checked each choice: every name here is one of the enum's.
   if (prio != "engine") s.priority = value_in(kPriorityNames, prio).value_or(Priority::kDecodeFirst);
