@@ -182,6 +182,52 @@ Status read_compute_memory(const TomlReader& rd, Hardware& h) {
   return {};
 }
 
+// [scale_out.measured]: a cluster's collective bus bandwidths by node count, each list as long as
+// `nodes` (ascending whole numbers), at least one collective given.
+Status read_measured_collectives(const TomlReader& rd, const toml::table& out, Hardware& h) {
+  TRY(t, rd.table(out, "scale_out", "measured"));
+  if (t == nullptr) return {};
+  const std::string path = "scale_out.measured";
+  TRY_STATUS(rd.only_keys(*t, path, {"nodes", "all_reduce", "all_gather", "reduce_scatter", "message", "source"}));
+  MeasuredCollectives m;
+  TRY(nodes, rd.numbers(*t, path, "nodes", 1, 1e6));
+  if (nodes.empty() || !std::is_sorted(nodes.begin(), nodes.end()) ||
+      std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end() ||
+      std::any_of(nodes.begin(), nodes.end(), [](double n) { return n != std::floor(n); })) {
+    return Error{rd.origin(), path + ".nodes", "expected ascending whole node counts", "nodes = [1, 2, 4, 8]"};
+  }
+  m.nodes = nodes;
+  auto list = [&](const char* key, std::vector<BytesPerSecond>& into) -> Status {
+    const toml::node* n = t->get(key);
+    if (n == nullptr) return {};
+    const toml::array* arr = n->as_array();
+    if (arr == nullptr || arr->size() != m.nodes.size()) {
+      return Error{rd.origin(), path + "." + key, "expected one bandwidth per node count",
+                   std::to_string(m.nodes.size()) + " strings such as \"99.6 GB/s\""};
+    }
+    for (const auto& e : *arr) {
+      const auto s = e.value<std::string>();
+      if (!s) return Error{rd.origin(), path + "." + key, "expected strings with units", "\"99.6 GB/s\""};
+      auto q = parse_quantity<BytesPerSecond>(*s);
+      if (!q || !(q->si() > 0)) return Error{rd.origin(), path + "." + key, "bad bandwidth '" + *s + "'", "\"99.6 GB/s\""};
+      into.push_back(*q);
+    }
+    return {};
+  };
+  TRY_STATUS(list("all_reduce", m.all_reduce));
+  TRY_STATUS(list("all_gather", m.all_gather));
+  TRY_STATUS(list("reduce_scatter", m.reduce_scatter));
+  if (m.all_reduce.empty() && m.all_gather.empty() && m.reduce_scatter.empty()) {
+    return Error{rd.origin(), path, "no collective measured", "all_reduce, all_gather or reduce_scatter"};
+  }
+  TRY(msg, rd.quantity<Bytes>(*t, path, "message", true));
+  m.message = *msg;
+  TRY(src, rd.str(*t, path, "source", true));
+  m.source = src;
+  h.scale_out_measured = std::move(m);
+  return {};
+}
+
 // [scale_up] and [scale_out]: the domain, its topology and both links.
 Status read_fabric(const TomlReader& rd, Hardware& h) {
   const toml::table& root = rd.root();
@@ -224,7 +270,8 @@ Status read_fabric(const TomlReader& rd, Hardware& h) {
   }
   TRY(out, rd.table(root, "", "scale_out"));
   if (out != nullptr) {
-    TRY_STATUS(rd.only_keys(*out, "scale_out", {"bandwidth", "latency"}));
+    TRY_STATUS(rd.only_keys(*out, "scale_out", {"bandwidth", "latency", "measured"}));
+    TRY_STATUS(read_measured_collectives(rd, *out, h));
     TRY(bw, rd.quantity<BytesPerSecond>(*out, "scale_out", "bandwidth", true));
     h.scale_out.bandwidth = *bw;
     TRY(lat, rd.quantity<Seconds>(*out, "scale_out", "latency", false));

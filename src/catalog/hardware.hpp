@@ -43,6 +43,16 @@ struct Link {
   Seconds latency{};
 };
 
+/// A cluster's measured collective bus bandwidths across nodes (nccl-tests' busbw: bytes on the
+/// wire per rank over time) at one message size, by node count (model.md §15.4): what its scale-out
+/// fabric delivers at scale, which the alpha-beta model of one link does not see.
+struct MeasuredCollectives {
+  std::vector<double> nodes;  ///< ascending
+  std::vector<BytesPerSecond> all_reduce, all_gather, reduce_scatter;  ///< one per node count, or empty
+  Bytes message{};
+  std::string source;
+};
+
 /// A storage tier below HBM (host DDR, flash, disk), per chip share.
 struct HostTier {
   std::string name;
@@ -80,6 +90,7 @@ struct Hardware {
   Topology topology = Topology::kSwitch;
   Link scale_up;
   Link scale_out;
+  std::optional<MeasuredCollectives> scale_out_measured;  ///< [scale_out.measured]
   std::vector<HostTier> host_tiers;
   Watts tdp{};
   Ranged<DollarsPerSecond> price;

@@ -121,6 +121,28 @@ Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, con
   return in + across;
 }
 
+std::optional<Seconds> measured_collective_time(Collective c, int n, Bytes bytes, const Hardware& hw, int domain) {
+  const int d = std::max(1, domain);
+  if (!hw.scale_out_measured || n <= d) return std::nullopt;
+  const MeasuredCollectives& m = *hw.scale_out_measured;
+  const std::vector<BytesPerSecond>* bw = c == Collective::kAllReduce       ? &m.all_reduce
+                                          : c == Collective::kAllGather     ? &m.all_gather
+                                          : c == Collective::kReduceScatter ? &m.reduce_scatter
+                                                                            : nullptr;
+  if (bw == nullptr || bw->empty()) return std::nullopt;
+  const double nodes = std::ceil(static_cast<double>(n) / d);
+  double busbw = bw->front().si();
+  if (nodes >= m.nodes.back()) {
+    busbw = bw->back().si();
+  } else if (nodes > m.nodes.front()) {
+    const auto hi = static_cast<std::size_t>(std::upper_bound(m.nodes.begin(), m.nodes.end(), nodes) - m.nodes.begin());
+    const std::size_t lo = hi - 1;
+    const double f = std::log(nodes / m.nodes[lo]) / std::log(m.nodes[hi] / m.nodes[lo]);
+    busbw = std::exp(std::log((*bw)[lo].si()) + f * std::log((*bw)[hi].si() / (*bw)[lo].si()));
+  }
+  return units::seconds(bytes_on_wire(c, Algorithm::kRing, n, bytes.si()) / busbw);
+}
+
 Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain) {
   Seconds best = group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, domain);
   best = min(best, group_collective_time(Collective::kAllReduce, Algorithm::kTree, n, bytes, hw, domain));

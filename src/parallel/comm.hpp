@@ -8,6 +8,7 @@
 //   Seconds t = collective_time(Collective::kAllReduce, Algorithm::kRing, 8, units::mb(16), nvlink);
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "catalog/hardware.hpp"
@@ -42,6 +43,11 @@ Link scale_up_link(const Hardware& hw, Collective c, Algorithm a, int n);
 Seconds group_collective_time(Collective c, Algorithm a, int n, Bytes bytes, const Hardware& hw, int domain);
 /// The cheapest of ring, tree and direct all-reduce for `bytes` per chip on `n` chips (model.md §15):
 /// what a tensor-parallel all-reduce costs, before the comm efficiency.
+/// A ring all-reduce, all-gather or reduce-scatter over n chips spanning scale-up domains, at the
+/// bus bandwidth the chip's cluster measured at that many nodes (`domain` chips each; log-linear
+/// between node counts, held past the ends): bytes on the wire over it (model.md §15.4). nullopt
+/// where nothing was measured for it, or n fits one domain.
+std::optional<Seconds> measured_collective_time(Collective c, int n, Bytes bytes, const Hardware& hw, int domain);
 Seconds best_all_reduce(int n, Bytes bytes, const Hardware& hw, int domain);
 
 /// An expert-parallel dispatch or combine (model.md §16.4), before the comm efficiency: each of a

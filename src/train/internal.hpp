@@ -199,11 +199,18 @@ inline double in_flight(PipeSchedule s, int p, double m, int chunks) {
 
 // ---- model.md §24.3: kernels ----
 
-// All-reduce-equivalent time (an all-gather plus a reduce-scatter) of S bytes per chip over n
-// chips, `domain` of them per scale-up domain, at the collective efficiency.
-inline Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Efficiency& eff) {
+// A ring collective of S bytes per chip over n chips, `domain` of them per scale-up domain, at the
+// collective efficiency; across domains on a chip whose cluster measured its collectives, never
+// faster than the measured bus bandwidth at that many nodes gives (model.md §15.4).
+inline Seconds ring_collective(Collective c, int n, Bytes bytes, const Hardware& hw, int domain, const Efficiency& eff) {
   if (n <= 1) return Seconds{};
-  return group_collective_time(Collective::kAllReduce, Algorithm::kRing, n, bytes, hw, std::max(1, domain)) / eff.comm;
+  const int dom = std::max(1, domain);
+  const Seconds modelled = group_collective_time(c, Algorithm::kRing, n, bytes, hw, dom) / eff.comm;
+  const std::optional<Seconds> measured = measured_collective_time(c, n, bytes, hw, dom);
+  return measured ? max(modelled, *measured) : modelled;
+}
+inline Seconds all_reduce(int n, Bytes bytes, const Hardware& hw, int domain, const Efficiency& eff) {
+  return ring_collective(Collective::kAllReduce, n, bytes, hw, domain, eff);
 }
 
 // MLA's up projections among the step model's GEMMs (model.md §24.2): the query's and the

@@ -241,10 +241,13 @@ void LayoutEval::data_parallel() {
   // halves), over the dense and the expert replicas; ZeRO-3 gathers per micro-batch.
   const int dp_domain = std::max(1, domain / (l.tp * l.cp));
   const int ep_domain = std::max(1, domain / (l.ep * etp));
-  const double sync_bytes = l.zero == 0 ? gb : (gb + kWeightBytes) / 2.0;
+  // ZeRO-1 and up: a reduce-scatter of the gradients and an all-gather of the weights, which on
+  // one ring cost what an all-reduce of their mean does; a measured cluster times each apart.
   auto grad_sync = [&](double params, double replicas, int dom) {
     const int n = static_cast<int>(std::lround(replicas));
-    return all_reduce(n, units::bytes(params * sync_bytes), hw, dom, s.eff);
+    if (l.zero == 0) return all_reduce(n, units::bytes(params * gb), hw, dom, s.eff);
+    return ring_collective(Collective::kReduceScatter, n, units::bytes(params * gb), hw, dom, s.eff) +
+           ring_collective(Collective::kAllGather, n, units::bytes(params * kWeightBytes), hw, dom, s.eff);
   };
   dp_total = grad_sync(dense_params, dense_replicas, dp_domain) + grad_sync(expert_params, expert_replicas, ep_domain);
   if (l.zero == 3) dp_total = dp_total * (1.0 + micro);  // the forward's and backward's gathers, every micro-batch

@@ -73,6 +73,25 @@ TEST(Hardware, ChipsPerNodeLieWithinTheDomain) {
   EXPECT_EQ(r.error().field, "scale_up.chips_per_node") << r.error().message();
 }
 
+TEST(Hardware, MeasuredCollectivesAreCheckedField) {
+  const std::string efa = read(std::string(LLMECON_TEST_DATA) + "/../../data/hardware/h100-sxm-efa.toml");
+  std::string bad = efa;
+  bad.replace(bad.find("nodes = [1, 2, 4,"), 17, "nodes = [1, 4, 2,");
+  auto r = parse_hardware_toml(bad, "efa.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "scale_out.measured.nodes") << r.error().message();
+  bad = efa;
+  bad.replace(bad.find("\"32.9 GB/s\""), 11, "");
+  r = parse_hardware_toml(bad, "efa.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "scale_out.measured.all_reduce") << r.error().message();
+  bad = efa;
+  bad.replace(bad.find("\"32.9 GB/s\""), 11, "\"32.9 GB\"");
+  r = parse_hardware_toml(bad, "efa.toml");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "scale_out.measured.all_reduce") << r.error().message();
+}
+
 TEST(Hardware, RangesRecordDisagreement) {
   auto cat = HardwareCatalog::builtin();
   const Hardware* rubin = cat->find("rubin");

@@ -94,6 +94,31 @@ TEST(Collectives, ExpertAllToAllAgainstMeasuredHybridEp) {
   EXPECT_DOUBLE_EQ(expert_all_to_all(1, 8, 8, 0, 4096, 2048, h100).si(), 0.0);
 }
 
+// A cluster's measured bus bandwidths (model.md §15.4): across nodes a collective moves its bytes
+// on the wire at the busbw measured at its node count (log-linear between counts, held past the
+// ends); inside one node, or for a collective nobody measured, there is no measured time.
+TEST(Collectives, MeasuredBusBandwidthAcrossNodes) {
+  const Hardware& efa = *hw().find("h100-sxm-efa");
+  ASSERT_TRUE(efa.scale_out_measured);
+  const MeasuredCollectives& m = *efa.scale_out_measured;
+  const Bytes S = units::bytes(1e9);
+  EXPECT_FALSE(measured_collective_time(Collective::kAllReduce, 8, S, efa, 8));
+  EXPECT_FALSE(measured_collective_time(Collective::kAllToAll, 64, S, efa, 8));
+  EXPECT_FALSE(measured_collective_time(Collective::kAllReduce, 64, S, *hw().find("h100-sxm"), 8));
+  // 8 nodes: exactly the 8-node point.
+  const double ar8 = measured_collective_time(Collective::kAllReduce, 64, S, efa, 8)->si();
+  EXPECT_NEAR(ar8, 2.0 * 63 / 64 * 1e9 / m.all_reduce[3].si(), 1e-12);
+  const double ag8 = measured_collective_time(Collective::kAllGather, 64, S, efa, 8)->si();
+  EXPECT_NEAR(ag8, 63.0 / 64 * 1e9 / m.all_gather[3].si(), 1e-12);
+  // 12 nodes: the geometric interpolation between 8 and 16.
+  const double bw12 = 1e9 * 2.0 * 95 / 96 / measured_collective_time(Collective::kAllReduce, 96, S, efa, 8)->si();
+  const double f = std::log(12.0 / 8) / std::log(2.0);
+  EXPECT_NEAR(bw12, std::exp((1 - f) * std::log(m.all_reduce[3].si()) + f * std::log(m.all_reduce[4].si())), 1.0);
+  // Past 64 nodes: held at the last point.
+  const double ar128 = measured_collective_time(Collective::kAllReduce, 1024, S, efa, 8)->si();
+  EXPECT_NEAR(ar128, 2.0 * 1023 / 1024 * 1e9 / m.all_reduce.back().si(), 1e-12);
+}
+
 TEST(Collectives, TopologyShapesTheScaleUpLink) {
   const Hardware& h100 = *hw().find("h100-sxm");  // switch
   const Hardware& mi = *hw().find("mi300x");      // full mesh of 8

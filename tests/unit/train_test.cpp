@@ -522,6 +522,30 @@ TEST(Train, StackNarrowsTheSearch) {
   EXPECT_TRUE(free);
 }
 
+// On a cluster that measured its collectives (model.md §15.4), data parallelism across nodes costs
+// what the measured bus bandwidth gives: ZeRO-1's reduce-scatter of the gradients at the measured
+// reduce-scatter busbw and its gather of the weights at the all-gather's; inside one node the
+// measured cluster and the plain chip agree.
+TEST(Train, DataParallelismAcrossNodesRunsAtTheMeasuredBusBandwidth) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  const TrainLayout l{.tp = 1, .pp = 1, .dp = 512, .zero = 1, .recompute = Recompute::kSelective};
+  const TrainSetup plain = setup_for(m, "h100-sxm", 4096, 1024);
+  const TrainSetup efa = setup_for(m, "h100-sxm-efa", 4096, 1024);
+  const TrainResult a = evaluate_training(plain, l, false);
+  const TrainResult b = evaluate_training(efa, l, false);
+  ASSERT_TRUE(a.feasible && b.feasible) << a.reason << b.reason;
+  const MeasuredCollectives& mc = *efa.hw->scale_out_measured;
+  const double params = m.params_total();
+  const double want = 511.0 / 512 * params * 2.0 / mc.reduce_scatter.back().si() +
+                      511.0 / 512 * params * 2.0 / mc.all_gather.back().si();  // bf16 gradients and weights
+  EXPECT_NEAR(b.time.dp_comm_total.si(), want, 0.02 * want);
+  EXPECT_GT(b.time.dp_comm_total.si(), 3 * a.time.dp_comm_total.si());
+  const TrainLayout node{.tp = 1, .pp = 1, .dp = 8, .zero = 1, .recompute = Recompute::kSelective};
+  const TrainSetup small_plain = setup_for(m, "h100-sxm", 4096, 16), small_efa = setup_for(m, "h100-sxm-efa", 4096, 16);
+  EXPECT_DOUBLE_EQ(evaluate_training(small_plain, node, false).time.dp_comm_total.si(),
+                   evaluate_training(small_efa, node, false).time.dp_comm_total.si());
+}
+
 // Megatron-Core (model.md §24.6) pipelines with 1F1B or interleaving and shards past the optimizer
 // only without a pipeline; the unconstrained search reports the fastest layout each named stack
 // runs, the same one that stack's own search puts first, and labels nothing a stack does not run.
