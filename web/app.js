@@ -2,7 +2,7 @@
 // charts.js, the same builders `llmecon <command> --plot FILE.html` uses. What it asks is built
 // from the server's own command table (GET /api/): the argument names, choices, defaults and
 // limits; what it shows is the API's JSON, its CSV and its derivation lines ("explain").
-/* global llmeconCharts */
+/* global llmeconCharts, llmeconWorkbench */
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
@@ -704,7 +704,7 @@
     for (const k of URL_KEYS) if ($(k).value) q.set(k, $(k).value);
     q.set("batch", String(batch()));
     q.set("context", String(context()));
-    history.replaceState(null, "", "?" + q.toString());
+    history.replaceState(null, "", "?" + q.toString() + location.hash); // the hash is the workbench's
   }
 
   // ---- downloads ----------------------------------------------------------------------------
@@ -758,6 +758,7 @@
       state.schema = Object.fromEntries(schema.commands.map((c) => [c.name, Object.assign({}, c, { args: Object.fromEntries(c.args.map((a) => [a.key, a])) })]));
       for (const c of CONTROLS) setupControl(c, { model: models, hardware: hw });
       restoreFromUrl();
+      llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, api);
     } catch (err) {
       showError(err);
       return;

@@ -798,6 +798,49 @@ try {
     await plot.close();
   });
 
+  await check("workbench: every command from the table, its text = the API's, the address reopens it", async () => {
+    assert.deepEqual(await page.$$eval("#wb-command option", (os) => os.map((o) => o.value)), Object.keys(schema));
+    await page.evaluate(() => {
+      document.getElementById("workbench").open = true;
+    });
+    await page.selectOption("#wb-command", "plan");
+    assert.deepEqual(await page.$$eval("#wb-form [data-key]", (es) => es.map((e) => e.dataset.key)), Object.keys(schema.plan));
+    // Limits and units from the table: --threads takes 1..64.
+    assert.equal(await page.getAttribute("#wb-arg-threads", "max"), String(schema.plan.threads.max));
+    await page.selectOption("#wb-arg-model", "llama-3.1-8b");
+    await page.selectOption("#wb-arg-hw", "h100-sxm");
+    await page.selectOption("#wb-arg-emit", "vllm");
+    const runs = async () => +(await page.evaluate(() => document.body.dataset.workbenchRuns || 0));
+    let before = await runs();
+    await page.click("#wb-run");
+    await page.waitForFunction((k) => +(document.body.dataset.workbenchRuns || 0) > k, before, { timeout: 60000 });
+    const want = await (await fetch(`${base}/api/plan`, { method: "POST", body: JSON.stringify({ model: "llama-3.1-8b", hw: "h100-sxm", emit: "vllm", format: "text" }) })).text();
+    assert.equal(await page.textContent("#wb-output"), want);
+    assert.ok(want.includes("vllm serve"), "the launch command is in the answer");
+    const url = page.url();
+    assert.ok(url.endsWith("#wb=plan&model=llama-3.1-8b&hw=h100-sxm&emit=vllm"), url);
+    const again = await browser.newPage();
+    const againErrors = [];
+    again.on("pageerror", (e) => againErrors.push(e.message));
+    await again.goto(url);
+    await again.waitForFunction(() => +(document.body.dataset.workbenchRuns || 0) >= 1, null, { timeout: 60000 });
+    assert.equal(await again.textContent("#wb-output"), want, "the shared address reruns the same question");
+    assert.equal(await again.inputValue("#wb-arg-emit"), "vllm");
+    assert.deepEqual(againErrors, []);
+    await again.close();
+    // A refused input: the API's message beside the field it names.
+    await page.selectOption("#wb-command", "roofline");
+    await page.fill("#wb-arg-batch", "0");
+    before = await runs();
+    await page.click("#wb-run");
+    await page.waitForFunction((k) => +(document.body.dataset.workbenchRuns || 0) > k, before, { timeout: 60000 });
+    const refused = await api("roofline", { batch: 0 });
+    assert.equal(refused.status, 400);
+    assert.equal(await page.textContent("#wb-err-batch"), refused.body.error);
+    assert.ok(await page.$eval("#wb-arg-batch", (e) => e.classList.contains("invalid")));
+    assert.equal(await page.textContent("#wb-output"), "");
+  });
+
   assert.deepEqual(pageErrors, [], "no script errors");
   assert.deepEqual(offsite, [], "no request leaves the server (no CDN)");
   mkdirSync(outDir, { recursive: true });

@@ -1,0 +1,220 @@
+// The workbench: every command of the server's command table (GET /api/) as a form, generated
+// from its arguments (names, types, units, limits, choices, defaults, help), so an argument the
+// engine gains appears here with no page code. Its answer is the CLI's own text (format "text"),
+// with a copy button for launch commands (plan --emit) and a JSON download; the command and every
+// argument set live in the address (#wb=plan&rate=20), so a view can be shared and reopened.
+/* exported llmeconWorkbench */
+const llmeconWorkbench = (function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, last: null };
+
+  // One input per argument, by type: pickers for models, chips and choices, a box for flags,
+  // number fields with the argument's limits, text for strings and lists.
+  function inputFor(arg) {
+    let el;
+    const choices = arg.type === "model" ? state.lists.model : arg.type === "hardware" ? state.lists.hardware : arg.choices;
+    if (arg.type === "boolean") {
+      el = document.createElement("input");
+      el.type = "checkbox";
+      el.checked = arg.default === true;
+    } else if (Array.isArray(choices) && !arg.type.endsWith("_list")) {
+      el = document.createElement("select");
+      if (arg.default === null) el.add(new Option(arg.default_text, ""));
+      for (const c of choices) el.add(new Option(c, c));
+      el.value = arg.default === null ? "" : String(arg.default);
+    } else {
+      el = document.createElement("input");
+      const numeric = arg.type === "integer" || arg.type === "number";
+      el.type = numeric ? "number" : "text";
+      if (numeric) {
+        el.step = arg.type === "integer" ? "1" : "any";
+        if (arg.min !== null) el.min = String(arg.min);
+        if (arg.max !== null && arg.max < 1e15) el.max = String(arg.max);
+      }
+      el.value = arg.default === null ? "" : String(arg.default);
+      el.placeholder = arg.default_text;
+    }
+    el.id = "wb-arg-" + arg.key;
+    el.dataset.key = arg.key;
+    el.dataset.flag = arg.flag;
+    el.title = arg.help + (arg.unit ? ` (${arg.unit})` : "") + `; default ${arg.default_text}`;
+    return el;
+  }
+
+  function buildForm(name) {
+    const form = $("wb-form");
+    form.textContent = "";
+    const cmd = state.commands[name];
+    $("wb-help").textContent = cmd.help;
+    for (const arg of cmd.args) {
+      if (arg.positional && arg.type === "string" && cmd.reads_files) continue; // a file on the server's disk
+      const label = document.createElement("label");
+      label.className = "wb-arg";
+      const text = document.createElement("span");
+      text.textContent = arg.key + (arg.unit ? ` [${arg.unit}]` : "");
+      const err = document.createElement("span");
+      err.className = "wb-field-error";
+      err.id = "wb-err-" + arg.key;
+      err.setAttribute("role", "alert");
+      label.append(text, inputFor(arg), err);
+      form.appendChild(label);
+    }
+  }
+
+  // The arguments that differ from their defaults, typed as the API takes them.
+  function values() {
+    const out = {};
+    for (const arg of state.commands[$("wb-command").value].args) {
+      const el = $("wb-arg-" + arg.key);
+      if (!el) continue;
+      if (arg.type === "boolean") {
+        if (el.checked !== (arg.default === true)) out[arg.key] = el.checked;
+        continue;
+      }
+      const v = el.value.trim();
+      if (v === "" || v === String(arg.default)) continue;
+      if (arg.type === "integer" || arg.type === "number") out[arg.key] = Number(v);
+      else if (arg.type.endsWith("_list")) out[arg.key] = v.split(",").map((x) => (arg.type === "dtype_list" ? x.trim() : Number(x)));
+      else out[arg.key] = v;
+    }
+    return out;
+  }
+
+  function setValues(args) {
+    for (const [k, v] of Object.entries(args)) {
+      const el = $("wb-arg-" + k);
+      if (!el) continue;
+      if (el.type === "checkbox") el.checked = v === true || v === "true";
+      else el.value = Array.isArray(v) ? v.join(",") : String(v);
+    }
+  }
+
+  // #wb=COMMAND&key=value...: the address of this view.
+  function saveToHash(name, args) {
+    const q = new URLSearchParams({ wb: name });
+    for (const [k, v] of Object.entries(args)) q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+    history.replaceState(null, "", location.pathname + location.search + "#" + q.toString());
+  }
+  function fromHash() {
+    const q = new URLSearchParams(location.hash.slice(1));
+    const name = q.get("wb");
+    if (!name || !state.commands[name]) return null;
+    const args = {};
+    for (const [k, v] of q.entries()) if (k !== "wb") args[k] = v;
+    return { name, args };
+  }
+
+  function clearErrors() {
+    document.querySelectorAll("#wb-form .wb-field-error").forEach((e) => (e.textContent = ""));
+    document.querySelectorAll("#wb-form .invalid").forEach((e) => e.classList.remove("invalid"));
+    $("wb-error").textContent = "";
+  }
+  // An API error names its argument first ("--batch: must be at least 1"): shown beside that field.
+  function showError(message) {
+    const m = /^(--[a-z0-9-]+)/.exec(message);
+    const el = m && document.querySelector(`#wb-form [data-flag="${m[1]}"]`);
+    if (el) {
+      el.classList.add("invalid");
+      $("wb-err-" + el.dataset.key).textContent = message;
+      el.focus();
+    }
+    $("wb-error").textContent = message;
+  }
+
+  async function run() {
+    const name = $("wb-command").value;
+    const args = values();
+    saveToHash(name, args);
+    clearErrors();
+    if (state.controller) state.controller.abort();
+    const ctl = new AbortController();
+    state.controller = ctl;
+    const started = performance.now();
+    $("wb-status").textContent = `running llmecon ${state.commands[name].cli} ...`;
+    $("wb-cancel").hidden = false;
+    const timer = setInterval(() => {
+      $("wb-status").textContent = `running llmecon ${state.commands[name].cli} ... ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    }, 250);
+    try {
+      const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(Object.assign({}, args, { format: "text" })), signal: ctl.signal });
+      const text = await res.text();
+      if (!res.ok) {
+        $("wb-output").textContent = "";
+        showError(JSON.parse(text).error);
+        $("wb-status").textContent = "refused";
+      } else {
+        $("wb-output").textContent = text;
+        $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${((performance.now() - started) / 1000).toFixed(2)} s`;
+      }
+      state.last = { name, args, ok: res.ok };
+      state.runs++;
+      document.body.dataset.workbenchRuns = String(state.runs);
+    } catch (err) {
+      $("wb-status").textContent = err.name === "AbortError" ? "cancelled" : String(err.message || err);
+    } finally {
+      clearInterval(timer);
+      if (state.controller === ctl) state.controller = null;
+      $("wb-cancel").hidden = true;
+    }
+  }
+
+  async function downloadJson() {
+    if (!state.last) return;
+    const r = await fetch(`/api/${state.last.name}`, { method: "POST", body: JSON.stringify(state.last.args) });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([await r.text()], { type: "application/json" }));
+    a.download = `llmecon-${state.last.name}.json`;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => {
+      URL.revokeObjectURL(a.href);
+      a.remove();
+    }, 0);
+  }
+
+  // navigator.clipboard needs a secure context (loopback is one); elsewhere the text is selected.
+  async function copy(text, what) {
+    try {
+      await navigator.clipboard.writeText(text);
+      $("wb-status").textContent = `${what} copied`;
+    } catch {
+      $("wb-status").textContent = `${what}: copy it from the address bar or the output (the clipboard is not available here)`;
+    }
+  }
+
+  function init(commands, lists, apiFn) {
+    state.api = apiFn;
+    state.lists = { model: lists.model.map((m) => m.name), hardware: lists.hardware.map((h) => h.name) };
+    for (const c of commands) state.commands[c.name] = c;
+    const picker = $("wb-command");
+    for (const c of commands) picker.add(new Option(`${c.cli}: ${c.help}`, c.name));
+    picker.addEventListener("change", () => {
+      buildForm(picker.value);
+      clearErrors();
+      $("wb-output").textContent = "";
+      saveToHash(picker.value, {});
+    });
+    $("wb-run").addEventListener("click", run);
+    $("wb-cancel").addEventListener("click", () => state.controller && state.controller.abort());
+    $("wb-share").addEventListener("click", () => copy(location.href, "the view's address"));
+    $("wb-copy").addEventListener("click", () => copy($("wb-output").textContent, "the output"));
+    $("wb-json").addEventListener("click", downloadJson);
+    $("wb-form").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        run();
+      }
+    });
+    const saved = fromHash();
+    picker.value = saved ? saved.name : state.commands.plan ? "plan" : commands[0].name;
+    buildForm(picker.value);
+    if (saved) {
+      setValues(saved.args);
+      $("workbench").open = true;
+      run();
+    }
+  }
+
+  return { init, state };
+})();
