@@ -443,10 +443,8 @@ std::optional<SimResult> simulate_run(const Measurement& m, const Setup& s, cons
     k.chunked_prefill = true;
     envelope.emplace_back("trtllm-bench: chunked context on (the harness's default)");
   }
-  if (s.engine != nullptr) {
-    apply_unchunked(k, *s.engine, static_cast<double>(c.decode.model->max_context),
-                    serve.contains("max_batched_tokens"));
-  }
+  const double context = static_cast<double>(c.decode.model->max_context);
+  if (s.engine != nullptr) apply_unchunked(k, *s.engine, context, serve.contains("max_batched_tokens"));
   Workload& w = c.workload;
   w.isl = LengthDist::fixed(std::max(1.0, isl));
   w.osl = LengthDist::fixed(std::max(1.0, osl));
