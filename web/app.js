@@ -79,6 +79,8 @@
     updates: 0,
     planUpdates: 0,
     aborted: 0, // requests dropped because newer inputs replaced them
+    openAtCheapest: false, // the first view moves to the cheapest batch that fits
+    openedViews: {}, // the button-run views whose inputs the address held
   };
   window.llmecon = state;
 
@@ -340,6 +342,17 @@
         optional(api("report", req.report, signal)),
       ]);
       if (signal.aborted) throw new DOMException("superseded", "AbortError");
+      // The first view, unless the address names a batch, is the cheapest batch that fits (the
+      // CLI's default report): a batch-1 price reads as the answer when it is the worst case.
+      if (state.openAtCheapest) {
+        state.openAtCheapest = false;
+        const fits = byBatch.rows.filter((row) => row.feasible);
+        const best = fits.length ? fits.reduce((a, row) => (C.passPrice(row) < C.passPrice(a) ? row : a)) : null;
+        if (best && best.batch !== B) {
+          $("batch").value = String(Math.round(Math.log2(best.batch)));
+          return update();
+        }
+      }
       Object.assign(state.results, { roofline: r, sweepBatch: byBatch, sweepContext: byContext, batch: b, report: rep });
       Object.assign(state.requests, req);
       showError(b.error && !prefill ? "B* and the blackboard figures: " + b.error : null);
@@ -681,8 +694,30 @@
   // The view lives in the address (?model=...&hw=...&batch=512&context=4096), so it can be shared
   // or bookmarked. A pasted config is not put there.
   const URL_KEYS = BOARD.concat(PLAN_KEYS);
+  // The views run on a button: their inputs join the address only where they differ from the
+  // page's own values, and a view whose inputs the address holds runs when it opens.
+  const VIEW_KEYS = {
+    traffic: ["sim-rate", "sim-isl", "sim-osl", "sim-engine", "sim-ttft", "sim-tpot", "sim-requests"],
+    training: ["train-chips", "train-tokens", "train-seq", "train-dtype", "train-dinf"],
+    ownership: ["tco-chips", "tco-utilization", "tco-life"],
+    scaleup: ["scaleup-domains"],
+  };
+  const initialValues = {};
   function restoreFromUrl() {
     const q = new URLSearchParams(location.search);
+    const opened = {};
+    for (const [view, keys] of Object.entries(VIEW_KEYS)) {
+      for (const k of keys) {
+        initialValues[k] = $(k).value;
+        const v = q.get(k);
+        if (v === null) continue;
+        const el = $(k);
+        if (el.tagName === "SELECT" && ![...el.options].some((o) => o.value === v)) continue;
+        el.value = v;
+        opened[view] = true;
+      }
+    }
+    state.openedViews = opened;
     for (const k of URL_KEYS) {
       const v = q.get(k);
       if (v === null) continue;
@@ -698,12 +733,14 @@
     };
     log2("batch", $("batch"));
     log2("context", $("context"));
+    state.openAtCheapest = !q.has("batch");
   }
   function saveToUrl() {
     const q = new URLSearchParams();
     for (const k of URL_KEYS) if ($(k).value) q.set(k, $(k).value);
     q.set("batch", String(batch()));
     q.set("context", String(context()));
+    for (const keys of Object.values(VIEW_KEYS)) for (const k of keys) if (k in initialValues && $(k).value !== initialValues[k]) q.set(k, $(k).value);
     history.replaceState(null, "", "?" + q.toString() + location.hash); // the hash is the workbench's
   }
 
@@ -757,6 +794,8 @@
       ]);
       state.schema = Object.fromEntries(schema.commands.map((c) => [c.name, Object.assign({}, c, { args: Object.fromEntries(c.args.map((a) => [a.key, a])) })]));
       for (const c of CONTROLS) setupControl(c, { model: models, hardware: hw });
+      for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
+      for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
       restoreFromUrl();
       llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, api);
     } catch (err) {
@@ -787,13 +826,14 @@
     $("unpin").addEventListener("click", unpin);
     $("download-json").addEventListener("click", () => download(fileStem() + ".json", JSON.stringify(state.results, null, 1), "application/json"));
     $("download-csv").addEventListener("click", downloadCsv);
-    for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
     $("simulate").addEventListener("click", updateTraffic);
-    for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
     $("train").addEventListener("click", updateTraining);
+    for (const keys of Object.values(VIEW_KEYS)) for (const k of keys) for (const ev of ["input", "change"]) $(k).addEventListener(ev, saveToUrl);
     $("tco").addEventListener("click", updateTco);
     $("scaleup").addEventListener("click", updateScaleup);
-    await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic()]);
+    const opened = state.openedViews || {};
+    await Promise.all([update(), updatePlan(), loadLecture(), updateTraffic(), opened.training ? updateTraining() : null,
+      opened.ownership ? updateTco() : null, opened.scaleup ? updateScaleup() : null]);
   }
   init();
 })();

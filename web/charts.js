@@ -12,6 +12,8 @@
   };
   const LABEL_FONT = "11px sans-serif";
   const LINE = { cost: "#2c3e50", step: "#2c3e50", compute: "#e67e22", weights: "#3498db", kv: "#27ae60", marker: "#c0392b" };
+  // Series that share one chart, told apart by colour: Okabe and Ito's colour-blind-safe palette.
+  const SAFE = { blue: "#0072B2", vermillion: "#D55E00", green: "#009E73", grey: "#7f8c8d" };
 
   // Numbers as people read them: 4 significant digits, SI prefixes for large counts.
   function num(v) {
@@ -573,9 +575,9 @@
     const cdf = (d, scale) => d.x.map((x, i) => ({ x: x * scale, y: d.y[i] })).filter((p) => p.x > 0);
     const ch = sim.charts;
     const ds = [
-      series("TTFT", cdf(ch.ttft_s, 1), LINE.cost),
-      series("TPOT", cdf(ch.tpot_ms, 1e-3), LINE.step),
-      series("end to end", cdf(ch.e2e_s, 1), "#7f8c8d"),
+      series("TTFT", cdf(ch.ttft_s, 1), SAFE.blue),
+      series("TPOT", cdf(ch.tpot_ms, 1e-3), SAFE.vermillion, { borderDash: [6, 2] }),
+      series("end to end", cdf(ch.e2e_s, 1), SAFE.grey),
     ];
     const markers = (sim.slo || []).map((s) => ({ x: s.bound_s, label: `${s.metric.toUpperCase()} p${num(s.percentile)} ≤ ${seconds(s.bound_s)}`, color: s.met ? "#27ae60" : "#c0392b", dash: [4, 3] }));
     return base(
@@ -591,14 +593,21 @@
     );
   }
 
-  // rows: the grid's JSON lines ({rate, requests_per_s, goodput_requests_per_s, slo_met}).
+  // rows: the grid's JSON lines ({rate, requests_per_s, goodput_requests_per_s, slo_met}). A rate
+  // whose goodput is 0 (no request within the SLO) has no point on the log axis: a gap, and a
+  // marker that says so, never a point drawn at the axis floor.
   function goodputVsRate(canvas, rows, opts = {}) {
     const ds = [
-      series("throughput", rows.map((r) => ({ x: r.rate, y: r.requests_per_s })), LINE.step),
-      series("goodput (within the SLO)", rows.map((r) => ({ x: r.rate, y: r.goodput_requests_per_s })), LINE.cost, { borderWidth: 3 }),
-      series("offered", rows.map((r) => ({ x: r.rate, y: r.rate })), "#7f8c8d", { borderDash: [4, 3], pointRadius: 0 }),
+      series("throughput", rows.map((r) => ({ x: r.rate, y: r.requests_per_s })), SAFE.blue),
+      series("goodput (within the SLO)", rows.map((r) => ({ x: r.rate, y: r.goodput_requests_per_s > 0 ? r.goodput_requests_per_s : null })), SAFE.green, { borderWidth: 3, spanGaps: false }),
+      series("offered", rows.map((r) => ({ x: r.rate, y: r.rate })), SAFE.grey, { borderDash: [4, 3], pointRadius: 0 }),
     ];
     const markers = opts.current ? [{ x: opts.current, label: "now " + num(opts.current), color: "#8e44ad", dash: [2, 3] }] : [];
+    const none = rows.filter((r) => !(r.goodput_requests_per_s > 0));
+    if (none.length) {
+      const rates = none.slice(0, 4).map((r) => num(r.rate)).join(", ") + (none.length > 4 ? ", ..." : "");
+      markers.push({ x: none[0].rate, label: `goodput 0 at ${rates} req/s (SLO missed)`, color: SAFE.vermillion, dash: [1, 3] });
+    }
     return base(
       canvas,
       "line",

@@ -140,7 +140,11 @@ try {
     assert.equal((await sel("model")).value, roof.model.default, "model default = schema");
     assert.equal((await sel("hw")).value, roof.hw.default, "hardware default = schema");
     const num = (id) => page.$eval(`#${id}`, (el) => ({ value: el.value, min: el.min, placeholder: el.placeholder }));
-    assert.equal(2 ** +(await num("batch")).value, roof.batch.default, "batch default = schema");
+    // The first view is the cheapest batch that fits, from the batch sweep the page drew.
+    const sweep = await page.evaluate(() => llmecon.results.sweepBatch.rows.filter((r) => r.feasible));
+    const cheapest = sweep.reduce((a, r) => (price(r) < price(a) ? r : a));
+    assert.equal(2 ** +(await num("batch")).value, cheapest.batch, "opens at the cheapest batch that fits");
+    assert.notEqual(cheapest.batch, roof.batch.default, "not the schema's batch-1 default");
     assert.equal(2 ** +(await num("context")).value, roof.context.default, "context default = schema");
     for (const k of ["isl", "osl"]) assert.equal((await num(k)).value, String(plan[k].default), `${k} default = schema`);
     for (const k of ["ttft_ms", "tpot_ms"]) assert.equal((await num(k)).placeholder, plan[k].default_text, `${k}: no target by default`);
@@ -585,6 +589,14 @@ try {
     assert.deepEqual(markers, want.slo.map((s) => s.bound_s), "one line per SLO bound");
     const rows = await page.evaluate(() => llmecon.results.simulateGrid.grid.rows.length);
     assert.equal(rows, 7, "goodput at seven rates");
+    // TTFT, TPOT and end to end in three colours; no goodput point at or below zero on the log axis.
+    const colours = await page.evaluate(() => llmecon.charts.latency.data.datasets.map((d) => d.borderColor));
+    assert.equal(new Set(colours).size, 3, String(colours));
+    const gp = await page.evaluate(() => llmecon.charts.goodput.data.datasets[1].data.map((p) => p.y));
+    assert.ok(gp.every((y) => y === null || y > 0), String(gp));
+    const zero = await page.evaluate(() => llmecon.results.simulateGrid.grid.rows.filter((r) => !(r.goodput_requests_per_s > 0)).length);
+    const said = await page.evaluate(() => llmecon.charts.goodput.options.plugins.xMarkers.markers.filter((m) => m.label.startsWith("goodput 0")).length);
+    assert.equal(said, zero ? 1 : 0, "a marker says where goodput is 0");
     const before = +(await page.evaluate(() => document.body.dataset.trafficUpdates));
     await page.fill("#sim-rate", "9");
     await page.click("#simulate");
@@ -798,6 +810,32 @@ try {
     await plot.close();
   });
 
+  // Every view's inputs that differ from the page's own join the address; opening it runs each
+  // view whose inputs it holds, with the same answers as the API.
+  await check("views in the address: a shared address reruns traffic, training and ownership", async () => {
+    await page.fill("#tco-chips", "512");
+    const url = await page.evaluate(() => location.href);
+    for (const kv of ["sim-rate=9", "train-chips=64", "train-tokens=2e12", "tco-chips=512", "tco-life=8", "scaleup-domains=8%2C72"]) {
+      assert.ok(url.includes(kv), `${kv} in ${url}`);
+    }
+    assert.ok(!url.includes("train-seq=") && !url.includes("sim-isl="), "unchanged inputs stay out: " + url);
+    const again = await browser.newPage({ viewport: { width: 1400, height: 1900 } });
+    const errs = [];
+    again.on("pageerror", (e) => errs.push(e.message));
+    await again.goto(url);
+    await again.waitForFunction(() => +(document.body.dataset.trainUpdates || 0) >= 1 && +(document.body.dataset.tcoUpdates || 0) >= 1 &&
+      +(document.body.dataset.trafficUpdates || 0) >= 1, null, { timeout: 120000 });
+    assert.equal(await again.inputValue("#train-chips"), "64");
+    assert.equal(await again.inputValue("#tco-chips"), "512");
+    assert.equal((await again.evaluate(() => llmecon.results.simulate)).rate, 9);
+    const train = (await api("train", await again.evaluate(() => llmecon.requests.train))).body;
+    assert.deepEqual(await again.evaluate(() => llmecon.results.train), train);
+    await again.waitForFunction(() => +(document.body.dataset.scaleupUpdates || 0) >= 1, null, { timeout: 120000 });
+    assert.equal(await again.inputValue("#scaleup-domains"), "8,72");
+    assert.deepEqual(errs, []);
+    await again.close();
+  });
+
   await check("workbench: every command from the table, its text = the API's, the address reopens it", async () => {
     assert.deepEqual(await page.$$eval("#wb-command option", (os) => os.map((o) => o.value)), Object.keys(schema));
     await page.evaluate(() => {
@@ -817,7 +855,7 @@ try {
     const want = await (await fetch(`${base}/api/plan`, { method: "POST", body: JSON.stringify({ model: "llama-3.1-8b", hw: "h100-sxm", emit: "vllm", format: "text" }) })).text();
     assert.equal(await page.textContent("#wb-output"), want);
     assert.ok(want.includes("vllm serve"), "the launch command is in the answer");
-    const url = page.url();
+    const url = await page.evaluate(() => location.href);
     assert.ok(url.endsWith("#wb=plan&model=llama-3.1-8b&hw=h100-sxm&emit=vllm"), url);
     const again = await browser.newPage();
     const againErrors = [];
