@@ -7,7 +7,7 @@
 const llmeconWorkbench = (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, last: null };
+  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, job: null, last: null };
 
   // One input per argument, by type: pickers for models, chips and choices, a box for flags,
   // number fields with the argument's limits, text for strings and lists.
@@ -122,40 +122,74 @@ const llmeconWorkbench = (function () {
     $("wb-error").textContent = message;
   }
 
+  // A long command runs as a server job (POST with "job": true, then GET /api/jobs/<id>): its
+  // progress shows while it runs, and cancel stops it on the server (DELETE), not just here.
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  async function asJob(name, body, ctl, started) {
+    const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(Object.assign({}, body, { job: true })), signal: ctl.signal });
+    const first = await res.json();
+    if (!res.ok) return { ok: false, error: first.error };
+    state.job = first.job;
+    for (;;) {
+      const snap = await (await fetch(`/api/jobs/${first.job}`, { signal: ctl.signal })).json();
+      if (snap.state === "done") return { ok: true, text: snap.answer };
+      if (snap.state === "failed" || snap.state === "cancelled") return { ok: false, error: snap.error, cancelled: snap.state === "cancelled" };
+      $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${snap.state}, ${Math.round(100 * snap.progress)}% after ${((performance.now() - started) / 1000).toFixed(1)} s`;
+      $("wb-progress").value = snap.progress;
+      await sleep(200);
+    }
+  }
+  async function once(name, body, ctl) {
+    const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(body), signal: ctl.signal });
+    const text = await res.text();
+    return res.ok ? { ok: true, text } : { ok: false, error: JSON.parse(text).error };
+  }
+  function cancel() {
+    if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE" });
+    state.job = null;
+    if (state.controller) state.controller.abort();
+  }
+
   async function run() {
     const name = $("wb-command").value;
     const args = values();
     saveToHash(name, args);
     clearErrors();
-    if (state.controller) state.controller.abort();
+    cancel();
     const ctl = new AbortController();
     state.controller = ctl;
     const started = performance.now();
+    const long = state.commands[name].long_running;
     $("wb-status").textContent = `running llmecon ${state.commands[name].cli} ...`;
     $("wb-cancel").hidden = false;
-    const timer = setInterval(() => {
-      $("wb-status").textContent = `running llmecon ${state.commands[name].cli} ... ${((performance.now() - started) / 1000).toFixed(1)} s`;
-    }, 250);
+    $("wb-progress").hidden = !long;
+    $("wb-progress").value = 0;
     try {
-      const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(Object.assign({}, args, { format: "text" })), signal: ctl.signal });
-      const text = await res.text();
-      if (!res.ok) {
+      const body = Object.assign({}, args, { format: "text" });
+      const r = long ? await asJob(name, body, ctl, started) : await once(name, body, ctl);
+      if (!r.ok) {
         $("wb-output").textContent = "";
-        showError(JSON.parse(text).error);
-        $("wb-status").textContent = "refused";
+        if (r.cancelled) $("wb-status").textContent = r.error;
+        else {
+          showError(r.error);
+          $("wb-status").textContent = "refused";
+        }
       } else {
-        $("wb-output").textContent = text;
+        $("wb-output").textContent = r.text;
         $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${((performance.now() - started) / 1000).toFixed(2)} s`;
       }
-      state.last = { name, args, ok: res.ok };
+      state.last = { name, args, ok: r.ok };
       state.runs++;
       document.body.dataset.workbenchRuns = String(state.runs);
     } catch (err) {
       $("wb-status").textContent = err.name === "AbortError" ? "cancelled" : String(err.message || err);
     } finally {
-      clearInterval(timer);
-      if (state.controller === ctl) state.controller = null;
-      $("wb-cancel").hidden = true;
+      if (state.controller === ctl) {
+        state.controller = null;
+        state.job = null;
+        $("wb-cancel").hidden = true;
+        $("wb-progress").hidden = true;
+      }
     }
   }
 
@@ -196,7 +230,7 @@ const llmeconWorkbench = (function () {
       saveToHash(picker.value, {});
     });
     $("wb-run").addEventListener("click", run);
-    $("wb-cancel").addEventListener("click", () => state.controller && state.controller.abort());
+    $("wb-cancel").addEventListener("click", cancel);
     $("wb-share").addEventListener("click", () => copy(location.href, "the view's address"));
     $("wb-copy").addEventListener("click", () => copy($("wb-output").textContent, "the output"));
     $("wb-json").addEventListener("click", downloadJson);

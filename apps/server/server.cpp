@@ -4,6 +4,7 @@
 // ones (plan, sweep, lecture, ...) run in a compute pool while their connection is suspended.
 #include "server.hpp"
 
+#include "jobs.hpp"
 #include "request.hpp"
 
 #include <arpa/inet.h>
@@ -126,19 +127,9 @@ class ComputePool {
   /// and kFull past the queue's bound, with the connection untouched. The check and the suspension happen under one
   /// lock, so no connection is suspended after stop() has begun.
   enum class Submit { kQueued, kStopping, kFull };
-  Submit submit_suspended(MHD_Connection* conn, std::function<void()> job) {
-    {
-      std::lock_guard lock(mu_);
-      if (stop_) return Submit::kStopping;
-      // A bounded queue: every idle thread takes one job, and at most max_queue wait beyond them;
-      // past that the server says "busy" instead of holding memory and sockets.
-      if (jobs_.size() >= max_queue_ + (threads_.size() - running_)) return Submit::kFull;
-      MHD_suspend_connection(conn);
-      jobs_.push_back(std::move(job));
-    }
-    cv_.notify_one();
-    return Submit::kQueued;
-  }
+  Submit submit_suspended(MHD_Connection* conn, std::function<void()> job) { return enqueue(conn, std::move(job)); }
+  /// Queues a job that answers no connection (an API job, jobs.hpp), under the same bound.
+  Submit submit(std::function<void()> job) { return enqueue(nullptr, std::move(job)); }
 
   /// Refuses new jobs, finishes (and so resumes) every queued one, and joins the threads.
   void stop() {
@@ -153,6 +144,20 @@ class ComputePool {
   }
 
  private:
+  Submit enqueue(MHD_Connection* conn, std::function<void()> job) {
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) return Submit::kStopping;
+      // A bounded queue: every idle thread takes one job, and at most max_queue wait beyond them;
+      // past that the server says "busy" instead of holding memory and sockets.
+      if (jobs_.size() >= max_queue_ + (threads_.size() - running_)) return Submit::kFull;
+      if (conn != nullptr) MHD_suspend_connection(conn);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+    return Submit::kQueued;
+  }
+
   void run() {
     for (;;) {
       std::function<void()> job;
@@ -249,6 +254,7 @@ struct Context {
   ResponseCache* cache;
   ComputePool* pool;
   ReceiveDeadlines* deadlines;
+  JobTable* jobs;
 };
 
 // Per request: the body read so far, and the answer once computed (in the pool or inline).
@@ -270,9 +276,9 @@ const char* format_type(const std::string& format) {
 
 // The answer to one API call, into req: status and JSON, the CLI's message on bad input.
 void compute(const Engine& engine, const std::string& command, const Json& args, Request& req,
-             const Cancel& cancel = {}) {
+             const Cancel& cancel = {}, const Progress& progress = {}) {
   try {
-    auto r = engine.answer(command, args, {}, cancel);
+    auto r = engine.answer(command, args, progress, cancel);
     if (r) {
       req.status = MHD_HTTP_OK;
       req.json = req.format == "csv" ? csv_of(command, r->json) : req.format == "text" ? r->text() : json_text(r->json);
@@ -340,12 +346,45 @@ bool host_allowed(const Options& o, const char* host) {
   return false;
 }
 
+// A request run as a job (jobs.hpp): queued in the compute pool under the same bound and deadline as
+// a long request, its progress and cancel flag seen by the command; 202 with its snapshot.
+MHD_Result start_job(const Context& ctx, MHD_Connection* conn, const std::string& command, const Json& args,
+                     const std::string& format) {
+  if (find_command(command) == nullptr) {
+    return error_reply(conn, MHD_HTTP_NOT_FOUND,
+                       request_error("unknown command '" + command + "'", "GET /api/ lists them"));
+  }
+  const std::shared_ptr<Job> job = ctx.jobs->create(command, format);
+  if (!job) {
+    return error_reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                       request_error("busy: 64 jobs are unfinished", "wait for one, or cancel one"), nullptr, "5");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ctx.options->deadline_ms);
+  const auto submitted = ctx.pool->submit([engine = ctx.engine, command, args, job, deadline] {
+    job->start();
+    Request r;
+    r.format = job->format;
+    compute(
+        *engine, command, args, r,
+        [job, deadline] { return job->cancel.load() || std::chrono::steady_clock::now() > deadline; },
+        [job](double f) { job->progress = f; });
+    job->finish(r.status, r.json);
+  });
+  if (submitted != ComputePool::Submit::kQueued) {
+    const Error busy = request_error("busy: the compute pool is full or stopping", "retry in a second");
+    job->finish(MHD_HTTP_SERVICE_UNAVAILABLE, error_json(busy));
+    return error_reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, busy, nullptr, "1");
+  }
+  return reply(conn, MHD_HTTP_ACCEPTED, json_text(job->snapshot()), "application/json");
+}
+
 MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, const char* method,
                   const char* upload_data, size_t* upload_size, void** req_cls) {
   const Options& o = *ctx.options;
   const bool post = std::strcmp(method, MHD_HTTP_METHOD_POST) == 0;
   const bool get = std::strcmp(method, MHD_HTTP_METHOD_GET) == 0 || std::strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-  if (*req_cls == nullptr) {  // headers only
+  const bool del = std::strcmp(method, MHD_HTTP_METHOD_DELETE) == 0;  // cancels a job
+  if (*req_cls == nullptr) {                                          // headers only
     *req_cls = new Request;
     // A declared body over the limit is refused before it is sent.
     const char* length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -367,7 +406,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   ctx.deadlines->received(conn);
   if (req->too_large) return MHD_YES;               // answered on the first call
   if (req->queued) return answer(ctx, conn, *req);  // resumed: the pool has computed it
-  if (!post && !get) {
+  if (!post && !get && !del) {
     return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, request_error("method not allowed", "use GET or POST"),
                        "GET, HEAD, POST");
   }
@@ -391,6 +430,27 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
                      {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
                      {"reference", "docs/cli.md"}};
     return reply(conn, MHD_HTTP_OK, json_text(index), "application/json");
+  }
+  // GET /api/jobs/<id> reports a job, DELETE cancels it (jobs.hpp).
+  constexpr std::string_view kJobs = "/api/jobs/";
+  if (path.substr(0, kJobs.size()) == kJobs) {
+    const std::string id(path.substr(kJobs.size()));
+    const std::shared_ptr<Job> job = ctx.jobs->find(id);
+    if (!job) {
+      return error_reply(conn, MHD_HTTP_NOT_FOUND,
+                         request_error("no job '" + id + "'", "a job is kept until 64 newer ones have finished"));
+    }
+    if (post) {
+      return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                         request_error("method not allowed", "GET reports a job, DELETE cancels it"),
+                         "GET, HEAD, DELETE");
+    }
+    if (del) job->cancel = true;
+    return reply(conn, MHD_HTTP_OK, json_text(job->snapshot()), "application/json");
+  }
+  if (del) {
+    return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                       request_error("method not allowed", "use GET or POST; DELETE cancels a job"), "GET, HEAD, POST");
   }
   if (path.substr(0, kApi.size()) == kApi) {
     const std::string command(path.substr(kApi.size()));
@@ -417,6 +477,15 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
       }
       req->format = args["format"].get<std::string>();
       args.erase("format");
+    }
+    // "job": true runs it as a job: 202 with its id now, progress and the answer at /api/jobs/<id>.
+    bool as_job = false;
+    if (args.contains("job")) {
+      if (!args["job"].is_boolean()) {
+        return error_reply(conn, MHD_HTTP_BAD_REQUEST, Error{"job", "", "job must be true or false", "\"job\": true"});
+      }
+      as_job = args["job"].get<bool>();
+      args.erase("job");
     }
     // A page on another site can make a browser send simple GETs here (an <img>, a link); long
     // commands answer only to this server's own page.
@@ -455,6 +524,7 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
                 "", "the server does not read files or measure its machine",
                 "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
     }
+    if (as_job) return start_job(ctx, conn, command, args, req->format);
     // Files and the machine can change between requests; everything else is a pure answer.
     if (ctx.cache != nullptr && !files) {
       req->cache_key = ResponseCache::key(req->format == "json" ? command : command + "?" + req->format, args);
@@ -548,7 +618,8 @@ int serve(const Engine& engine, const Options& o) {
   ResponseCache cache(o.cache_bytes);
   ComputePool pool(std::max(2, o.threads), o.max_queue);
   ReceiveDeadlines deadlines(std::chrono::seconds(o.receive_deadline_s));
-  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool, &deadlines};
+  JobTable jobs(64);
+  Context ctx{&engine, &o, o.cache_bytes > 0 ? &cache : nullptr, &pool, &deadlines, &jobs};
   // One thread is one event loop without a pool; the library warns if told a pool size of 1.
   MHD_OptionItem pool_size[] = {{o.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, o.threads, nullptr},
                                 {MHD_OPTION_END, 0, nullptr}};

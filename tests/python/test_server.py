@@ -440,3 +440,58 @@ def test_a_slow_sender_is_cut_off_at_the_receive_deadline_while_others_are_serve
         for name, seconds in cut.items():
             assert seconds is not None, name + " was never cut off"
             assert 1.5 < seconds < 6, (name, seconds)
+
+
+def poll_job(port, job, until, timeout=60):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        status, _, body = request(port, "GET", "/api/jobs/" + job)
+        assert status == 200
+        snap = json.loads(body)
+        if until(snap):
+            return snap
+        time.sleep(0.05)
+    raise AssertionError("job %s never reached its state: %s" % (job, snap))
+
+
+def test_a_job_reports_its_progress_and_its_answer(server):
+    # "job": true answers 202 at once; the job's answer is the plain request's, in its format.
+    _, port = server
+    args = {"model": "llama-3.1-8b", "hw": "h100-sxm", "rate": 5, "requests": 3000}
+    status, ctype, body = request(port, "POST", "/api/simulate", json.dumps(dict(args, job=True)))
+    assert status == 202 and ctype == "application/json"
+    started = json.loads(body)
+    assert started["command"] == "simulate" and started["state"] in ("queued", "running", "done")
+    done = poll_job(port, started["job"], lambda s: s["state"] == "done")
+    assert done["progress"] == 1.0 and done["elapsed_s"] > 0
+    plain = json.loads(request(port, "POST", "/api/simulate", json.dumps(args))[2])
+    assert done["answer"] == plain
+    status, _, body = request(port, "POST", "/api/roofline", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm",
+                                                                          "job": True, "format": "text"}))
+    text = poll_job(port, json.loads(body)["job"], lambda s: s["state"] == "done")["answer"]
+    assert text == request(port, "POST", "/api/roofline", json.dumps({"model": "llama-3.1-8b", "hw": "h100-sxm",
+                                                                       "format": "text"}))[2].decode()
+
+
+def test_a_job_is_cancelled_by_delete_and_refused_input_fails_it(server):
+    _, port = server
+    big = {"model": "llama-3.1-70b", "hw": "h100-sxm", "rate": 50, "requests": 1000000, "job": True}
+    status, _, body = request(port, "POST", "/api/simulate", json.dumps(big))
+    assert status == 202
+    job = json.loads(body)["job"]
+    running = poll_job(port, job, lambda s: s["state"] == "running" and s["progress"] > 0)
+    assert 0 < running["progress"] < 1
+    status, _, body = request(port, "DELETE", "/api/jobs/" + job)
+    assert status == 200
+    gone = poll_job(port, job, lambda s: s["state"] not in ("queued", "running"), timeout=20)
+    assert gone["state"] == "cancelled" and "cancelled" in gone["error"] and "answer" not in gone
+    # An input the command refuses fails its job with the CLI's message; an unknown command has none.
+    status, _, body = request(port, "POST", "/api/roofline", json.dumps({"batch": 0, "job": True}))
+    assert status == 202
+    failed = poll_job(port, json.loads(body)["job"], lambda s: s["state"] not in ("queued", "running"))
+    assert failed["state"] == "failed" and failed["status"] == 400
+    assert failed["error"] == cli_error("roofline", "--batch", "0")
+    assert request(port, "POST", "/api/nope", json.dumps({"job": True}))[0] == 404
+    assert request(port, "GET", "/api/jobs/nope")[0] == 404
+    assert request(port, "DELETE", "/api/roofline")[0] == 405
+    assert request(port, "POST", "/api/roofline", json.dumps({"job": "yes"}))[0] == 400

@@ -877,6 +877,29 @@ try {
     assert.equal(await page.textContent("#wb-err-batch"), refused.body.error);
     assert.ok(await page.$eval("#wb-arg-batch", (e) => e.classList.contains("invalid")));
     assert.equal(await page.textContent("#wb-output"), "");
+    // A long command runs as a server job: its progress shows, and cancel stops it on the server.
+    await page.selectOption("#wb-command", "simulate");
+    await page.selectOption("#wb-arg-model", "llama-3.1-70b");
+    await page.selectOption("#wb-arg-hw", "h100-sxm");
+    await page.fill("#wb-arg-rate", "50");
+    await page.fill("#wb-arg-requests", "1000000");
+    await page.click("#wb-run");
+    await page.waitForFunction(() => {
+      const p = document.getElementById("wb-progress");
+      return !p.hidden && p.value > 0;
+    }, null, { timeout: 60000 });
+    const job = await page.evaluate(() => llmeconWorkbench.state.job);
+    assert.ok(job, "a job id");
+    await page.click("#wb-cancel");
+    await page.waitForFunction(() => document.getElementById("wb-status").textContent === "cancelled", null, { timeout: 20000 });
+    let snap;
+    for (let i = 0; i < 200; i++) {
+      snap = await (await fetch(`${base}/api/jobs/${job}`)).json();
+      if (snap.state !== "running" && snap.state !== "queued") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(snap.state, "cancelled", JSON.stringify(snap));
+    assert.ok(await page.$eval("#wb-progress", (p) => p.hidden) && await page.$eval("#wb-cancel", (b) => b.hidden));
   });
 
   assert.deepEqual(pageErrors, [], "no script errors");
