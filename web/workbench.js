@@ -4,10 +4,11 @@
 // with a copy button for launch commands (plan --emit) and a JSON download; the command and every
 // argument set live in the address (#wb=plan&rate=20), so a view can be shared and reopened.
 /* exported llmeconWorkbench */
+/* global llmeconCharts */
 const llmeconWorkbench = (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, job: null, last: null };
+  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, job: null, last: null, charts: [] };
 
   // One input per argument, by type: pickers for models, chips and choices, a box for flags,
   // number fields with the argument's limits, text for strings and lists.
@@ -132,17 +133,41 @@ const llmeconWorkbench = (function () {
     state.job = first.job;
     for (;;) {
       const snap = await (await fetch(`/api/jobs/${first.job}`, { signal: ctl.signal })).json();
-      if (snap.state === "done") return { ok: true, text: snap.answer };
+      if (snap.state === "done") return { ok: true, text: snap.answer, json: snap.json };
       if (snap.state === "failed" || snap.state === "cancelled") return { ok: false, error: snap.error, cancelled: snap.state === "cancelled" };
       $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${snap.state}, ${Math.round(100 * snap.progress)}% after ${((performance.now() - started) / 1000).toFixed(1)} s`;
       $("wb-progress").value = snap.progress;
       await sleep(200);
     }
   }
+  // A quick command: its text, and its JSON for the charts (both cheap, both cached).
   async function once(name, body, ctl) {
-    const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(body), signal: ctl.signal });
+    const post = (b) => fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(b), signal: ctl.signal });
+    const [res, json] = await Promise.all([post(body), chartsOf(name) ? post(Object.assign({}, body, { format: "json" })).then((r) => (r.ok ? r.json() : null)) : null]);
     const text = await res.text();
-    return res.ok ? { ok: true, text } : { ok: false, error: JSON.parse(text).error };
+    return res.ok ? { ok: true, text, json } : { ok: false, error: JSON.parse(text).error };
+  }
+
+  // The charts a command's JSON supports, as `llmecon COMMAND --plot FILE.html` draws them, and the
+  // simulator's latency CDFs.
+  const chartsOf = (name) => ["sweep", "batch", "context", "plan", "simulate"].includes(name);
+  function drawCharts(name, json) {
+    for (const c of state.charts) c.destroy();
+    state.charts = [];
+    const box = $("wb-charts");
+    box.textContent = "";
+    if (!json || !chartsOf(name)) return;
+    if (name === "simulate") {
+      if (!json.charts) return;
+      const div = document.createElement("div");
+      div.className = "chart";
+      const canvas = document.createElement("canvas");
+      div.appendChild(canvas);
+      box.appendChild(div);
+      state.charts.push(llmeconCharts.latencyCdf(canvas, json));
+    } else {
+      state.charts = llmeconCharts.renderCommand(name, json, box);
+    }
   }
   function cancel() {
     if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE" });
@@ -169,6 +194,7 @@ const llmeconWorkbench = (function () {
       const r = long ? await asJob(name, body, ctl, started) : await once(name, body, ctl);
       if (!r.ok) {
         $("wb-output").textContent = "";
+        drawCharts(name, null);
         if (r.cancelled) $("wb-status").textContent = r.error;
         else {
           showError(r.error);
@@ -176,6 +202,7 @@ const llmeconWorkbench = (function () {
         }
       } else {
         $("wb-output").textContent = r.text;
+        drawCharts(name, r.json);
         $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${((performance.now() - started) / 1000).toFixed(2)} s`;
       }
       state.last = { name, args, ok: r.ok };

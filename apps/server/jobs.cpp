@@ -29,10 +29,11 @@ void Job::start() {
   state_ = State::kRunning;
 }
 
-void Job::finish(int status, std::string body) {
+void Job::finish(int status, std::string body, std::string json_too) {
   std::lock_guard lock(mu_);
   status_ = status;
   body_ = std::move(body);
+  json_too_ = std::move(json_too);
   ended_ = std::chrono::steady_clock::now();
   state_ = status == 200 ? State::kDone : cancel.load() ? State::kCancelled : State::kFailed;
   if (state_ == State::kDone) progress = 1.0;
@@ -54,6 +55,7 @@ Json Job::snapshot() const {
   if (state_ == State::kDone) {
     j["status"] = status_;
     j["answer"] = format == "json" ? Json::parse(body_) : Json(body_);
+    if (!json_too_.empty()) j["json"] = Json::parse(json_too_);
   } else if (state_ == State::kCancelled) {
     j["error"] = "cancelled (DELETE /api/jobs/" + id + ")";
   } else if (state_ == State::kFailed) {

@@ -26,10 +26,11 @@ struct Job {
   std::chrono::steady_clock::time_point created = std::chrono::steady_clock::now();
 
   void start();
-  /// The answer: the HTTP status the plain request would have had and its body.
-  void finish(int status, std::string body);
+  /// The answer: the HTTP status the plain request would have had, its body, and the JSON too when
+  /// the body is text or CSV.
+  void finish(int status, std::string body, std::string json_too);
   /// {"job", "command", "state", "progress", "elapsed_s"}, with "answer" (the body, as JSON when
-  /// the format is json) or "error" once it has one.
+  /// the format is json) and, for a text or CSV answer, "json", or "error" once it has one.
   [[nodiscard]] Json snapshot() const;
   [[nodiscard]] bool finished() const;
 
@@ -37,7 +38,7 @@ struct Job {
   mutable std::mutex mu_;
   State state_ = State::kQueued;
   int status_ = 0;
-  std::string body_;
+  std::string body_, json_too_;
   std::chrono::steady_clock::time_point ended_{};
 };
 

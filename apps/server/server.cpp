@@ -131,6 +131,7 @@ struct Request {
   std::string json;
   std::string cache_key;        // empty: not cached
   std::string format = "json";  // or "csv" (the command's table) or "text" (the CLI's text)
+  std::string json_too;         // the JSON as well, for a job that answers text (jobs.hpp)
 };
 
 const char* format_type(const std::string& format) {
@@ -147,6 +148,7 @@ void compute(const Engine& engine, const std::string& command, const Json& args,
     if (r) {
       req.status = MHD_HTTP_OK;
       req.json = req.format == "csv" ? csv_of(command, r->json) : req.format == "text" ? r->text() : json_text(r->json);
+      if (req.format != "json") req.json_too = json_text(r->json);
     } else {
       req.status = r.error().what.rfind("unknown command", 0) == 0 ? MHD_HTTP_NOT_FOUND
                    : r.error().what.rfind("cancelled", 0) == 0     ? MHD_HTTP_SERVICE_UNAVAILABLE
@@ -233,11 +235,11 @@ MHD_Result start_job(const Context& ctx, MHD_Connection* conn, const std::string
         *engine, command, args, r,
         [job, deadline] { return job->cancel.load() || std::chrono::steady_clock::now() > deadline; },
         [job](double f) { job->progress = f; });
-    job->finish(r.status, r.json);
+    job->finish(r.status, r.json, r.json_too);
   });
   if (submitted != ComputePool::Submit::kQueued) {
     const Error busy = request_error("busy: the compute pool is full or stopping", "retry in a second");
-    job->finish(MHD_HTTP_SERVICE_UNAVAILABLE, error_json(busy));
+    job->finish(MHD_HTTP_SERVICE_UNAVAILABLE, error_json(busy), "");
     return error_reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, busy, nullptr, "1");
   }
   return reply(conn, MHD_HTTP_ACCEPTED, json_text(job->snapshot()), "application/json");

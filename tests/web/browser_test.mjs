@@ -855,6 +855,11 @@ try {
     const want = await (await fetch(`${base}/api/plan`, { method: "POST", body: JSON.stringify({ model: "llama-3.1-8b", hw: "h100-sxm", emit: "vllm", format: "text" }) })).text();
     assert.equal(await page.textContent("#wb-output"), want);
     assert.ok(want.includes("vllm serve"), "the launch command is in the answer");
+    // plan's chart (the Pareto frontier), from the same answer's JSON.
+    const planJson = (await api("plan", { model: "llama-3.1-8b", hw: "h100-sxm", emit: "vllm" })).body;
+    const drawn = await page.evaluate(() => llmeconWorkbench.state.charts.map((c) => c.data.datasets.map((d) => d.data.length)));
+    assert.equal(drawn.length, 1, "one chart for plan");
+    assert.ok(drawn[0].includes(planJson.frontier.length), `the frontier's ${planJson.frontier.length} points: ${drawn}`);
     const url = await page.evaluate(() => location.href);
     assert.ok(url.endsWith("#wb=plan&model=llama-3.1-8b&hw=h100-sxm&emit=vllm"), url);
     const again = await browser.newPage();
