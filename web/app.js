@@ -797,7 +797,7 @@
       for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
       for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
       restoreFromUrl();
-      llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, api);
+      llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, api, schema.max_body_bytes);
     } catch (err) {
       showError(err);
       return;

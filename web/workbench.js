@@ -15,7 +15,13 @@ const llmeconWorkbench = (function () {
   function inputFor(arg) {
     let el;
     const choices = arg.type === "model" ? state.lists.model : arg.type === "hardware" ? state.lists.hardware : arg.choices;
-    if (arg.type === "boolean") {
+    if (arg.key.endsWith("_text")) {
+      // Text sent inline (a trace): typed or pasted, or read from a file picked here.
+      el = document.createElement("textarea");
+      el.rows = 3;
+      el.spellcheck = false;
+      el.placeholder = arg.default_text;
+    } else if (arg.type === "boolean") {
       el = document.createElement("input");
       el.type = "checkbox";
       el.checked = arg.default === true;
@@ -43,6 +49,31 @@ const llmeconWorkbench = (function () {
     return el;
   }
 
+  // A file picker that fills a text argument: the file is read here and sent as text, at most what
+  // the server takes in one request body (GET /api/: max_body_bytes).
+  function uploader(arg) {
+    const file = document.createElement("input");
+    file.type = "file";
+    file.id = "wb-file-" + arg.key;
+    file.accept = ".csv,.jsonl,.json,.txt";
+    const cap = state.maxBody;
+    file.title = `upload a file (at most ${(cap / 1048576).toFixed(1)} MiB, this server's request limit)`;
+    file.setAttribute("aria-label", `${arg.key}: upload a file`);
+    file.addEventListener("change", async () => {
+      const f = file.files[0];
+      if (!f) return;
+      $("wb-err-" + arg.key).textContent = "";
+      if (f.size > cap) {
+        $("wb-err-" + arg.key).textContent = `${f.name} is ${(f.size / 1048576).toFixed(1)} MiB: this server takes at most ${(cap / 1048576).toFixed(1)} MiB per request (use the CLI's --trace for larger files)`;
+        file.value = "";
+        return;
+      }
+      $("wb-arg-" + arg.key).value = await f.text();
+      $("wb-status").textContent = `${f.name}: ${f.size} bytes read`;
+    });
+    return file;
+  }
+
   function buildForm(name) {
     const form = $("wb-form");
     form.textContent = "";
@@ -58,7 +89,9 @@ const llmeconWorkbench = (function () {
       err.className = "wb-field-error";
       err.id = "wb-err-" + arg.key;
       err.setAttribute("role", "alert");
-      label.append(text, inputFor(arg), err);
+      label.append(text, inputFor(arg));
+      if (arg.key.endsWith("_text")) label.append(uploader(arg));
+      label.append(err);
       form.appendChild(label);
     }
   }
@@ -94,7 +127,8 @@ const llmeconWorkbench = (function () {
   // #wb=COMMAND&key=value...: the address of this view.
   function saveToHash(name, args) {
     const q = new URLSearchParams({ wb: name });
-    for (const [k, v] of Object.entries(args)) q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+    // Inline text (an uploaded trace) is no address's to hold.
+    for (const [k, v] of Object.entries(args)) if (!k.endsWith("_text")) q.set(k, Array.isArray(v) ? v.join(",") : String(v));
     history.replaceState(null, "", location.pathname + location.search + "#" + q.toString());
   }
   function fromHash() {
@@ -244,8 +278,9 @@ const llmeconWorkbench = (function () {
     }
   }
 
-  function init(commands, lists, apiFn) {
+  function init(commands, lists, apiFn, maxBody) {
     state.api = apiFn;
+    state.maxBody = maxBody || 1 << 20;
     state.lists = { model: lists.model.map((m) => m.name), hardware: lists.hardware.map((h) => h.name) };
     for (const c of commands) state.commands[c.name] = c;
     const picker = $("wb-command");

@@ -295,7 +295,8 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   if (path == "/api" || path == kApi) {  // what the API offers
     const Json index{{"commands", schema_json()},
                      {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
-                     {"reference", "docs/cli.md"}};
+                     {"reference", "docs/cli.md"},
+                     {"max_body_bytes", o.max_body}};
     return reply(conn, MHD_HTTP_OK, json_text(index), "application/json");
   }
   // GET /api/jobs/<id> reports a job, DELETE cancels it (jobs.hpp).

@@ -78,6 +78,10 @@ std::vector<ArgSpec> simulate_arguments() {
            number("think_s", "closed loop: seconds between an answer and the next request", "s", 0, 0, 1e6),
            flag("offline", "every request at t = 0"),
            path("trace", "replay a trace: CSV or JSON lines (Azure, BurstGPT, Mooncake layouts read too)", "none"),
+           with_text(arg("trace_text", T::kString,
+                         "a trace's text instead of a file, as --trace reads it (the API's and Python's way to send "
+                         "one; a server takes bodies up to its --max-body)"),
+                     "none"),
            with_default(arg("workload", T::kString,
                             "a named workload (data/workloads; NAME:interactive for that SLO), a .toml file, or "
                             "none"),

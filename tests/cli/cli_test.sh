@@ -362,5 +362,12 @@ json_ok usd-per-hour "abs(d['usd_per_mtok_output'] * 2.95 - $list_usd) < 1e-9 * 
 printf 'name = "h100-sxm"\n[price]\nrental = "$1/h"\n' >"$tmp/own_rate.toml"
 json_ok price-overlay "d['usd_per_mtok_output'] > 0" "$bin" roofline --json --model llama-3.1-8b --hw h100-sxm --chips 1 --hw-file "$tmp/own_rate.toml"
 
+# A trace's text inline (--trace-text, the API's way) is the same run as the file it came from; both at once is refused.
+trace_file=$(ls "$data"/traces/*.csv | head -1)
+"$bin" simulate --json --model llama-3.1-8b --hw h100-sxm --trace "$trace_file" >"$tmp/trace_file.json"
+"$bin" simulate --json --model llama-3.1-8b --hw h100-sxm --trace-text "$(cat "$trace_file")" >"$tmp/trace_text.json"
+if python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x.pop("workload",None) for x in (a,b)]; sys.exit(0 if a["ttft_s"]==b["ttft_s"] and a["arrived"]==b["arrived"] else 1)' "$tmp/trace_file.json" "$tmp/trace_text.json"; then passes=$((passes + 1)); else echo "FAIL: --trace-text equals --trace"; fails=$((fails + 1)); fi
+if "$bin" simulate --model llama-3.1-8b --hw h100-sxm --trace "$trace_file" --trace-text "x" 2>&1 >/dev/null | grep -q "^llmecon: error: --trace-text: a trace comes from --trace or --trace-text, not both"; then passes=$((passes + 1)); else echo "FAIL: --trace with --trace-text"; fails=$((fails + 1)); fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

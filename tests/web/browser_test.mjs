@@ -882,6 +882,25 @@ try {
     assert.equal(await page.textContent("#wb-err-batch"), refused.body.error);
     assert.ok(await page.$eval("#wb-arg-batch", (e) => e.classList.contains("invalid")));
     assert.equal(await page.textContent("#wb-output"), "");
+    // A trace uploaded from a file: read by the page, sent as simulate's trace_text, answered as the
+    // API answers that text; a file past the server's body limit is refused beside the field.
+    const csv = "timestamp_s,input_tokens,output_tokens\n" + Array.from({ length: 40 }, (_, i) => `${(0.2 * i).toFixed(1)},${300 + 10 * i},${50 + i}`).join("\n") + "\n";
+    await page.selectOption("#wb-command", "simulate");
+    await page.selectOption("#wb-arg-model", "llama-3.1-8b");
+    await page.selectOption("#wb-arg-hw", "h100-sxm");
+    await page.setInputFiles("#wb-file-trace_text", { name: "small.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.waitForFunction(() => document.getElementById("wb-arg-trace_text").value.length > 0);
+    before = await runs();
+    await page.click("#wb-run");
+    await page.waitForFunction((k) => +(document.body.dataset.workbenchRuns || 0) > k, before, { timeout: 60000 });
+    const traced = await (await fetch(`${base}/api/simulate`, { method: "POST", body: JSON.stringify({ model: "llama-3.1-8b", hw: "h100-sxm", trace_text: csv, format: "text" }) })).text();
+    assert.equal(await page.textContent("#wb-output"), traced);
+    assert.ok(traced.includes("completed 40 of 40"), traced.slice(0, 400));
+    assert.ok(!(await page.evaluate(() => location.hash)).includes("trace_text"), "the trace stays out of the address");
+    const maxBody = (await (await fetch(`${base}/api/`)).json()).max_body_bytes;
+    await page.setInputFiles("#wb-file-trace_text", { name: "big.csv", mimeType: "text/csv", buffer: Buffer.alloc(maxBody + 1, 49) });
+    assert.match(await page.textContent("#wb-err-trace_text"), /big\.csv is .* at most/);
+    await page.fill("#wb-arg-trace_text", "");
     // A long command runs as a server job: its progress shows, and cancel stops it on the server.
     await page.selectOption("#wb-command", "simulate");
     await page.selectOption("#wb-arg-model", "llama-3.1-70b");

@@ -207,10 +207,21 @@ Status read_workload(const Args& a, SimConfig& c, Json& envelope) {
     TRY(pairs, parse_length_pairs(text, a.text("lengths")));
     w.pairs = std::move(pairs);
   }
-  const bool trace = a.has("trace");
+  // A trace from a file, or its text sent inline (the API's and Python's way, the page's upload).
+  const bool trace = a.has("trace") || a.has("trace_text");
+  if (a.has("trace") && a.has("trace_text")) {
+    return Error{"--trace-text", "", "a trace comes from --trace or --trace-text, not both", "drop one"};
+  }
+  if (a.has("trace_text") && a.text("trace_text").size() > kMaxInputFileBytes) {
+    return Error{"--trace-text", "", "larger than 64 MiB", "send a shorter trace, or a file with --trace"};
+  }
   if (trace) {
-    TRY(text, read_text_file(a.text("trace"), "a CSV or JSONL trace (docs/cli.md: simulate)"));
-    TRY(tr, parse_trace(text, a.text("trace")));
+    std::string text = a.has("trace_text") ? a.text("trace_text") : std::string();
+    if (!a.has("trace_text")) {
+      TRY(file, read_text_file(a.text("trace"), "a CSV or JSONL trace (docs/cli.md: simulate)"));
+      text = std::move(file);
+    }
+    TRY(tr, parse_trace(text, a.has("trace_text") ? "--trace-text" : a.text("trace")));
     w.trace = std::move(tr);
   }
   TRY(arr, arrivals(a, pre ? pre->rate : std::nullopt, trace));
@@ -231,7 +242,8 @@ Status read_workload(const Args& a, SimConfig& c, Json& envelope) {
     return Error{"--prefix-tokens", "", "--prefix-hit needs the shared prefix's length", "--prefix-tokens 1024"};
   }
   if (a.has("shared_prefix")) {
-    for (const char* other : {"prefix_hit", "prefix_tokens", "prefix_groups", "isl", "lengths", "trace"}) {
+    for (const char* other :
+         {"prefix_hit", "prefix_tokens", "prefix_groups", "isl", "lengths", "trace", "trace_text"}) {
       if (!a.has(other)) continue;
       return Error{"--shared-prefix", "",
                    fmt::format("sets the prompts and prefixes that {} would set", flag_of(other)),
@@ -470,7 +482,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
 
   TRY_STATUS(read_workload(a, c, envelope));
   const Workload& w = c.workload;
-  const bool trace = a.has("trace");
+  const bool trace = a.has("trace") || a.has("trace_text");
 
   std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
   TRY_STATUS(place_replica(e, a, sc, c, envelope, prefill_owner));
