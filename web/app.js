@@ -181,8 +181,21 @@
   }
   const modelInUse = () => (state.pastedConfig ? `the pasted config (${state.pastedName})` : `${$("model").value} from the picker`);
 
+  // The API names the argument it refused first ("--chips: must be ..."): that control is marked
+  // (aria-invalid, and the message as its description) beside the page's error line.
   function showError(err) {
-    $("error").textContent = err ? err.message || String(err) : "";
+    const message = err ? err.message || String(err) : "";
+    $("error").textContent = message;
+    document.querySelectorAll("#controls [aria-invalid], .plan-inputs [aria-invalid]").forEach((el) => {
+      el.removeAttribute("aria-invalid");
+      el.removeAttribute("aria-describedby");
+    });
+    const m = /^--([a-z0-9-]+)/.exec(message);
+    const el = m && $(m[1].replace(/-/g, "_"));
+    if (el && el.closest("#controls, .plan-inputs")) {
+      el.setAttribute("aria-invalid", "true");
+      el.setAttribute("aria-describedby", "error");
+    }
   }
 
   // ---- derivations --------------------------------------------------------------------------

@@ -716,12 +716,14 @@ try {
     const want = await api("roofline", { model: "qwen3-30b-a3b", hw: "b200", chips: 0, kv_dtype: "bf16", batch: 512, context: 4096 });
     assert.equal(want.status, 400);
     assert.equal(shown, want.body.error);
+    assert.equal(await page.getAttribute("#chips", "aria-invalid"), "true", "the refused control is marked");
     assert.ok(await page.$eval("#summary", (s) => s.classList.contains("stale")), "the old figures are marked");
     assert.ok((await page.textContent("#summary-title")).includes("not updated"));
     await page.fill("#chips", "");
     await page.dispatchEvent("#chips", "change");
     await page.waitForFunction(() => document.getElementById("error").textContent === "", null, { timeout: 10000 });
     assert.ok(!(await page.$eval("#summary", (s) => s.classList.contains("stale"))));
+    assert.equal(await page.getAttribute("#chips", "aria-invalid"), null, "and unmarked once it is fixed");
   });
 
   const openPaste = () => page.$eval("#paste", (d) => (d.open = true));
