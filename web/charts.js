@@ -621,6 +621,27 @@
     );
   }
 
+  // sim: `llmecon simulate --json`. The first replica's batch and KV use over the run (its
+  // thinned samples, charts.over_time): batch on the left axis, the KV cache's share on the right.
+  function overTime(canvas, sim, opts = {}) {
+    const o = sim.charts.over_time;
+    const ds = [
+      series("batch (sequences)", o.t_s.map((t, i) => ({ x: t, y: o.batch[i] })), SAFE.blue, { pointRadius: 0, yAxisID: "y" }),
+      series("KV cache used", o.t_s.map((t, i) => ({ x: t, y: o.kv_used[i] })), SAFE.vermillion, { pointRadius: 0, borderDash: [6, 2], yAxisID: "kv" }),
+    ];
+    return base(
+      canvas,
+      "line",
+      ds,
+      {
+        x: { type: "linear", title: { display: true, text: "seconds" } },
+        y: { type: "linear", min: 0, title: { display: true, text: "sequences per iteration" } },
+        kv: { type: "linear", min: 0, max: 1, position: "right", grid: { drawOnChartArea: false }, title: { display: true, text: "KV cache used" } },
+      },
+      { title: { display: true, text: opts.title || "Batch and KV cache over the run" } }
+    );
+  }
+
   // A horizontal stacked bar of one table's terms (train's "memory" or "time" table): `terms` the
   // rows to stack, `field` the value, `unit` the axis scale (1e9 for GB), `cap` an optional limit.
   const TERM_COLORS = ["#3498db", "#9b59b6", "#e67e22", "#27ae60", "#c0392b", "#16a085", "#f1c40f", "#7f8c8d", "#2c3e50", "#d35400"];
@@ -767,5 +788,5 @@
     });
   }
 
-  root.llmeconCharts = { num, seconds, passPrice, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
+  root.llmeconCharts = { num, seconds, passPrice, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, overTime, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
 })(typeof window !== "undefined" ? window : globalThis);

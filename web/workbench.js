@@ -184,24 +184,30 @@ const llmeconWorkbench = (function () {
 
   // The charts a command's JSON supports, as `llmecon COMMAND --plot FILE.html` draws them, and the
   // simulator's latency CDFs.
-  const chartsOf = (name) => ["sweep", "batch", "context", "plan", "simulate"].includes(name);
+  const chartsOf = (name) => ["sweep", "batch", "context", "plan", "simulate", "train", "scale", "tco"].includes(name);
   function drawCharts(name, json) {
     for (const c of state.charts) c.destroy();
     state.charts = [];
     const box = $("wb-charts");
     box.textContent = "";
     if (!json || !chartsOf(name)) return;
-    if (name === "simulate") {
-      if (!json.charts) return;
+    const C = llmeconCharts;
+    const canvas = (cls) => {
       const div = document.createElement("div");
-      div.className = "chart";
-      const canvas = document.createElement("canvas");
-      div.appendChild(canvas);
+      div.className = cls || "chart";
+      const c = document.createElement("canvas");
+      div.appendChild(c);
       box.appendChild(div);
-      state.charts.push(llmeconCharts.latencyCdf(canvas, json));
-    } else {
-      state.charts = llmeconCharts.renderCommand(name, json, box);
-    }
+      return c;
+    };
+    const builders = {
+      simulate: (j) => (j.charts ? [C.latencyCdf(canvas(), j), C.overTime(canvas(), j)] : []),
+      train: (j) => (j.memory && j.time ? [C.trainMemory(canvas("chart short"), j), C.trainTime(canvas("chart short"), j)] : []),
+      scale: (j) => (j.cost_vs_n ? [C.costVsN(canvas(), j)] : []),
+      tco: (j) => (j.per_year ? [C.gpuHour(canvas("chart short"), j)] : []),
+    };
+    state.charts = builders[name] ? builders[name](json) : C.renderCommand(name, json, box);
+    if (name === "plan" && json.scaleup) state.charts.push(C.scaleupCost(canvas(), json));
   }
   function cancel() {
     if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE" });

@@ -884,6 +884,14 @@ try {
     assert.equal(await page.textContent("#wb-err-batch"), refused.body.error);
     assert.ok(await page.$eval("#wb-arg-batch", (e) => e.classList.contains("invalid")));
     assert.equal(await page.textContent("#wb-output"), "");
+    // tco's chart in the workbench: the owned hour's terms per year, as the API's JSON gives them.
+    await page.selectOption("#wb-command", "tco");
+    before = await runs();
+    await page.click("#wb-run");
+    await page.waitForFunction((k) => +(document.body.dataset.workbenchRuns || 0) > k, before, { timeout: 60000 });
+    const tco = (await api("tco", {})).body;
+    const tcoCharts = await page.evaluate(() => llmeconWorkbench.state.charts.map((c) => c.data.datasets.map((d) => d.label)));
+    assert.deepEqual(tcoCharts, [tco.per_year.filter((r) => r.term !== "total").map((r) => r.term).concat(["rented"])]);
     // A trace uploaded from a file: read by the page, sent as simulate's trace_text, answered as the
     // API answers that text; a file past the server's body limit is refused beside the field.
     const csv = "timestamp_s,input_tokens,output_tokens\n" + Array.from({ length: 40 }, (_, i) => `${(0.2 * i).toFixed(1)},${300 + 10 * i},${50 + i}`).join("\n") + "\n";
@@ -898,6 +906,11 @@ try {
     const traced = await (await fetch(`${base}/api/simulate`, { method: "POST", body: JSON.stringify({ model: "llama-3.1-8b", hw: "h100-sxm", trace_text: csv, format: "text" }) })).text();
     assert.equal(await page.textContent("#wb-output"), traced);
     assert.ok(traced.includes("completed 40 of 40"), traced.slice(0, 400));
+    // simulate's charts: the latency CDFs and the batch and KV use over the run, from its JSON.
+    const simJson = (await api("simulate", { model: "llama-3.1-8b", hw: "h100-sxm", trace_text: csv })).body;
+    const simCharts = await page.evaluate(() => llmeconWorkbench.state.charts.map((c) => c.data.datasets.map((d) => d.data.length)));
+    assert.equal(simCharts.length, 2, String(simCharts));
+    assert.deepEqual(simCharts[1], [simJson.charts.over_time.t_s.length, simJson.charts.over_time.t_s.length]);
     assert.ok(!(await page.evaluate(() => location.hash)).includes("trace_text"), "the trace stays out of the address");
     const maxBody = (await (await fetch(`${base}/api/`)).json()).max_body_bytes;
     await page.setInputFiles("#wb-file-trace_text", { name: "big.csv", mimeType: "text/csv", buffer: Buffer.alloc(maxBody + 1, 49) });
