@@ -110,6 +110,27 @@
     return out;
   }
 
+  // A long command as a server job (POST "job": true, then GET /api/jobs/<id> until it ends):
+  // `onProgress(fraction)` as it runs; aborting the signal cancels it on the server (DELETE).
+  async function apiJob(command, args, signal, onProgress) {
+    const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(Object.assign({}, args, { job: true })), signal });
+    const first = await res.json();
+    if (!res.ok) throw new Error(first.error);
+    const cancel = () => fetch(`/api/jobs/${first.job}`, { method: "DELETE" });
+    signal.addEventListener("abort", cancel);
+    try {
+      for (;;) {
+        const snap = await (await fetch(`/api/jobs/${first.job}`, { signal })).json();
+        if (snap.state === "done") return snap.answer;
+        if (snap.state === "failed" || snap.state === "cancelled") throw new Error(snap.error);
+        onProgress(snap.progress);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    } finally {
+      signal.removeEventListener("abort", cancel);
+    }
+  }
+
   // ---- the command table --------------------------------------------------------------------
 
   function argOf(command, key) {
@@ -505,7 +526,8 @@
     $("train-status").textContent = "searching layouts…";
     try {
       const [ta, sa] = [trainArgs(), scaleArgs()];
-      const [t, sc] = await Promise.all([api("train", ta, ctl.signal), api("scale", sa, ctl.signal)]);
+      const searching = (f) => ($("train-status").textContent = `searching layouts… ${Math.round(100 * f)}%`);
+      const [t, sc] = await Promise.all([apiJob("train", ta, ctl.signal, searching), api("scale", sa, ctl.signal)]);
       if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
       state.results.train = t;
       state.results.scale = sc;
@@ -601,8 +623,9 @@
       const args = trafficArgs();
       const rate = args.rate;
       const rates = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2].map((f) => +(rate * f).toPrecision(4));
+      const simulating = (f) => ($("traffic-status").textContent = `simulating… ${Math.round(100 * f)}%`);
       const [sim, grid] = await Promise.all([
-        api("simulate", args, ctl.signal),
+        apiJob("simulate", args, ctl.signal, simulating),
         api("simulate", Object.assign({}, args, { grid_rates: rates.join(","), requests: Math.min(args.requests || 2000, 2000) }), ctl.signal),
       ]);
       if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
