@@ -6,13 +6,14 @@
   "use strict";
 
   const BOUND_COLORS = {
-    compute: "rgba(230, 126, 34, 0.13)",
-    weights: "rgba(52, 152, 219, 0.13)",
-    kv: "rgba(39, 174, 96, 0.13)",
+    compute: "rgba(230, 159, 0, 0.13)",
+    weights: "rgba(0, 114, 178, 0.13)",
+    kv: "rgba(0, 158, 115, 0.13)",
   };
   const LABEL_FONT = "11px sans-serif";
-  const LINE = { cost: "#2c3e50", step: "#2c3e50", compute: "#e67e22", weights: "#3498db", kv: "#27ae60", marker: "#c0392b" };
-  // Series that share one chart, told apart by colour: Okabe and Ito's colour-blind-safe palette.
+  // Okabe and Ito's colour-blind-safe palette for every series that shares a chart (and the bound
+  // regions above): compute orange, weights blue, KV bluish green, markers vermillion.
+  const LINE = { cost: "#2c3e50", step: "#2c3e50", compute: "#E69F00", weights: "#0072B2", kv: "#009E73", marker: "#D55E00" };
   const SAFE = { blue: "#0072B2", vermillion: "#D55E00", green: "#009E73", grey: "#7f8c8d" };
 
   // Numbers as people read them: 4 significant digits, SI prefixes for large counts.
@@ -313,7 +314,7 @@
 
   // rows: [{batch, usd_per_mtok_output | usd_per_mtok_input, bound}] sorted by batch.
   // opts.compare: [{label, rows}] drawn beside the current curve (pinned deployments).
-  const COMPARE = ["#8e44ad", "#16a085", "#c0392b", "#d35400", "#7f8c8d", "#2980b9"];
+  const COMPARE = ["#CC79A7", "#56B4E9", "#D55E00", "#E69F00", "#7f8c8d", "#009E73"]; // pinned curves, colour-blind-safe
   function costVsBatch(canvas, rows, opts = {}) {
     const ds = [series(opts.label || "$ per million tokens", rows.map((r) => ({ x: r.batch, y: passPrice(r) })), LINE.cost)];
     (opts.compare || []).forEach((c, i) =>
@@ -579,7 +580,7 @@
       series("TPOT", cdf(ch.tpot_ms, 1e-3), SAFE.vermillion, { borderDash: [6, 2] }),
       series("end to end", cdf(ch.e2e_s, 1), SAFE.grey),
     ];
-    const markers = (sim.slo || []).map((s) => ({ x: s.bound_s, label: `${s.metric.toUpperCase()} p${num(s.percentile)} ≤ ${seconds(s.bound_s)}`, color: s.met ? "#27ae60" : "#c0392b", dash: [4, 3] }));
+    const markers = (sim.slo || []).map((s) => ({ x: s.bound_s, label: `${s.metric.toUpperCase()} p${num(s.percentile)} ≤ ${seconds(s.bound_s)}`, color: s.met ? "#009E73" : "#D55E00", dash: [4, 3] }));
     return base(
       canvas,
       "line",
@@ -644,7 +645,7 @@
 
   // A horizontal stacked bar of one table's terms (train's "memory" or "time" table): `terms` the
   // rows to stack, `field` the value, `unit` the axis scale (1e9 for GB), `cap` an optional limit.
-  const TERM_COLORS = ["#3498db", "#9b59b6", "#e67e22", "#27ae60", "#c0392b", "#16a085", "#f1c40f", "#7f8c8d", "#2c3e50", "#d35400"];
+  const TERM_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000", "#7f8c8d", "#bbbbbb"];
   function stackedTerms(canvas, rows, opts) {
     const shown = rows.filter((r) => opts.terms.includes(r.term));
     const datasets = shown.map((r, i) => ({
@@ -760,8 +761,8 @@
     const labels = rows.map((r) => `${r.domain} chips`);
     const share = (r) => (r.usd_per_chip_hour > 0 ? (r.fabric_usd_per_chip_hour || 0) / r.usd_per_chip_hour : 0);
     const datasets = [
-      { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok_blended * (1 - share(r))), backgroundColor: "#3498db" },
-      { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok_blended * share(r)), backgroundColor: "#e67e22" },
+      { label: "chips, rented or owned", data: rows.map((r) => r.best.usd_per_mtok_blended * (1 - share(r))), backgroundColor: "#0072B2" },
+      { label: "scale-up fabric beyond the chip's own", data: rows.map((r) => r.best.usd_per_mtok_blended * share(r)), backgroundColor: "#E69F00" },
     ];
     return drawChart(canvas, {
       type: "bar",

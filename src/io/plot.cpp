@@ -12,13 +12,14 @@
 namespace llmecon {
 namespace {
 
-constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+// Okabe and Ito's colour-blind-safe palette, as the web page draws (web/charts.js).
+constexpr const char* kColors[] = {"#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9"};
 
-// The web page's region colours (web/charts.js).
+// The web page's region colours (web/charts.js): compute orange, weights blue, KV bluish green.
 const char* region_fill(const std::string& label) {
-  if (label == "compute") return "rgba(230,126,34,0.13)";
-  if (label == "weights") return "rgba(52,152,219,0.13)";
-  if (label == "kv") return "rgba(39,174,96,0.13)";
+  if (label == "compute") return "rgba(230,159,0,0.13)";
+  if (label == "weights") return "rgba(0,114,178,0.13)";
+  if (label == "kv") return "rgba(0,158,115,0.13)";
   return "rgba(0,0,0,0.05)";
 }
 

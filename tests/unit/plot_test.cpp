@@ -50,7 +50,7 @@ TEST(Plot, RegionsFollowTheBound) {
   c.series.push_back({"s", {{1, 1}, {64, 10}}, false});
   const std::string svg = render_svg(c);
   EXPECT_EQ(count(svg, "class=\"region\""), 2);
-  EXPECT_NE(svg.find("rgba(230,126,34,0.13)"), std::string::npos);  // compute, as on the web page
+  EXPECT_NE(svg.find("rgba(230,159,0,0.13)"), std::string::npos);  // compute, as on the web page
   EXPECT_NE(svg.find("weights-bound"), std::string::npos);
 }
 
