@@ -1,9 +1,18 @@
 // The Python shell: one call into the facade; JSON text crosses the boundary so Python gets the
 // same document as the CLI's --json.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "io/facade.hpp"
 #include "units/json_text.hpp"
@@ -41,6 +50,146 @@ std::string text(const std::string& command, const std::string& args_json) {
   return r->text();
 }
 
+// The grid (docs/python.md): every point of the cartesian product of `axes` (an object of arrays,
+// the last varying fastest) with `fixed` added, answered by the facade on `threads` threads without
+// the GIL, as columns. A column per top-level scalar field of the answers and per scalar field one
+// object deep ("a.b"); each axis is a column too unless an answer field has its name; "feasible"
+// and "reason" are every row's, a refused point a row with feasible False and the engine's
+// message. JSON integers in every row become int64 arrays, other numbers float64 (NaN where a row
+// has none), other values lists.
+constexpr double kMaxGridPoints = 1e7;
+
+py::dict grid(const std::string& command, const std::string& axes_json, const std::string& fixed_json, int threads) {
+  using llmecon::Json;
+  const Json axes = parse_args(axes_json), fixed = parse_args(fixed_json);
+  if (!axes.is_object() || !fixed.is_object()) throw py::value_error("grid: axes and fixed arguments are objects");
+  std::vector<std::string> keys;
+  std::vector<const Json*> values;
+  double total = 1;
+  for (const auto& [k, v] : axes.items()) {
+    if (!v.is_array() || v.empty()) throw py::value_error("grid: axis " + k + " needs a non-empty list of values");
+    keys.push_back(k);
+    values.push_back(&v);
+    total *= static_cast<double>(v.size());
+  }
+  if (total > kMaxGridPoints) {
+    throw py::value_error("grid: " + std::to_string(static_cast<long long>(total)) +
+                          " points exceed 10^7 (hint: shard it over an executor, or narrow an axis)");
+  }
+  const auto n = static_cast<std::size_t>(total);
+  std::vector<Json> answers(n);
+  std::vector<std::string> errors(n);
+  auto point = [&](std::size_t i) {
+    Json args = fixed;
+    for (std::size_t a = keys.size(); a-- > 0;) {
+      const std::size_t size = values[a]->size();
+      args[keys[a]] = (*values[a])[i % size];
+      i /= size;
+    }
+    return args;
+  };
+  const llmecon::Engine& e = engine();  // opened with the GIL held: its failure is a ValueError
+  {
+    py::gil_scoped_release released;
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (std::size_t i = next++; i < n; i = next++) {
+        auto r = e.run(command, point(i));
+        if (r) {
+          answers[i] = std::move(r).value();
+        } else {
+          errors[i] = r.error().message();
+        }
+      }
+    };
+    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+    const std::size_t k = std::min<std::size_t>(n, threads > 0 ? static_cast<std::size_t>(threads) : hw);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < k; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+  // Columns in order of first appearance: the axes, then the answers' fields.
+  std::vector<std::string> names = keys;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t c = 0; c < names.size(); ++c) index[names[c]] = c;
+  std::vector<std::vector<const Json*>> cells(names.size(), std::vector<const Json*>(n, nullptr));
+  std::vector<Json> axis_values(n);
+  auto put = [&](const std::string& name, std::size_t row, const Json* v) {
+    auto [it, fresh] = index.try_emplace(name, names.size());
+    if (fresh) {
+      names.push_back(name);
+      cells.emplace_back(n, nullptr);
+    }
+    cells[it->second][row] = v;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    axis_values[i] = point(i);
+    for (const std::string& k : keys) put(k, i, &axis_values[i][k]);
+    if (!answers[i].is_object()) continue;
+    for (const auto& [k, v] : answers[i].items()) {
+      if (v.is_primitive()) put(k, i, &v);
+      if (!v.is_object()) continue;
+      for (const auto& [k2, v2] : v.items()) {
+        if (v2.is_primitive()) put(k + "." + k2, i, &v2);
+      }
+    }
+  }
+  py::dict out;
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    const auto& col = cells[c];
+    const bool numeric = std::all_of(col.begin(), col.end(), [](const Json* v) {
+      return v == nullptr || v->is_null() || (v->is_number() && !v->is_boolean());
+    });
+    // JSON integers in every row (an axis of ints, a count): int64; the type is the field's, so
+    // every shard of a grid gives a column the same dtype.
+    const bool integral = numeric && std::all_of(col.begin(), col.end(),
+                                                 [](const Json* v) { return v != nullptr && v->is_number_integer(); });
+    if (integral) {
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(n));
+      auto m = a.mutable_unchecked<1>();
+      for (std::size_t i = 0; i < n; ++i) m(static_cast<py::ssize_t>(i)) = col[i]->get<std::int64_t>();
+      out[py::str(names[c])] = a;
+    } else if (numeric) {
+      py::array_t<double> a(static_cast<py::ssize_t>(n));
+      auto m = a.mutable_unchecked<1>();
+      for (std::size_t i = 0; i < n; ++i) {
+        m(static_cast<py::ssize_t>(i)) =
+            col[i] == nullptr || col[i]->is_null() ? std::numeric_limits<double>::quiet_NaN() : col[i]->get<double>();
+      }
+      out[py::str(names[c])] = a;
+    } else {
+      py::list l(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const Json* v = col[i];
+        if (v == nullptr || v->is_null()) {
+          l[i] = py::none();
+        } else if (v->is_boolean()) {
+          l[i] = py::bool_(v->get<bool>());
+        } else if (v->is_string()) {
+          l[i] = py::str(v->get<std::string>());
+        } else {
+          l[i] = py::float_(v->get<double>());
+        }
+      }
+      out[py::str(names[c])] = l;
+    }
+  }
+  py::list feasible(n), reason(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool ok = errors[i].empty();
+    const Json* f = ok && answers[i].is_object() && answers[i].contains("feasible") ? &answers[i]["feasible"] : nullptr;
+    feasible[i] = py::bool_(ok && (f == nullptr || !f->is_boolean() || f->get<bool>()));
+    const Json* why = ok && answers[i].is_object() && answers[i].contains("reason") ? &answers[i]["reason"] : nullptr;
+    reason[i] = !ok                                  ? py::str(errors[i])
+                : why != nullptr && why->is_string() ? py::str(why->get<std::string>())
+                                                     : py::str("");
+  }
+  out["feasible"] = feasible;
+  out["reason"] = reason;
+  return out;
+}
+
 std::string schema() {
   return llmecon::json_text(llmecon::schema_json());
 }
@@ -54,4 +203,6 @@ PYBIND11_MODULE(_llmecon, m) {
   m.def("text", &text, py::arg("command"), py::arg("args_json") = "{}",
         "Runs a facade command with JSON arguments and returns the text the CLI prints.");
   m.def("schema", &schema, "The command table (every command and argument) as JSON text.");
+  m.def("grid", &grid, py::arg("command"), py::arg("axes_json"), py::arg("fixed_json") = "{}", py::arg("threads") = 0,
+        "Runs a command over the cartesian product of axes on threads; its answers as columns.");
 }

@@ -21,7 +21,7 @@ packages=(build-essential cmake ninja-build ccache python3
           libmicrohttpd-dev pybind11-dev python3-dev python3-pytest)
 # npm for the web page's chart library; Debian's chromium for the browser test.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-test_packages=(chromium clang-format clang-tidy clang libclang-rt-14-dev)
+test_packages=(chromium clang-format clang-tidy clang libclang-rt-14-dev python3-pandas python3-numpy python3-distributed)
 
 install_missing() {
   local missing=()

@@ -13,6 +13,7 @@ them with units. Bad arguments raise ``ValueError`` with the CLI's message.
 import inspect as _inspect
 import json as _json
 
+from ._llmecon import grid as _grid
 from ._llmecon import run as _run
 from ._llmecon import schema as _schema
 from ._llmecon import text as _text
@@ -32,6 +33,72 @@ def run(command, **args):
 def text(command, **args):
     """The text the CLI prints for the same command and arguments (``llmecon <command>`` without --json)."""
     return _text(command, _json.dumps(args))
+
+
+def _is_axis(value):
+    """Lists, tuples, ranges and numpy arrays are axes of a grid; strings and dicts are values."""
+    return isinstance(value, (list, tuple, range)) or type(value).__name__ == "ndarray"
+
+
+def _plain(value):
+    """numpy scalars as the JSON numbers they are."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (list, tuple, dict, str)) else value
+
+
+def _columns(command, axes, fixed, threads):
+    return _grid(command, _json.dumps({k: [_plain(x) for x in v] for k, v in axes.items()}),
+                 _json.dumps({k: _plain(v) for k, v in fixed.items()}), threads)
+
+
+def _frame(columns):
+    try:
+        import pandas
+    except ImportError:  # the columns themselves, for a caller without pandas
+        return columns
+    return pandas.DataFrame(columns)
+
+
+def grid_shard(command, axes, fixed, threads=0):
+    """One shard of a grid, as a DataFrame: what ``grid`` sends each executor task (picklable)."""
+    return _frame(_columns(command, axes, fixed, threads))
+
+
+def grid(command, *, threads=0, executor=None, shards=None, **args):
+    """Runs ``command`` over the cartesian product of every list-valued argument (lists, tuples,
+    ranges, numpy arrays; the last varies fastest), the others fixed, in C++ on ``threads`` threads
+    (0: every core), and returns one row per point as a pandas DataFrame: the axes, each scalar field
+    of the answer (objects one level deep as ``a.b``), and ``feasible`` and ``reason`` (a point the
+    engine refuses is a row with ``feasible`` False and the CLI's message). Numbers are float64.
+
+    With ``executor`` (a ``concurrent.futures.Executor`` or a Dask ``distributed.Client``) the first
+    axis is split into ``shards`` parts (default: 4 per worker the executor reports, else 8), each
+    run by ``grid_shard`` as a task, and the frames concatenated in order: the same rows as locally.
+    A list-valued argument held fixed is given as text ("1,2,4").
+
+        >>> df = llmecon.grid("roofline", model="llama-3.1-8b", hw=["h100-sxm", "b200"], batch=[1, 64, 512])
+    """
+    axes = {k: list(v) for k, v in args.items() if _is_axis(v)}
+    fixed = {k: v for k, v in args.items() if k not in axes}
+    if not axes:
+        raise ValueError(f"grid: give at least one list-valued argument of {command} as an axis")
+    if executor is None:
+        return _frame(_columns(command, axes, fixed, threads))
+    first = next(iter(axes))
+    values = axes[first]
+    if shards is None:
+        workers = getattr(executor, "_max_workers", None)
+        if workers is None and hasattr(executor, "nthreads"):
+            workers = sum(executor.nthreads().values())
+        shards = 4 * workers if workers else 8
+    shards = max(1, min(int(shards), len(values)))
+    step = -(-len(values) // shards)
+    parts = [values[i:i + step] for i in range(0, len(values), step)]
+    futures = [executor.submit(grid_shard, command, dict(axes, **{first: part}), fixed, threads) for part in parts]
+    frames = [f.result() for f in futures]
+    if isinstance(frames[0], dict):
+        return {k: [x for f in frames for x in list(f[k])] for k in frames[0]}
+    import pandas
+    return pandas.concat(frames, ignore_index=True)
 
 
 def _describe(arg):
@@ -83,4 +150,4 @@ def _command(spec):
 for _spec in COMMANDS:
     globals()[_PY_NAMES.get(_spec["name"], _spec["name"])] = _command(_spec)
 
-__all__ = ["run", "text", "COMMANDS"] + [_PY_NAMES.get(s["name"], s["name"]) for s in COMMANDS]
+__all__ = ["run", "text", "grid", "grid_shard", "COMMANDS"] + [_PY_NAMES.get(s["name"], s["name"]) for s in COMMANDS]
