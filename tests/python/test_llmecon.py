@@ -64,3 +64,21 @@ def test_same_json_from_cli_server_and_python():
             urllib.request.urlopen(bad, timeout=10)
         assert e.value.code == 400
         assert "--model: unknown model 'gpt-5'" in json.loads(e.value.read())["error"]
+
+
+def test_python_dash_m_runs_the_cli_commands():
+    # python -m llmecon: the CLI's flags (long and short) in, the CLI's text and JSON out, exit 2
+    # with the CLI's message on bad input.
+    env = dict(os.environ)
+    argv = ["roofline", "-m", "llama-3.1-8b", "--hw", "h100-sxm", "-b", "4", "--kv-dtype", "fp8"]
+    run = lambda *a: subprocess.run(["/usr/bin/python3", "-m", "llmecon", *a], capture_output=True, text=True, env=env)
+    text = run(*argv)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout == subprocess.run([BIN, *argv], check=True, capture_output=True, text=True).stdout
+    js = run(*argv, "--json")
+    assert json.loads(js.stdout) == cli_json(*argv)
+    bad = run("roofline", "--batch", "0")
+    cli = subprocess.run([BIN, "roofline", "--batch", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr == cli.stderr
+    assert run("roofline", "--no-such-flag", "1").returncode == 2
+    assert "roofline" in run("--help").stdout
