@@ -131,7 +131,11 @@ py::dict grid(const std::string& command, const std::string& axes_json, const st
       if (v.is_primitive()) put(k, i, &v);
       if (!v.is_object()) continue;
       for (const auto& [k2, v2] : v.items()) {
-        if (v2.is_primitive()) put(k + "." + k2, i, &v2);
+        if (!v2.is_primitive()) continue;
+        std::string dotted = k;
+        dotted += '.';
+        dotted += k2;
+        put(dotted, i, &v2);
       }
     }
   }

@@ -209,7 +209,8 @@ Status read_measured_collectives(const TomlReader& rd, const toml::table& out, H
       const auto s = e.value<std::string>();
       if (!s) return Error{rd.origin(), path + "." + key, "expected strings with units", "\"99.6 GB/s\""};
       auto q = parse_quantity<BytesPerSecond>(*s);
-      if (!q || !(q->si() > 0)) return Error{rd.origin(), path + "." + key, "bad bandwidth '" + *s + "'", "\"99.6 GB/s\""};
+      if (!q || !(q->si() > 0))
+        return Error{rd.origin(), path + "." + key, "bad bandwidth '" + *s + "'", "\"99.6 GB/s\""};
       into.push_back(*q);
     }
     return {};

@@ -47,7 +47,7 @@ struct Link {
 /// wire per rank over time) at one message size, by node count (model.md §15.4): what its scale-out
 /// fabric delivers at scale, which the alpha-beta model of one link does not see.
 struct MeasuredCollectives {
-  std::vector<double> nodes;  ///< ascending
+  std::vector<double> nodes;                                           ///< ascending
   std::vector<BytesPerSecond> all_reduce, all_gather, reduce_scatter;  ///< one per node count, or empty
   Bytes message{};
   std::string source;

@@ -202,7 +202,8 @@ inline double in_flight(PipeSchedule s, int p, double m, int chunks) {
 // A ring collective of S bytes per chip over n chips, `domain` of them per scale-up domain, at the
 // collective efficiency; across domains on a chip whose cluster measured its collectives, never
 // faster than the measured bus bandwidth at that many nodes gives (model.md §15.4).
-inline Seconds ring_collective(Collective c, int n, Bytes bytes, const Hardware& hw, int domain, const Efficiency& eff) {
+inline Seconds ring_collective(Collective c, int n, Bytes bytes, const Hardware& hw, int domain,
+                               const Efficiency& eff) {
   if (n <= 1) return Seconds{};
   const int dom = std::max(1, domain);
   const Seconds modelled = group_collective_time(c, Algorithm::kRing, n, bytes, hw, dom) / eff.comm;
