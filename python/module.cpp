@@ -59,73 +59,110 @@ std::string text(const std::string& command, const std::string& args_json) {
 // has none), other values lists.
 constexpr double kMaxGridPoints = 1e7;
 
-py::dict grid(const std::string& command, const std::string& axes_json, const std::string& fixed_json, int threads) {
-  using llmecon::Json;
-  const Json axes = parse_args(axes_json), fixed = parse_args(fixed_json);
-  if (!axes.is_object() || !fixed.is_object()) throw py::value_error("grid: axes and fixed arguments are objects");
+// The grid's points: `fixed` with each axis's value at row i (the last axis varies fastest).
+struct Points {
+  llmecon::Json fixed;
   std::vector<std::string> keys;
-  std::vector<const Json*> values;
-  double total = 1;
-  for (const auto& [k, v] : axes.items()) {
-    if (!v.is_array() || v.empty()) throw py::value_error("grid: axis " + k + " needs a non-empty list of values");
-    keys.push_back(k);
-    values.push_back(&v);
-    total *= static_cast<double>(v.size());
-  }
-  if (total > kMaxGridPoints) {
-    throw py::value_error("grid: " + std::to_string(static_cast<long long>(total)) +
-                          " points exceed 10^7 (hint: shard it over an executor, or narrow an axis)");
-  }
-  const auto n = static_cast<std::size_t>(total);
-  std::vector<Json> answers(n);
-  std::vector<std::string> errors(n);
-  auto point = [&](std::size_t i) {
-    Json args = fixed;
+  std::vector<const llmecon::Json*> values;
+  std::size_t n = 1;
+  [[nodiscard]] llmecon::Json at(std::size_t i) const {
+    llmecon::Json args = fixed;
     for (std::size_t a = keys.size(); a-- > 0;) {
       const std::size_t size = values[a]->size();
       args[keys[a]] = (*values[a])[i % size];
       i /= size;
     }
     return args;
-  };
-  const llmecon::Engine& e = engine();  // opened with the GIL held: its failure is a ValueError
-  {
-    py::gil_scoped_release released;
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (std::size_t i = next++; i < n; i = next++) {
-        auto r = e.run(command, point(i));
-        if (r) {
-          answers[i] = std::move(r).value();
-        } else {
-          errors[i] = r.error().message();
-        }
-      }
-    };
-    const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-    const std::size_t k = std::min<std::size_t>(n, threads > 0 ? static_cast<std::size_t>(threads) : hw);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < k; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
   }
-  // Columns in order of first appearance: the axes, then the answers' fields.
-  std::vector<std::string> names = keys;
+};
+
+// Every point answered on `threads` threads (0: every core), without the GIL: the answer, or the
+// engine's message.
+void evaluate(const llmecon::Engine& e, const std::string& command, const Points& p, int threads,
+              std::vector<llmecon::Json>& answers, std::vector<std::string>& errors) {
+  py::gil_scoped_release released;
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < p.n; i = next++) {
+      auto r = e.run(command, p.at(i));
+      if (r) {
+        answers[i] = std::move(r).value();
+      } else {
+        errors[i] = r.error().message();
+      }
+    }
+  };
+  const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t k = std::min<std::size_t>(p.n, threads > 0 ? static_cast<std::size_t>(threads) : hw);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < k; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// One column's cells as numpy (int64 for JSON integers in every row, else float64 with NaN for a
+// missing number) or, for other values, a list.
+py::object column(const std::vector<const llmecon::Json*>& col) {
+  using llmecon::Json;
+  const auto n = static_cast<py::ssize_t>(col.size());
+  const bool numeric = std::all_of(col.begin(), col.end(), [](const Json* v) {
+    return v == nullptr || v->is_null() || (v->is_number() && !v->is_boolean());
+  });
+  // JSON integers in every row (an axis of ints, a count): int64; the type is the field's, so
+  // every shard of a grid gives a column the same dtype.
+  const bool integral = numeric && std::all_of(col.begin(), col.end(),
+                                               [](const Json* v) { return v != nullptr && v->is_number_integer(); });
+  if (integral) {
+    py::array_t<std::int64_t> a(n);
+    auto m = a.mutable_unchecked<1>();
+    for (py::ssize_t i = 0; i < n; ++i) m(i) = col[static_cast<std::size_t>(i)]->get<std::int64_t>();
+    return std::move(a);
+  }
+  if (numeric) {
+    py::array_t<double> a(n);
+    auto m = a.mutable_unchecked<1>();
+    for (py::ssize_t i = 0; i < n; ++i) {
+      const Json* v = col[static_cast<std::size_t>(i)];
+      m(i) = v == nullptr || v->is_null() ? std::numeric_limits<double>::quiet_NaN() : v->get<double>();
+    }
+    return std::move(a);
+  }
+  py::list l(col.size());
+  for (std::size_t i = 0; i < col.size(); ++i) {
+    const Json* v = col[i];
+    if (v == nullptr || v->is_null()) {
+      l[i] = py::none();
+    } else if (v->is_boolean()) {
+      l[i] = py::bool_(v->get<bool>());
+    } else if (v->is_string()) {
+      l[i] = py::str(v->get<std::string>());
+    } else {
+      l[i] = py::float_(v->get<double>());
+    }
+  }
+  return std::move(l);
+}
+
+// The answers as columns in order of first appearance (the axes, then the answers' fields), with
+// every row's feasible and reason.
+py::dict columns(const Points& p, const std::vector<llmecon::Json>& answers, const std::vector<std::string>& errors) {
+  using llmecon::Json;
+  std::vector<std::string> names = p.keys;
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t c = 0; c < names.size(); ++c) index[names[c]] = c;
-  std::vector<std::vector<const Json*>> cells(names.size(), std::vector<const Json*>(n, nullptr));
-  std::vector<Json> axis_values(n);
+  std::vector<std::vector<const Json*>> cells(names.size(), std::vector<const Json*>(p.n, nullptr));
+  std::vector<Json> axis_values(p.n);
   auto put = [&](const std::string& name, std::size_t row, const Json* v) {
     auto [it, fresh] = index.try_emplace(name, names.size());
     if (fresh) {
       names.push_back(name);
-      cells.emplace_back(n, nullptr);
+      cells.emplace_back(p.n, nullptr);
     }
     cells[it->second][row] = v;
   };
-  for (std::size_t i = 0; i < n; ++i) {
-    axis_values[i] = point(i);
-    for (const std::string& k : keys) put(k, i, &axis_values[i][k]);
+  for (std::size_t i = 0; i < p.n; ++i) {
+    axis_values[i] = p.at(i);
+    for (const std::string& k : p.keys) put(k, i, &axis_values[i][k]);
     if (!answers[i].is_object()) continue;
     for (const auto& [k, v] : answers[i].items()) {
       if (v.is_primitive()) put(k, i, &v);
@@ -140,47 +177,9 @@ py::dict grid(const std::string& command, const std::string& axes_json, const st
     }
   }
   py::dict out;
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    const auto& col = cells[c];
-    const bool numeric = std::all_of(col.begin(), col.end(), [](const Json* v) {
-      return v == nullptr || v->is_null() || (v->is_number() && !v->is_boolean());
-    });
-    // JSON integers in every row (an axis of ints, a count): int64; the type is the field's, so
-    // every shard of a grid gives a column the same dtype.
-    const bool integral = numeric && std::all_of(col.begin(), col.end(),
-                                                 [](const Json* v) { return v != nullptr && v->is_number_integer(); });
-    if (integral) {
-      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(n));
-      auto m = a.mutable_unchecked<1>();
-      for (std::size_t i = 0; i < n; ++i) m(static_cast<py::ssize_t>(i)) = col[i]->get<std::int64_t>();
-      out[py::str(names[c])] = a;
-    } else if (numeric) {
-      py::array_t<double> a(static_cast<py::ssize_t>(n));
-      auto m = a.mutable_unchecked<1>();
-      for (std::size_t i = 0; i < n; ++i) {
-        m(static_cast<py::ssize_t>(i)) =
-            col[i] == nullptr || col[i]->is_null() ? std::numeric_limits<double>::quiet_NaN() : col[i]->get<double>();
-      }
-      out[py::str(names[c])] = a;
-    } else {
-      py::list l(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const Json* v = col[i];
-        if (v == nullptr || v->is_null()) {
-          l[i] = py::none();
-        } else if (v->is_boolean()) {
-          l[i] = py::bool_(v->get<bool>());
-        } else if (v->is_string()) {
-          l[i] = py::str(v->get<std::string>());
-        } else {
-          l[i] = py::float_(v->get<double>());
-        }
-      }
-      out[py::str(names[c])] = l;
-    }
-  }
-  py::list feasible(n), reason(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t c = 0; c < names.size(); ++c) out[py::str(names[c])] = column(cells[c]);
+  py::list feasible(p.n), reason(p.n);
+  for (std::size_t i = 0; i < p.n; ++i) {
     const bool ok = errors[i].empty();
     const Json* f = ok && answers[i].is_object() && answers[i].contains("feasible") ? &answers[i]["feasible"] : nullptr;
     feasible[i] = py::bool_(ok && (f == nullptr || !f->is_boolean() || f->get<bool>()));
@@ -192,6 +191,30 @@ py::dict grid(const std::string& command, const std::string& axes_json, const st
   out["feasible"] = feasible;
   out["reason"] = reason;
   return out;
+}
+
+py::dict grid(const std::string& command, const std::string& axes_json, const std::string& fixed_json, int threads) {
+  using llmecon::Json;
+  const Json axes = parse_args(axes_json);
+  Points p{parse_args(fixed_json), {}, {}, 1};
+  if (!axes.is_object() || !p.fixed.is_object()) throw py::value_error("grid: axes and fixed arguments are objects");
+  double total = 1;
+  for (const auto& [k, v] : axes.items()) {
+    if (!v.is_array() || v.empty()) throw py::value_error("grid: axis " + k + " needs a non-empty list of values");
+    p.keys.push_back(k);
+    p.values.push_back(&v);
+    total *= static_cast<double>(v.size());
+  }
+  if (total > kMaxGridPoints) {
+    throw py::value_error("grid: " + std::to_string(static_cast<long long>(total)) +
+                          " points exceed 10^7 (hint: shard it over an executor, or narrow an axis)");
+  }
+  p.n = static_cast<std::size_t>(total);
+  std::vector<Json> answers(p.n);
+  std::vector<std::string> errors(p.n);
+  const llmecon::Engine& e = engine();  // opened with the GIL held: its failure is a ValueError
+  evaluate(e, command, p, threads, answers, errors);
+  return columns(p, answers, errors);
 }
 
 std::string schema() {

@@ -634,6 +634,7 @@
       state.requests.simulate = args;
       state.charts.latency = C.latencyCdf($("chart-latency-cdf"), sim, { title: `Latency CDFs at ${C.num(rate)} req/s (${sim.mapping}, ${sim.engine})` });
       state.charts.goodput = C.goodputVsRate($("chart-goodput"), grid.grid.rows, { current: rate });
+      state.charts.latencyRate = C.latencyVsRate($("chart-latency-rate"), grid.grid.rows, sim.slo);
       const slo = sim.slo.map((x) => `${x.metric.toUpperCase()} p99 ${C.seconds(x.observed_s)} ${x.met ? "≤" : ">"} ${C.seconds(x.bound_s)}`).join(", ");
       $("traffic-status").textContent =
         `${sim.completed} requests at ${C.num(rate)} req/s: ${C.num(sim.output_tokens_per_s)} output tokens/s, ` +

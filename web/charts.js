@@ -622,6 +622,31 @@
     );
   }
 
+  // rows: the grid's JSON lines. p99 TTFT and TPOT against the offered rate, each SLO bound a flat
+  // dashed line in its series' colour: where a latency crosses its line, the rate is past capacity.
+  function latencyVsRate(canvas, rows, slo, opts = {}) {
+    const x = rows.map((r) => r.rate);
+    const flat = (y) => [{ x: Math.min(...x), y }, { x: Math.max(...x), y }];
+    const ds = [
+      series("TTFT p99", rows.map((r) => ({ x: r.rate, y: r.ttft_s_p99 })), SAFE.blue),
+      series("TPOT p99", rows.map((r) => ({ x: r.rate, y: r.tpot_ms_p99 / 1000 })), SAFE.vermillion, { borderDash: [6, 2] }),
+    ];
+    for (const s of slo || []) {
+      const color = s.metric === "tpot" ? SAFE.vermillion : s.metric === "ttft" ? SAFE.blue : SAFE.grey;
+      ds.push(series(`${s.metric.toUpperCase()} p${num(s.percentile)} ≤ ${seconds(s.bound_s)}`, flat(s.bound_s), color, { borderDash: [2, 4], pointRadius: 0, borderWidth: 1 }));
+    }
+    return base(
+      canvas,
+      "line",
+      ds,
+      { x: logAxis("offered rate (requests/s)", num), y: logAxis("seconds", seconds) },
+      {
+        title: { display: true, text: opts.title || "p99 latency against rate" },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${seconds(c.parsed.y)} at ${num(c.parsed.x)} req/s` } },
+      }
+    );
+  }
+
   // sim: `llmecon simulate --json`. The first replica's batch and KV use over the run (its
   // thinned samples, charts.over_time): batch on the left axis, the KV cache's share on the right.
   function overTime(canvas, sim, opts = {}) {
@@ -789,5 +814,5 @@
     });
   }
 
-  root.llmeconCharts = { num, seconds, passPrice, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, overTime, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
+  root.llmeconCharts = { num, seconds, passPrice, bytes, regionsOf, costVsBatch, stepVsBatch, roofline, costVsContext, pareto, memory, renderCommand, describePoint, latencyCdf, overTime, latencyVsRate, goodputVsRate, trainMemory, trainTime, costVsN, gpuHour, scaleupCost };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -257,7 +257,7 @@ try {
   await check("charts are updated in place", async () => {
     const rev1 = await revisions();
     // The traffic and training charts redraw when asked (their own checks), not on every change.
-    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-train-memory", "chart-train-time", "chart-cost-n", "chart-tco", "chart-scaleup"]);
+    const traffic = new Set(["chart-latency-cdf", "chart-goodput", "chart-latency-rate", "chart-train-memory", "chart-train-time", "chart-cost-n", "chart-tco", "chart-scaleup"]);
     for (const id of Object.keys(rev0)) if (!traffic.has(id)) assert.ok(rev1[id] > rev0[id], `chart ${id} redrew`);
     const pixels1 = await page.evaluate(() => document.getElementById("chart-cost-batch").toDataURL());
     assert.notEqual(pixels1, pixels0, "the cost chart's pixels changed");
@@ -594,6 +594,12 @@ try {
     assert.equal(new Set(colours).size, 3, String(colours));
     const gp = await page.evaluate(() => llmecon.charts.goodput.data.datasets[1].data.map((p) => p.y));
     assert.ok(gp.every((y) => y === null || y > 0), String(gp));
+    // p99 TTFT and TPOT against rate, with each SLO bound as a line, from the grid's rows.
+    const gridRows = await page.evaluate(() => llmecon.results.simulateGrid.grid.rows);
+    const lat = await page.evaluate(() => llmecon.charts.latencyRate.data.datasets.map((d) => [d.label, d.data.map((p) => p.y)]));
+    assert.deepEqual(lat[0][1], gridRows.map((r) => r.ttft_s_p99));
+    assert.deepEqual(lat[1][1], gridRows.map((r) => r.tpot_ms_p99 / 1000));
+    assert.deepEqual(lat.slice(2).map((d) => d[1][0]), want.slo.map((s) => s.bound_s), "one flat line per SLO bound");
     const zero = await page.evaluate(() => llmecon.results.simulateGrid.grid.rows.filter((r) => !(r.goodput_requests_per_s > 0)).length);
     const said = await page.evaluate(() => llmecon.charts.goodput.options.plugins.xMarkers.markers.filter((m) => m.label.startsWith("goodput 0")).length);
     assert.equal(said, zero ? 1 : 0, "a marker says where goodput is 0");
