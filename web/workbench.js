@@ -108,8 +108,8 @@ const llmeconWorkbench = (function () {
       }
       const v = el.value.trim();
       if (v === "" || v === String(arg.default)) continue;
+      // Lists go as the CLI's text ("1,2,4", "1:4096:x2"), which the API reads as the CLI does.
       if (arg.type === "integer" || arg.type === "number") out[arg.key] = Number(v);
-      else if (arg.type.endsWith("_list")) out[arg.key] = v.split(",").map((x) => (arg.type === "dtype_list" ? x.trim() : Number(x)));
       else out[arg.key] = v;
     }
     return out;

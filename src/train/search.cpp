@@ -188,6 +188,8 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                 }
                 const Key k{score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l};
                 for (std::size_t i = 0; i < std::size(kNamedStacks); ++i) {
+                  // A stack's own search reports that stack alone: the others' spaces are not searched.
+                  if (space.stack != TrainStack::kAny && kNamedStacks[i] != space.stack) continue;
                   if (space_runs(named[i], l, s.global_batch) && (!best[i] || k.score < best[i]->score)) {
                     best[i] = k;
                   }

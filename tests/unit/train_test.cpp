@@ -561,6 +561,8 @@ TEST(Train, EachStacksFastestLayoutIsReportedByTheOpenSearch) {
     EXPECT_TRUE(stack_runs(stack, best.layout, st.global_batch)) << name(stack) << " " << best.layout.str();
     EXPECT_GE(best.time.step.si(), any.ranked.front().time.step.si()) << name(stack);
     for (const TrainResult& r : own.ranked) EXPECT_TRUE(stack_runs(stack, r.layout, st.global_batch)) << r.layout.str();
+    ASSERT_EQ(own.per_stack.size(), 1U) << name(stack);  // its own search reports that stack alone
+    EXPECT_EQ(own.per_stack.front().first, stack);
   }
   TrainLayout l{.tp = 4, .pp = 4, .dp = 16, .zero = 1, .schedule = PipeSchedule::kInterleaved, .chunks = 2};
   EXPECT_TRUE(stack_runs(TrainStack::kMegatron, l, 512));
