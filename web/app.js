@@ -99,31 +99,34 @@
     };
   }
 
-  // POST /api/<command>; the JSON answer, or with format "csv" the CSV text. An error answer
-  // throws the API's own message.
+  // POST /api/<command>; the JSON answer, or with format "csv" or "text" that text. An error
+  // answer throws the API's own message.
   async function api(command, args, signal, format) {
     const body = format ? Object.assign({}, args, { format }) : args || {};
     const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(body), signal });
-    if (format === "csv" && res.ok) return res.text();
+    if (format && format !== "json" && res.ok) return res.text();
     const out = await res.json();
     if (!res.ok) throw new Error(out.error);
     return out;
   }
 
-  // A long command as a server job (POST "job": true, then GET /api/jobs/<id> until it ends):
-  // `onProgress(fraction)` as it runs; aborting the signal cancels it on the server (DELETE).
-  async function apiJob(command, args, signal, onProgress) {
+  // A long command as a server job (POST "job": true, then GET /api/jobs/<id> until it ends): its
+  // finished snapshot (the answer, and its JSON when the answer is text). `onJob(id)` once it is
+  // queued, `onProgress(fraction, snapshot)` as it runs; aborting the signal cancels it on the
+  // server (DELETE). A job that fails or is cancelled throws its message, with its state.
+  async function apiJob(command, args, signal, onProgress, onJob) {
     const res = await fetch(`/api/${command}`, { method: "POST", body: JSON.stringify(Object.assign({}, args, { job: true })), signal });
     const first = await res.json();
     if (!res.ok) throw new Error(first.error);
+    if (onJob) onJob(first.job);
     const cancel = () => fetch(`/api/jobs/${first.job}`, { method: "DELETE" });
     signal.addEventListener("abort", cancel);
     try {
       for (;;) {
         const snap = await (await fetch(`/api/jobs/${first.job}`, { signal })).json();
-        if (snap.state === "done") return snap.answer;
-        if (snap.state === "failed" || snap.state === "cancelled") throw new Error(snap.error);
-        onProgress(snap.progress);
+        if (snap.state === "done") return snap;
+        if (snap.state === "failed" || snap.state === "cancelled") throw Object.assign(new Error(snap.error), { state: snap.state });
+        onProgress(snap.progress, snap);
         await new Promise((r) => setTimeout(r, 150));
       }
     } finally {
@@ -527,7 +530,7 @@
     try {
       const [ta, sa] = [trainArgs(), scaleArgs()];
       const searching = (f) => ($("train-status").textContent = `searching layouts… ${Math.round(100 * f)}%`);
-      const [t, sc] = await Promise.all([apiJob("train", ta, ctl.signal, searching), api("scale", sa, ctl.signal)]);
+      const [t, sc] = await Promise.all([apiJob("train", ta, ctl.signal, searching).then((s) => s.answer), api("scale", sa, ctl.signal)]);
       if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
       state.results.train = t;
       state.results.scale = sc;
@@ -625,7 +628,7 @@
       const rates = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2].map((f) => +(rate * f).toPrecision(4));
       const simulating = (f) => ($("traffic-status").textContent = `simulating… ${Math.round(100 * f)}%`);
       const [sim, grid] = await Promise.all([
-        apiJob("simulate", args, ctl.signal, simulating),
+        apiJob("simulate", args, ctl.signal, simulating).then((s) => s.answer),
         api("simulate", Object.assign({}, args, { grid_rates: rates.join(","), requests: Math.min(args.requests || 2000, 2000) }), ctl.signal),
       ]);
       if (ctl.signal.aborted) throw new DOMException("superseded", "AbortError");
@@ -834,7 +837,7 @@
       for (const name of argOf("simulate", "engine").choices) $("sim-engine").add(new Option(name, name));
       for (const name of argOf("train", "train_dtype").choices) $("train-dtype").add(new Option(name, name));
       restoreFromUrl();
-      llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, api, schema.max_body_bytes);
+      llmeconWorkbench.init(schema.commands, { model: models, hardware: hw }, { api, apiJob, download }, schema.max_body_bytes);
     } catch (err) {
       showError(err);
       return;

@@ -8,7 +8,7 @@
 const llmeconWorkbench = (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  const state = { commands: {}, lists: {}, api: null, runs: 0, controller: null, job: null, last: null, charts: [] };
+  const state = { commands: {}, lists: {}, helpers: null, runs: 0, controller: null, job: null, last: null, charts: [] };
 
   // One input per argument, by type: pickers for models, chips and choices, a box for flags,
   // number fields with the argument's limits, text for strings and lists.
@@ -157,29 +157,31 @@ const llmeconWorkbench = (function () {
     $("wb-error").textContent = message;
   }
 
-  // A long command runs as a server job (POST with "job": true, then GET /api/jobs/<id>): its
-  // progress shows while it runs, and cancel stops it on the server (DELETE), not just here.
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  async function asJob(name, body, ctl, started) {
-    const res = await fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(Object.assign({}, body, { job: true })), signal: ctl.signal });
-    const first = await res.json();
-    if (!res.ok) return { ok: false, error: first.error };
-    state.job = first.job;
-    for (;;) {
-      const snap = await (await fetch(`/api/jobs/${first.job}`, { signal: ctl.signal })).json();
-      if (snap.state === "done") return { ok: true, text: snap.answer, json: snap.json };
-      if (snap.state === "failed" || snap.state === "cancelled") return { ok: false, error: snap.error, cancelled: snap.state === "cancelled" };
-      $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${snap.state}, ${Math.round(100 * snap.progress)}% after ${((performance.now() - started) / 1000).toFixed(1)} s`;
-      $("wb-progress").value = snap.progress;
-      await sleep(200);
+  // A long command runs as a server job (the page's apiJob): its progress shows while it runs, and
+  // cancel stops it on the server, not just here. A refusal is an answer, not an exception.
+  async function asJob(name, args, ctl, started) {
+    const progress = (f, snap) => {
+      $("wb-status").textContent = `llmecon ${state.commands[name].cli}: ${snap.state}, ${Math.round(100 * f)}% after ${((performance.now() - started) / 1000).toFixed(1)} s`;
+      $("wb-progress").value = f;
+    };
+    try {
+      const snap = await state.helpers.apiJob(name, Object.assign({}, args, { format: "text" }), ctl.signal, progress, (id) => (state.job = id));
+      return { ok: true, text: snap.answer, json: snap.json };
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      return { ok: false, error: err.message, cancelled: err.state === "cancelled" };
     }
   }
   // A quick command: its text, and its JSON for the charts (both cheap, both cached).
-  async function once(name, body, ctl) {
-    const post = (b) => fetch(`/api/${name}`, { method: "POST", body: JSON.stringify(b), signal: ctl.signal });
-    const [res, json] = await Promise.all([post(body), chartsOf(name) ? post(Object.assign({}, body, { format: "json" })).then((r) => (r.ok ? r.json() : null)) : null]);
-    const text = await res.text();
-    return res.ok ? { ok: true, text, json } : { ok: false, error: JSON.parse(text).error };
+  async function once(name, args, ctl) {
+    const { api } = state.helpers;
+    try {
+      const [text, json] = await Promise.all([api(name, args, ctl.signal, "text"), chartsOf(name) ? api(name, args, ctl.signal).catch(() => null) : null]);
+      return { ok: true, text, json };
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      return { ok: false, error: err.message };
+    }
   }
 
   // The charts a command's JSON supports, as `llmecon COMMAND --plot FILE.html` draws them, and the
@@ -209,8 +211,8 @@ const llmeconWorkbench = (function () {
     state.charts = builders[name] ? builders[name](json) : C.renderCommand(name, json, box);
     if (name === "plan" && json.scaleup) state.charts.push(C.scaleupCost(canvas(), json));
   }
+  // Aborting the run cancels its job on the server too (apiJob).
   function cancel() {
-    if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE" });
     state.job = null;
     if (state.controller) state.controller.abort();
   }
@@ -230,8 +232,7 @@ const llmeconWorkbench = (function () {
     $("wb-progress").hidden = !long;
     $("wb-progress").value = 0;
     try {
-      const body = Object.assign({}, args, { format: "text" });
-      const r = long ? await asJob(name, body, ctl, started) : await once(name, body, ctl);
+      const r = long ? await asJob(name, args, ctl, started) : await once(name, args, ctl);
       if (!r.ok) {
         $("wb-output").textContent = "";
         drawCharts(name, null);
@@ -263,15 +264,7 @@ const llmeconWorkbench = (function () {
   async function downloadJson() {
     if (!state.last) return;
     const r = await fetch(`/api/${state.last.name}`, { method: "POST", body: JSON.stringify(state.last.args) });
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([await r.text()], { type: "application/json" }));
-    a.download = `llmecon-${state.last.name}.json`;
-    document.body.appendChild(a);
-    a.click();
-    setTimeout(() => {
-      URL.revokeObjectURL(a.href);
-      a.remove();
-    }, 0);
+    state.helpers.download(`llmecon-${state.last.name}.json`, await r.text(), "application/json");
   }
 
   // navigator.clipboard needs a secure context (loopback is one); elsewhere the text is selected.
@@ -284,8 +277,9 @@ const llmeconWorkbench = (function () {
     }
   }
 
-  function init(commands, lists, apiFn, maxBody) {
-    state.api = apiFn;
+  // helpers: the page's api, apiJob and download (app.js).
+  function init(commands, lists, helpers, maxBody) {
+    state.helpers = helpers;
     state.maxBody = maxBody || 1 << 20;
     state.lists = { model: lists.model.map((m) => m.name), hardware: lists.hardware.map((h) => h.name) };
     for (const c of commands) state.commands[c.name] = c;

@@ -143,31 +143,33 @@ struct Completions {
   }
 };
 
-// A growing queue (model.md §23.6): what the arrival window saw completing is the backlog's head,
-// not the service rate (a window shorter than one answer holds no completion at all). The counted
-// requests complete at the service rate, so the span of their completions measures it.
-void at_service_rate(SimResult& out, const Completions& d) {
-  const double span = tick_seconds(d.last - d.first);
-  if (d.n < 2 || !(span > 0)) return;
-  const double share = static_cast<double>(d.n - 1) / static_cast<double>(d.n);
-  out.requests_per_s = static_cast<double>(d.n - 1) / span;
+// Rates over the span from `from` to the last counted completion: `counted` of the d.n requests
+// (and that share of their tokens) are what the span holds.
+void rates_over(SimResult& out, const Completions& d, SimTime from, long counted, const char* rule) {
+  const double span = tick_seconds(d.last - from);
+  if (counted < 1 || !(span > 0)) return;
+  const double share = static_cast<double>(counted) / static_cast<double>(d.n);
+  out.requests_per_s = static_cast<double>(counted) / span;
   out.output_throughput = units::tokens(static_cast<double>(d.out) * share) / units::seconds(span);
   out.input_throughput = units::tokens(static_cast<double>(d.in) * share) / units::seconds(span);
-  out.load->served_requests_per_s = out.requests_per_s;
-  out.rule += "; overloaded, so rates over the span of their completions (the service rate)";
+  if (out.load) out.load->served_requests_per_s = out.requests_per_s;
+  out.rule += rule;
+}
+
+// A growing queue (model.md §23.6): what the arrival window saw completing is the backlog's head,
+// not the service rate (a window shorter than one answer holds no completion at all). The counted
+// requests complete at the service rate, so the span of their completions measures it: the first
+// completion opens it, and the other n - 1 fill it.
+void at_service_rate(SimResult& out, const Completions& d) {
+  rates_over(out, d, d.first, d.n - 1, "; overloaded, so rates over the span of their completions (the service rate)");
 }
 
 // Every request counted (no warmup left out): rates over the whole run, from the first arrival to the
 // last completion, the duration benchmark harnesses divide by (vLLM's benchmark_serving, SGLang's
 // bench_serving; model.md §23.6), so a run's drain counts as the harness saw it.
 void over_whole_run(SimResult& out, const Completions& d, SimTime first_arrival) {
-  const double span = tick_seconds(d.last - first_arrival);
-  if (d.n < 1 || !(span > 0)) return;
-  out.requests_per_s = static_cast<double>(d.n) / span;
-  out.output_throughput = units::tokens(static_cast<double>(d.out)) / units::seconds(span);
-  out.input_throughput = units::tokens(static_cast<double>(d.in)) / units::seconds(span);
-  if (out.load) out.load->served_requests_per_s = out.requests_per_s;
-  out.rule += "; every request counted, so rates over the whole run, from the first arrival to the last completion";
+  rates_over(out, d, first_arrival, d.n,
+             "; every request counted, so rates over the whole run, from the first arrival to the last completion");
 }
 
 }  // namespace

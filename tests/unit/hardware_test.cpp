@@ -73,6 +73,35 @@ TEST(Hardware, ChipsPerNodeLieWithinTheDomain) {
   EXPECT_EQ(r.error().field, "scale_up.chips_per_node") << r.error().message();
 }
 
+// h100-sxm-efa is h100-sxm in AWS p5 nodes: a copy of its file but for the measured fabric and the
+// price, so every other figure must stay the H100's.
+TEST(Hardware, TheEfaH100IsTheH100ButItsFabricAndPrice) {
+  auto cat = HardwareCatalog::builtin();
+  const Hardware& h = *cat->find("h100-sxm");
+  const Hardware& e = *cat->find("h100-sxm-efa");
+  for (std::size_t d = 0; d < h.compute.size(); ++d) {
+    ASSERT_EQ(h.compute[d].has_value(), e.compute[d].has_value()) << d;
+    if (h.compute[d]) {
+      EXPECT_EQ(h.compute[d]->value.si(), e.compute[d]->value.si()) << d;
+    }
+  }
+  EXPECT_EQ(h.hbm_capacity.value.si(), e.hbm_capacity.value.si());
+  EXPECT_EQ(h.hbm_bandwidth.value.si(), e.hbm_bandwidth.value.si());
+  EXPECT_EQ(h.exp_rate.value_or(FlopsPerSecond{}).si(), e.exp_rate.value_or(FlopsPerSecond{}).si());
+  EXPECT_EQ(h.domain_size, e.domain_size);
+  EXPECT_EQ(h.scale_up.bandwidth.si(), e.scale_up.bandwidth.si());
+  EXPECT_EQ(h.scale_up.latency.si(), e.scale_up.latency.si());
+  EXPECT_EQ(h.scale_out.bandwidth.si(), e.scale_out.bandwidth.si());
+  EXPECT_EQ(h.tdp.si(), e.tdp.si());
+  ASSERT_EQ(h.host_tiers.size(), e.host_tiers.size());
+  for (std::size_t i = 0; i < h.host_tiers.size(); ++i) {
+    EXPECT_EQ(h.host_tiers[i].capacity.si(), e.host_tiers[i].capacity.si());
+    EXPECT_EQ(h.host_tiers[i].bandwidth.si(), e.host_tiers[i].bandwidth.si());
+  }
+  EXPECT_FALSE(h.scale_out_measured);
+  EXPECT_TRUE(e.scale_out_measured);
+}
+
 TEST(Hardware, MeasuredCollectivesAreCheckedField) {
   const std::string efa = read(std::string(LLMECON_TEST_DATA) + "/../../data/hardware/h100-sxm-efa.toml");
   std::string bad = efa;
