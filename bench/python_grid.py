@@ -1,21 +1,52 @@
-"""Points per second of llmecon.grid (roofline over batch x context) on 1 and 2 threads, beside
-the module's per-call rate, for issue 42's figures.
+"""A 10^6-point roofline grid (batch x context) into a pandas DataFrame on 1 and 2 threads, beside
+the module's per-call rate and, in the same run, llm-analysis's per-answer rate when it imports
+(issue 42's figures).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python_grid.py
+    # with llm-analysis beside it: a checkout of github.com/cli99/llm-analysis and Debian's python3-fire
+    PYTHONPATH=build/release/python:/path/to/llm-analysis /usr/bin/python3 bench/python_grid.py
 """
+import logging
 import time
 
 import llmecon
 
-AXES = {"batch": list(range(1, 2001)), "context": [1024, 4096, 16384, 65536, 131072]}
+AXES = {"batch": list(range(1, 200001)), "context": [1024, 4096, 16384, 65536, 131072]}
 FIXED = {"model": "llama-3.1-70b", "hw": "h100-sxm"}
 
+
+def rate(n, seconds):
+    return f"{n / seconds:,.0f}/s"
+
+
 llmecon.grid("roofline", batch=[1, 2], **FIXED)  # open the engine once
+grid_rate = None
 for threads in (1, 2):
     t = time.perf_counter()
     df = llmecon.grid("roofline", threads=threads, **AXES, **FIXED)
-    print(f"grid, {threads} thread(s): {len(df) / (time.perf_counter() - t):.0f} points/s over {len(df)} points")
+    s = time.perf_counter() - t
+    grid_rate = grid_rate or len(df) / s
+    print(f"grid, {threads} thread(s): {len(df):,} points into a DataFrame in {s:.2f} s ({rate(len(df), s)}),"
+          f" {int(df['feasible'].sum()):,} feasible")
+
 t = time.perf_counter()
 for b in range(1, 2001):
     llmecon.roofline(batch=b, context=4096, **FIXED)
-print(f"per call: {2000 / (time.perf_counter() - t):.0f} answers/s")
+per_call = 2000 / (time.perf_counter() - t)
+print(f"llmecon.roofline per call: {per_call:,.0f} answers/s; the 1-thread grid is {grid_rate / per_call:.0f}x")
+
+try:
+    from llm_analysis.analysis import infer
+except ImportError:
+    print("llm-analysis: not importable here (put a checkout on PYTHONPATH, with python3-fire)")
+else:
+    logging.disable(logging.WARNING)
+    kw = dict(model_name="upstage_Llama-2-70b-instruct-v2", gpu_name="h100-sxm-80gb", dtype_name="w16a16e16",
+              tp_size=8, num_tokens_to_generate=1, log_level="ERROR")
+    infer(batch_size_per_gpu=1, seq_len=4096, **kw)
+    t = time.perf_counter()
+    for b in range(1, 201):
+        infer(batch_size_per_gpu=b, seq_len=4096, **kw)
+    la = 200 / (time.perf_counter() - t)
+    print(f"llm-analysis infer per call (Llama-2-70B, 8 x H100): {la:,.0f} answers/s;"
+          f" the 1-thread grid is {grid_rate / la:.0f}x")

@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "io/facade.hpp"
+#include "io/grid.hpp"
 #include "roofline/roofline.hpp"
 
 namespace {
@@ -54,6 +55,26 @@ void facade_roofline(benchmark::State& state) {
   }
 }
 BENCHMARK(facade_roofline);
+
+// A roofline grid of 10^5 points (batch x context) into columns on 1 and 2 threads (io/grid.hpp): the
+// C++ side of llmecon.grid; bench/python_grid.py times the DataFrame around it.
+void grid_roofline(benchmark::State& state) {
+  static const Engine e = Engine::open({}).value();
+  GridRequest g;
+  g.command = "roofline";
+  g.fixed = Json{{"model", "llama-3.1-70b"}, {"hw", "h100-sxm"}};
+  Json batches = Json::array();
+  for (int b = 1; b <= 20000; ++b) batches.push_back(b);
+  g.axes = {{"batch", batches}, {"context", Json{1024, 4096, 16384, 65536, 131072}}};
+  g.threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    auto t = run_grid(e, g);
+    benchmark::DoNotOptimize(t.ok());
+  }
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 1e5, benchmark::Counter::kIsRate);
+}
+BENCHMARK(grid_roofline)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void model_parse(benchmark::State& state) {
   for (auto _ : state) {

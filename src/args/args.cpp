@@ -338,6 +338,10 @@ Result<Args> Args::parse(const CommandSpec& spec, const Json& raw) {
   return out;
 }
 
+Result<Json> Args::check(const ArgSpec& arg, const Json& v) {
+  return check_value(arg, v);
+}
+
 Result<Json> Args::from_text(const ArgSpec& arg, std::string_view text) {
   if (arg.type != ArgType::kNumber && arg.type != ArgType::kInteger) return Json(std::string(text));
   TRY(xs, parse_number_list(text, arg.flag()));

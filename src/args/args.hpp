@@ -132,6 +132,9 @@ class Args {
   /// Converts one CLI value (the text after the flag) to the JSON the facade takes for `arg`:
   /// numbers are parsed here, lists and names pass as text and are parsed by Args::parse.
   static Result<Json> from_text(const ArgSpec& arg, std::string_view text);
+  /// One given value of `arg` checked as parse() checks it: its canonical JSON, or the Error
+  /// parse() would give (each value is checked on its own, so a grid checks an axis once per value).
+  static Result<Json> check(const ArgSpec& arg, const Json& v);
 
   [[nodiscard]] bool has(std::string_view key) const;
   [[nodiscard]] double number(std::string_view key) const;  ///< given, else the table's default

@@ -7,6 +7,18 @@
 
 namespace llmecon {
 
+std::string csv_cell(const Json& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  }
+  if (v.is_null()) return "";
+  return json_text(v);
+}
+
 std::string to_csv(const std::vector<Json>& rows) {
   if (rows.empty()) return "";
   // The columns: the fullest row's scalar keys in its order, then any other row's (an infeasible
@@ -28,22 +40,11 @@ std::string to_csv(const std::vector<Json>& rows) {
   };
   add_keys(*fullest);
   for (const auto& r : rows) add_keys(r);
-  auto cell = [](const Json& v) -> std::string {
-    if (v.is_string()) {
-      std::string s = v.get<std::string>();
-      if (s.find_first_of(",\"\n") == std::string::npos) return s;
-      std::string q = "\"";
-      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-      return q + "\"";
-    }
-    if (v.is_null()) return "";
-    return json_text(v);
-  };
   std::string out;
   for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + keys[i];
   out += "\n";
   for (const auto& r : rows) {
-    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + cell(r.value(keys[i], Json()));
+    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? "," : "") + csv_cell(r.value(keys[i], Json()));
     out += "\n";
   }
   return out;

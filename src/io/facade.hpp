@@ -133,6 +133,9 @@ Json to_json(const RooflineResult& r);
 /// JSON of an analysis: figures as top-level keys, tables as arrays of row objects, plus
 /// "figures" (with units and labels), "notes" and "explain".
 Json to_json(const Analysis& a);
+/// One CSV cell: text quoted where it holds a comma, quote or line break; a number as JSON writes
+/// it; null empty.
+std::string csv_cell(const Json& v);
 /// CSV: a header line of the scalar keys, then one line per row object.
 std::string to_csv(const std::vector<Json>& rows);
 /// The CSV of a command's answer: its table (sweep rows, the plan's frontier, an analysis's first

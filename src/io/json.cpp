@@ -1,8 +1,11 @@
 // JSON and CSV of the engine's typed results (the keys documented in docs/cli.md).
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "commands/commands.hpp"
 #include "io/facade.hpp"
+#include "io/fields.hpp"
 
 namespace llmecon {
 
@@ -25,60 +28,96 @@ Json efficiency_json(const Efficiency& e) {
   return out;
 }
 
-Json to_json(const RooflineResult& r) {
+namespace {
+
+// Writes each field as a JSON member, in order.
+class JsonSink final : public FieldSink {
+ public:
+  explicit JsonSink(Json::object_t& o) : o_(o) {}
+  void put(std::string_view key, const Field& v) override { o_.emplace_back(std::string(key), v.json()); }
+
+ private:
+  Json::object_t& o_;
+};
+
+Field whole_field(double v) {
+  const Json j = whole_json(v);
+  return j.is_number_integer() ? Field::integer(v) : Field::real(v);
+}
+
+}  // namespace
+
+void roofline_fields(const RooflineResult& r, FieldSink& out) {
   const auto& in = r.in;
-  // Built key by key into reserved storage: an initializer list makes every pair a JSON array
-  // first, and this runs once per sweep row and per server request.
+  const Json per_mw = tokens_per_mw_json(r.tokens_per_s, r.facility_power);
+  static_assert(std::string_view(priced_tokens(Phase::kPrefill)) == "input" &&
+                std::string_view(priced_tokens(Phase::kDecode)) == "output");
+  const std::array<std::pair<std::string_view, Field>, 39> fields{{
+      {"model", in.model ? Field::text_of(in.model->name) : Field{}},
+      {"hardware", Field::text_of(in.hw->name)},
+      {"chips", Field::integer(in.chips)},
+      {"phase", Field::text_of(name(in.step.phase))},
+      {"batch", whole_field(in.step.batch)},
+      {"context", whole_field(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0))},
+      {"new_tokens", whole_field(in.step.new_tokens)},
+      {"weight_dtype", Field::text_of(name(in.precision.weights))},
+      {"expert_dtype", Field::text_of(name(in.precision.experts))},
+      {"act_dtype", Field::text_of(name(in.precision.act))},
+      {"kv_dtype", Field::text_of(name(in.precision.kv))},
+      {"flops", Field::real(r.cost.flops_total().si())},
+      {"bytes_weights", Field::real(r.cost.weights.si())},
+      {"bytes_kv_read", Field::real(r.cost.kv_read.si())},
+      {"bytes_kv_write", Field::real(r.cost.kv_write.si())},
+      {"t_compute_s", Field::real(r.t_compute.si())},
+      {"t_weights_s", Field::real(r.t_weights.si())},
+      {"t_kv_s", Field::real(r.t_kv.si())},
+      {"t_overhead_s", Field::real(r.t_overhead.si())},
+      {"t_busy_s", Field::real((r.in.eff.ideal() ? r.t_step : r.ops.busy).si())},
+      {"kernels", whole_field(r.ops.kernels)},
+      // Which step this is (docs/quantities.md): the chips as one pooled domain, calibrated or ideal.
+      {"step_model", Field::text_of(r.in.eff.ideal() ? kStepIdealPooled : kStepCalibratedPooled)},
+      {"t_step_s", Field::real(r.t_step.si())},
+      {"t_upper_s", Field::real(r.t_upper.si())},
+      {"bound", Field::text_of(name(r.bound))},
+      {"tokens_per_s", Field::real(r.tokens_per_s.si())},
+      // A price names the tokens it divides: a decode step's output tokens, a prefill pass's prompt.
+      {in.step.phase == Phase::kPrefill ? "usd_per_mtok_input" : "usd_per_mtok_output",
+       Field::real(r.usd_per_token.si() * 1e6)},
+      {"mfu", Field::real(r.mfu)},
+      {"hbm_utilization", Field::real(r.hbm_utilization)},
+      {"board_power_w", Field::real(r.board_power.si())},
+      {"facility_power_w", Field::real(r.facility_power.si())},
+      {"joules_per_token", Field::real(r.energy_per_token.si())},
+      {"tokens_per_s_per_mw", per_mw.is_number() ? Field::real(per_mw.get<double>()) : Field{}},
+      {"arithmetic_intensity", Field::real(r.intensity.si())},
+      {"mem_weights_bytes", Field::real(r.mem_weights.si())},
+      {"mem_kv_bytes", Field::real(r.mem_kv.si())},
+      {"mem_capacity_bytes", Field::real(r.mem_capacity.si())},
+      {"feasible", Field::boolean(r.fits)},
+      {"reason", r.fits ? Field{} : Field::text_of(r.fit_reason)},
+  }};
+  // An infeasible point (it does not fit) keeps its inputs, work and memory, and withholds every
+  // price, throughput, duration and energy (docs/quantities.md). The keys' kinds, once: every call
+  // lists the same keys but the price's, whose kind is the same.
+  constexpr std::size_t kFields = std::tuple_size_v<decltype(fields)>;
+  static const std::array<bool, kFields> withheld = [&fields] {
+    std::array<bool, kFields> w{};
+    for (std::size_t i = 0; i < fields.size(); ++i) w[i] = withheld_when_infeasible(key_kind(fields[i].first));
+    return w;
+  }();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].second.kind == Field::Kind::kNull && fields[i].first == "reason") continue;
+    if (r.fits || !withheld[i]) out.put(fields[i].first, fields[i].second);
+  }
+}
+
+Json to_json(const RooflineResult& r) {
+  // Built key by key into reserved storage: this runs once per sweep row and per server request.
   Json out = Json::object();
   auto& o = out.get_ref<Json::object_t&>();
   o.reserve(38);
-  // An infeasible point (it does not fit) keeps its inputs, work and memory, and withholds every
-  // price, throughput, duration and energy (docs/quantities.md).
-  auto put = [&o, fits = r.fits](const char* key, Json v) {
-    if (!fits && withheld_when_infeasible(key_kind(key))) return;
-    o.emplace_back(key, std::move(v));
-  };
-  put("model", in.model ? Json(in.model->name) : Json());
-  put("hardware", in.hw->name);
-  put("chips", in.chips);
-  put("phase", std::string(name(in.step.phase)));
-  put("batch", whole_json(in.step.batch));
-  put("context", whole_json(in.step.cached + (in.step.phase == Phase::kPrefill ? in.step.new_tokens : 0.0)));
-  put("new_tokens", whole_json(in.step.new_tokens));
-  put("weight_dtype", std::string(name(in.precision.weights)));
-  put("expert_dtype", std::string(name(in.precision.experts)));
-  put("act_dtype", std::string(name(in.precision.act)));
-  put("kv_dtype", std::string(name(in.precision.kv)));
-  put("flops", r.cost.flops_total().si());
-  put("bytes_weights", r.cost.weights.si());
-  put("bytes_kv_read", r.cost.kv_read.si());
-  put("bytes_kv_write", r.cost.kv_write.si());
-  put("t_compute_s", r.t_compute.si());
-  put("t_weights_s", r.t_weights.si());
-  put("t_kv_s", r.t_kv.si());
-  put("t_overhead_s", r.t_overhead.si());
-  put("t_busy_s", (r.in.eff.ideal() ? r.t_step : r.ops.busy).si());
-  put("kernels", whole_json(r.ops.kernels));
-  // Which step this is (docs/quantities.md): the chips as one pooled domain, calibrated or ideal.
-  put("step_model", r.in.eff.ideal() ? kStepIdealPooled : kStepCalibratedPooled);
-  put("t_step_s", r.t_step.si());
-  put("t_upper_s", r.t_upper.si());
-  put("bound", std::string(name(r.bound)));
-  put("tokens_per_s", r.tokens_per_s.si());
-  // A price names the tokens it divides: a decode step's output tokens, a prefill pass's prompt.
-  put((std::string("usd_per_mtok_") + priced_tokens(in.step.phase)).c_str(), r.usd_per_token.si() * 1e6);
-  put("mfu", r.mfu);
-  put("hbm_utilization", r.hbm_utilization);
-  put("board_power_w", r.board_power.si());
-  put("facility_power_w", r.facility_power.si());
-  put("joules_per_token", r.energy_per_token.si());
-  put("tokens_per_s_per_mw", tokens_per_mw_json(r.tokens_per_s, r.facility_power));
-  put("arithmetic_intensity", r.intensity.si());
-  put("mem_weights_bytes", r.mem_weights.si());
-  put("mem_kv_bytes", r.mem_kv.si());
-  put("mem_capacity_bytes", r.mem_capacity.si());
-  put("feasible", r.fits);
-  if (!r.fits) put("reason", r.fit_reason);
+  JsonSink sink(o);
+  roofline_fields(r, sink);
   return out;
 }
 

@@ -112,6 +112,9 @@ struct RooflineInput {
   /// The serving engine's share of the GEMM rates (ServingEngine::compute_sustained); 1 = none.
   double compute_sustained = 1.0;
   PowerModel power;  ///< what a chip draws (model.md §25.6)
+  /// model->weight_bytes(precision.weights, precision.experts), given by a caller that evaluates
+  /// many steps of one scenario (the grid) so each step does not sum the layers again.
+  std::optional<Bytes> weight_bytes;
 };
 
 struct RooflineResult {

@@ -25,6 +25,8 @@ GIVENS = {
     "parallel/parallel.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "plan/plan.hpp": ("const ModelSpec& m, const Hardware& hw", "void"),
     "io/encode.hpp": ("const SimConfig& config", "Status"),
+    "io/fields.hpp": ("const RooflineResult& result", "void"),
+    "io/grid.hpp": ("const Engine& engine", "Status"),
     "io/text.hpp": ("const Board& board", "void"),
     "simulate/kv_cache.hpp": ("const sim_internal::Chain& chain", "void"),
     "roofline/roofline.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),

@@ -43,6 +43,21 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress& p, const
 Result<Answer> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<RooflineResult> evaluate(const Engine& e, const Args& a);
+/// roofline's answer at many (batch, context) points of one scenario, resolved once: the grid's
+/// fast path (io/grid.cpp). at()'s result, through roofline_fields, then price_source, are the
+/// scalars roofline's answer gives at that point when plain(a) holds.
+class RooflinePoints {
+ public:
+  static Result<RooflinePoints> open(const Engine& e, const Args& a);
+  /// No --explain, --range or --ops: the answer is the result's fields and its price source.
+  static bool plain(const Args& a);
+  [[nodiscard]] Result<RooflineResult> at(double batch, double context) const;
+  [[nodiscard]] const std::string& price_source() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
 // board.cpp
 Result<Answer> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> step(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

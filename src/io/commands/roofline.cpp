@@ -100,6 +100,34 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
   return r;
 }
 
+struct RooflinePoints::Impl {
+  Args args;
+  Resolved res;
+};
+
+Result<RooflinePoints> RooflinePoints::open(const Engine& e, const Args& a) {
+  TRY(res, resolve(e, a));
+  res.in.weight_bytes = res.model().weight_bytes(res.in.precision.weights, res.in.precision.experts);
+  RooflinePoints p;
+  p.impl_ = std::make_shared<const Impl>(Impl{a, std::move(res)});
+  return p;
+}
+
+bool RooflinePoints::plain(const Args& a) {
+  return !a.flag("explain") && !a.flag("range") && !a.flag("ops");
+}
+
+Result<RooflineResult> RooflinePoints::at(double batch, double context) const {
+  TRY(step, step_at(impl_->args, batch, context));
+  RooflineInput in = impl_->res.in;
+  in.step = step;
+  return llmecon::roofline(in);
+}
+
+const std::string& RooflinePoints::price_source() const {
+  return impl_->res.scenario.hw->price_source;
+}
+
 namespace {
 // Contexts past the model's max_position_embeddings: priced, but the model was not trained for them.
 std::vector<std::string> past_max_context(const ModelSpec& m, double context) {

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "io/encode.hpp"
+#include "io/grid.hpp"
 #include "plan/plan.hpp"
 #include "scenario/layout.hpp"
 #include "simulate/simulate.hpp"
@@ -369,15 +370,8 @@ Result<Json> run_grid(const Engine& e, const Args& a, const Scenario& sc, const 
   const DeploymentInput& in = c.decode;
   std::size_t shard_k = 1, shard_n = 1;
   if (a.has("shard")) {
-    const std::string sh = a.text("shard");
-    const auto slash = sh.find('/');
-    const auto k = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(0, slash));
-    const auto n = slash == std::string::npos ? std::nullopt : parse_number_text(sh.substr(slash + 1));
-    if (!k || !n || *n < 1 || *n > 1e6 || *k < 1 || *k > *n || *k != std::floor(*k) || *n != std::floor(*n)) {
-      return Error{"--shard", "", "'" + sh + "' is not a shard", "K/N with 1 <= K <= N, e.g. 3/8"};
-    }
-    shard_k = static_cast<std::size_t>(*k);
-    shard_n = static_cast<std::size_t>(*n);
+    TRY(sh, parse_shard(a.text("shard"), "--shard"));
+    std::tie(shard_k, shard_n) = sh;
   }
   std::vector<const ServingEngine*> engines{engine};
   if (a.has("grid_engines")) {
