@@ -34,7 +34,8 @@ int fail(const std::string& message) {
 
 // Options every command takes (shell concerns, not facade arguments).
 struct Shell {
-  bool json = false, csv = false, markdown = false;
+  bool json = false, csv = false, markdown = false, grid = false;
+  llmecon::cli::GridFlags grid_flags;
   std::vector<std::string> hw_files, price_files;
   std::string plot, out;
 };
@@ -96,6 +97,17 @@ void build(Command& c, CLI::App& root, std::map<std::string, CLI::App*>& parents
   }
   add_shell_options(c.app, shell);
   if (!c.spec->chart.empty()) c.app->add_option("--plot", shell.plot, kPlotHelp);
+  c.app->add_flag("--grid", shell.grid,
+                  "every combination of the flags given lists (--batch 1:4096:x2 --hw h100-sxm,b200), one JSON "
+                  "line per point (--csv: CSV); docs/scale-out.md");
+  if (c.spec->arg("shard") == nullptr) {
+    c.app->add_option("--shard", shell.grid_flags.shard,
+                      "with --grid: run only shard K of N (K/N): points i with "
+                      "i mod N = K - 1");
+  }
+  c.app->add_option("--grid-threads", shell.grid_flags.threads, "with --grid: threads (0: every core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
   if (c.spec->writes_toml) c.app->add_option("--out", shell.out, "write the TOML to this file");
 }
 
@@ -189,6 +201,24 @@ std::string flag_key(std::string flag) {
   if (const auto eq = flag.find('='); eq != std::string::npos) flag.resize(eq);
   for (auto& ch : flag) ch = ch == '-' ? '_' : ch;
   return flag;
+}
+
+// --grid: the flags given, in order, to the grid (apps/cli/grid.cpp).
+int run_grid(const llmecon::Engine& e, const Command& c, const Shell& shell, Format f) {
+  if (!shell.grid && !shell.grid_flags.shard.empty()) return fail("--shard: shards a grid (hint: add --grid)");
+  if (!shell.grid) return fail("--grid-threads: sets a grid's threads (hint: add --grid)");
+  if (!shell.plot.empty()) return fail("--plot: a grid has no chart (hint: read its CSV into pandas, or drop --grid)");
+  if (!shell.out.empty()) return fail("--out: a grid prints its rows (hint: redirect them to a file)");
+  std::vector<llmecon::cli::GivenFlag> given;
+  for (const CLI::Option* o : c.app->parse_order()) {
+    for (const ArgSpec& a : c.spec->args) {
+      const auto it = c.options.find(a.key);
+      if (it == c.options.end() || it->second != o) continue;
+      if (std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.arg == &a; })) continue;
+      given.push_back({&a, a.type == ArgType::kBool ? std::string("true") : c.text.at(a.key)});
+    }
+  }
+  return llmecon::cli::grid(e, *c.spec, given, shell.grid_flags, f);
 }
 
 // `llmecon serve`: the server's options (apps/server).
@@ -327,6 +357,9 @@ int main(int argc, char** argv) {
   const Command* c = parsed_command(cmds);
   if (c == nullptr) return fail("no command (hint: `llmecon commands` lists them)");
   const Format fmt_out = shell.json ? Format::kJson : shell.csv ? Format::kCsv : Format::kText;
+  if (shell.grid || !shell.grid_flags.shard.empty() || c->app->count("--grid-threads") > 0) {
+    return run_grid(*engine, *c, shell, fmt_out);
+  }
   auto args = args_of(*c);
   if (!args) return fail(args.error().message());
   const std::string& name = c->spec->name;

@@ -16,287 +16,15 @@
 #include <limits>
 #include <optional>
 #include <thread>
-#include <unordered_map>
 
 #include "commands/commands.hpp"
 #include "io/fields.hpp"
-#include "units/json_text.hpp"
+#include "io/grid_table.hpp"
 
 namespace llmecon {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMaxGridTotal = 1e12;  // points in the whole grid, every shard
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-template <class V>
-using ByName = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
-
-using Kind = GridColumn::Kind;
-
-void push_absent(GridColumn& c) {
-  c.present.push_back(0);
-  switch (c.kind) {
-    case Kind::kNumber:
-    case Kind::kBool:
-      c.numbers.push_back(kNaN);
-      break;
-    case Kind::kText:
-      c.codes.push_back(-1);
-      break;
-    case Kind::kJson:
-      c.cells.emplace_back(nullptr);
-      break;
-    case Kind::kEmpty:
-      break;
-  }
-}
-
-void pad(GridColumn& c, std::size_t rows) {
-  while (c.present.size() < rows) push_absent(c);
-}
-
-void pop(GridColumn& c) {
-  c.present.pop_back();
-  if (c.kind == Kind::kNumber || c.kind == Kind::kBool) c.numbers.pop_back();
-  if (c.kind == Kind::kText) c.codes.pop_back();
-  if (c.kind == Kind::kJson) c.cells.pop_back();
-}
-
-// A column whose values' types differ between rows keeps each as JSON.
-void to_json_kind(GridColumn& c) {
-  std::vector<Json> cells;
-  cells.reserve(c.present.size());
-  for (std::size_t i = 0; i < c.present.size(); ++i) cells.push_back(c.cell(i));
-  c.cells = std::move(cells);
-  c.numbers.clear();
-  c.codes.clear();
-  c.dict.clear();
-  c.kind = Kind::kJson;
-}
-
-Kind kind_of(Field::Kind k) {
-  switch (k) {
-    case Field::Kind::kBool:
-      return Kind::kBool;
-    case Field::Kind::kText:
-      return Kind::kText;
-    case Field::Kind::kNumber:
-    case Field::Kind::kInteger:
-      return Kind::kNumber;
-    case Field::Kind::kNull:
-      break;
-  }
-  return Kind::kEmpty;
-}
-
-// A column being filled, with its text values' codes.
-struct Filling {
-  GridColumn col;
-  ByName<std::int32_t> codes;
-  std::int32_t last = -1;
-
-  std::int32_t code(std::string_view text) {
-    if (last >= 0 && col.dict[static_cast<std::size_t>(last)] == text) return last;
-    auto it = codes.find(text);
-    if (it == codes.end()) {
-      it = codes.emplace(std::string(text), static_cast<std::int32_t>(col.dict.size())).first;
-      col.dict.emplace_back(text);
-    }
-    return last = it->second;
-  }
-
-  void push(const Field& v) {
-    const Kind want = kind_of(v.kind);
-    if (want == Kind::kEmpty) {
-      push_absent(col);
-      return;
-    }
-    if (col.kind == Kind::kEmpty) {
-      col.kind = want;
-      const std::size_t n = col.present.size();
-      col.present.assign(n, 0);
-      if (want == Kind::kText) {
-        col.codes.reserve(col.present.capacity());
-        col.codes.assign(n, -1);
-      } else {
-        col.numbers.reserve(col.present.capacity());
-        col.numbers.assign(n, kNaN);
-      }
-    } else if (col.kind != want && col.kind != Kind::kJson) {
-      to_json_kind(col);
-      codes.clear();
-      last = -1;
-    }
-    col.present.push_back(1);
-    switch (col.kind) {
-      case Kind::kNumber:
-        col.integral = col.integral && v.kind == Field::Kind::kInteger;
-        col.numbers.push_back(v.number);
-        break;
-      case Kind::kBool:
-        col.numbers.push_back(v.number);
-        break;
-      case Kind::kText:
-        col.codes.push_back(code(v.text));
-        break;
-      case Kind::kJson:
-        col.cells.push_back(v.json());
-        break;
-      case Kind::kEmpty:
-        break;
-    }
-  }
-};
-
-// Rows of fields into columns. A column first met in a row goes right after the column that row
-// put before it, so every row's own field order is the columns' order restricted to its fields:
-// a row's JSON line does not depend on the other rows (shards give the same lines).
-class Builder final : public FieldSink {
- public:
-  explicit Builder(std::size_t rows) : rows_(rows) {}
-
-  void begin(std::size_t point) {
-    prev_.swap(row_);
-    row_.clear();
-    prev_key_.swap(row_key_);
-    row_key_.clear();
-    stable_ = true;
-    point_.push_back(point);
-    nonfinite_.clear();
-  }
-
-  void put(std::string_view key, const Field& v) override {
-    const std::size_t row = point_.size() - 1;
-    const std::size_t c = slot(key);
-    Filling& f = cols_[c];
-    if (f.col.present.size() == row + 1) pop(f.col);  // the row gives this field again: the later wins
-    pad(f.col, row);
-    const bool number = v.kind == Field::Kind::kNumber || v.kind == Field::Kind::kInteger;
-    if (number && !std::isfinite(v.number)) {
-      if (nonfinite_.empty()) nonfinite_ = std::string(key);
-      push_absent(f.col);
-    } else {
-      f.push(v);
-    }
-    row_.push_back(c);
-    row_key_.push_back(stable_ ? key.data() : nullptr);
-  }
-
-  /// Whether the keys put next live, unchanged, as long as the builder (an encoder's literals, the
-  /// axes' names): then a key's address names its column. A flattened answer's keys do not.
-  void stable(bool keys) { stable_ = keys; }
-
-  /// The first field of this row that was not a finite number ("" when none).
-  [[nodiscard]] const std::string& nonfinite() const { return nonfinite_; }
-
-  GridTable table() && {
-    GridTable t;
-    for (const std::size_t c : order_) {
-      pad(cols_[c].col, point_.size());
-      t.columns.push_back(std::move(cols_[c].col));
-    }
-    t.point = std::move(point_);
-    return t;
-  }
-
- private:
-  std::size_t slot(std::string_view key) {
-    // The previous row's field at this place, by its key's address (an encoder's literal) or text.
-    const std::size_t j = row_.size();
-    if (j < prev_.size() && ((stable_ && prev_key_[j] == key.data() && cols_[prev_[j]].col.name.size() == key.size()) ||
-                             cols_[prev_[j]].col.name == key)) {
-      return prev_[j];
-    }
-    if (auto it = index_.find(key); it != index_.end()) return it->second;
-    const std::size_t c = cols_.size();
-    cols_.emplace_back();
-    cols_.back().col.name = std::string(key);
-    cols_.back().col.present.reserve(rows_);
-    index_.emplace(std::string(key), c);
-    auto at = row_.empty() ? order_.begin() : std::find(order_.begin(), order_.end(), row_.back()) + 1;
-    order_.insert(at, c);
-    return c;
-  }
-
-  std::vector<Filling> cols_;
-  std::vector<std::size_t> order_;  // output order, indices into cols_
-  ByName<std::size_t> index_;
-  std::size_t rows_;                             // expected, reserved in each column
-  std::vector<std::size_t> prev_, row_;          // the columns the previous and this row put, in order
-  std::vector<const char*> prev_key_, row_key_;  // and the addresses of their keys
-  std::vector<std::size_t> point_;
-  std::string nonfinite_;
-  bool stable_ = true;
-};
-
-// `from`'s rows after `into`'s (both typed alike: in bulk; otherwise value by value as JSON).
-void append(GridColumn& into, const GridColumn& from) {
-  if (from.kind == Kind::kEmpty) {
-    pad(into, into.present.size() + from.present.size());
-    return;
-  }
-  if (into.kind == Kind::kEmpty) {
-    const std::size_t n = into.present.size();
-    into.kind = from.kind;
-    into.present.assign(n, 0);
-    into.numbers.assign(from.kind == Kind::kNumber || from.kind == Kind::kBool ? n : 0, kNaN);
-    into.codes.assign(from.kind == Kind::kText ? n : 0, -1);
-    into.cells.assign(from.kind == Kind::kJson ? n : 0, Json());
-  }
-  if (into.kind != from.kind) {
-    if (into.kind != Kind::kJson) to_json_kind(into);
-    for (std::size_t i = 0; i < from.present.size(); ++i) {
-      into.present.push_back(from.present[i]);
-      into.cells.push_back(from.cell(i));
-    }
-    return;
-  }
-  into.present.insert(into.present.end(), from.present.begin(), from.present.end());
-  into.integral = into.integral && from.integral;
-  into.numbers.insert(into.numbers.end(), from.numbers.begin(), from.numbers.end());
-  into.cells.insert(into.cells.end(), from.cells.begin(), from.cells.end());
-  if (into.kind != Kind::kText) return;
-  ByName<std::int32_t> known;
-  for (std::size_t d = 0; d < into.dict.size(); ++d) known.emplace(into.dict[d], static_cast<std::int32_t>(d));
-  std::vector<std::int32_t> remap(from.dict.size());
-  for (std::size_t d = 0; d < from.dict.size(); ++d) {
-    const auto [it, fresh] = known.emplace(from.dict[d], static_cast<std::int32_t>(into.dict.size()));
-    if (fresh) into.dict.push_back(from.dict[d]);
-    remap[d] = it->second;
-  }
-  for (const std::int32_t c : from.codes) into.codes.push_back(c < 0 ? -1 : remap[static_cast<std::size_t>(c)]);
-}
-
-// `from`'s rows after `into`'s; a column new to `into` goes after the one `from` has before it.
-void join(GridTable& into, GridTable&& from) {
-  const std::size_t before = into.rows();
-  std::size_t pred = 0;  // where the next new column goes
-  std::vector<std::uint8_t> touched(into.columns.size(), 0);
-  for (GridColumn& f : from.columns) {
-    auto it =
-        std::find_if(into.columns.begin(), into.columns.end(), [&](const GridColumn& c) { return c.name == f.name; });
-    if (it == into.columns.end()) {
-      GridColumn fresh;
-      fresh.name = f.name;
-      pad(fresh, before);
-      it = into.columns.insert(into.columns.begin() + static_cast<std::ptrdiff_t>(pred), std::move(fresh));
-      touched.insert(touched.begin() + static_cast<std::ptrdiff_t>(pred), 0);
-    }
-    const auto at = static_cast<std::size_t>(it - into.columns.begin());
-    append(*it, f);
-    touched[at] = 1;
-    pred = at + 1;
-  }
-  const std::size_t after = before + from.rows();
-  for (std::size_t c = 0; c < into.columns.size(); ++c) {
-    if (touched[c] == 0) pad(into.columns[c], after);
-  }
-  into.point.insert(into.point.end(), from.point.begin(), from.point.end());
-}
 
 // What every thread reads: the command, the axes and where batch and context are among them.
 struct Plan {
@@ -331,7 +59,11 @@ void flatten(const Json& answer, FieldSink& out) {
     if (v.is_primitive()) out.put(k, Field::of(v));
     if (!v.is_object()) continue;
     for (const auto& [k2, v2] : v.items()) {
-      if (v2.is_primitive()) out.put(k + "." + k2, Field::of(v2));
+      if (!v2.is_primitive()) continue;
+      std::string dotted = k;
+      dotted += '.';
+      dotted += k2;
+      out.put(dotted, Field::of(v2));
     }
   }
 }
@@ -345,7 +77,7 @@ class Runner {
     if (p.context_axis >= 0) context_.assign(p.sizes[static_cast<std::size_t>(p.context_axis)], kUnchecked);
   }
 
-  void point(std::size_t i, Builder& b) {
+  void point(std::size_t i, GridBuilder& b) {
     p_.indices(i, idx_);
     b.begin(i);
     for (std::size_t a = 0; a < idx_.size(); ++a) b.put(p_.g.axes[a].first, Field::of(p_.g.axes[a].second[idx_[a]]));
@@ -361,7 +93,7 @@ class Runner {
  private:
   static constexpr double kUnchecked = -1, kBad = -2;
 
-  void general(Builder& b) {
+  void general(GridBuilder& b) {
     auto r = p_.e.run(p_.g.command, p_.args(idx_));
     if (!r) {
       refused(b, r.error());
@@ -372,7 +104,7 @@ class Runner {
     if (!r->is_object() || !r->contains("feasible")) b.put("feasible", Field::boolean(true));
   }
 
-  static void refused(Builder& b, const Error& e) {
+  static void refused(GridBuilder& b, const Error& e) {
     const std::string why = e.message();
     b.put("feasible", Field::boolean(false));
     b.put("reason", Field::text_of(why));
@@ -395,7 +127,7 @@ class Runner {
     return checked[v];
   }
 
-  bool fast(Builder& b) {
+  bool fast(GridBuilder& b) {
     bool same = scenario_ready_;
     for (std::size_t a = 0; a < idx_.size() && same; ++a) same = step_axis(a) || key_[a] == idx_[a];
     if (!same) {
@@ -475,30 +207,6 @@ Result<Plan> plan_of(const Engine& e, const GridRequest& g, std::size_t& total) 
 
 }  // namespace
 
-Json GridColumn::cell(std::size_t i) const {
-  if (present[i] == 0) return nullptr;
-  switch (kind) {
-    case Kind::kNumber:
-      return integral ? whole_json(numbers[i]) : Json(numbers[i]);
-    case Kind::kBool:
-      return numbers[i] != 0;
-    case Kind::kText:
-      return dict[static_cast<std::size_t>(codes[i])];
-    case Kind::kJson:
-      return cells[i];
-    case Kind::kEmpty:
-      break;
-  }
-  return nullptr;
-}
-
-const GridColumn* GridTable::column(std::string_view name) const {
-  for (const GridColumn& c : columns) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 Result<GridTable> run_grid(const Engine& e, const GridRequest& g, const Cancel& cancel) {
   std::size_t total = 0;
   TRY(plan, plan_of(e, g, total));
@@ -510,7 +218,7 @@ Result<GridTable> run_grid(const Engine& e, const GridRequest& g, const Cancel& 
   std::vector<GridTable> parts(threads);
   std::atomic<bool> stop{false};
   auto work = [&](std::size_t t) {
-    Builder b((t + 1) * m / threads - t * m / threads);
+    GridBuilder b((t + 1) * m / threads - t * m / threads);
     Runner r(plan);
     for (std::size_t j = t * m / threads; j < (t + 1) * m / threads; ++j) {
       if (cancel && j % 256 == 0 && (stop || cancel())) {
@@ -532,33 +240,35 @@ Result<GridTable> run_grid(const Engine& e, const GridRequest& g, const Cancel& 
   return out;
 }
 
-std::string grid_json_lines(const GridTable& t) {
-  std::string out;
-  for (std::size_t i = 0; i < t.rows(); ++i) {
-    Json row = Json::object();
-    row["point"] = t.point[i];
-    for (const GridColumn& c : t.columns) {
-      if (c.present[i] != 0) row[c.name] = c.cell(i);
+Result<std::optional<Json>> axis_from_text(const ArgSpec& arg, std::string_view text) {
+  switch (arg.type) {
+    case ArgType::kNumber:
+    case ArgType::kInteger: {
+      if (text.find_first_of(",:") == std::string_view::npos) return std::optional<Json>{};
+      TRY(xs, parse_number_list(text, arg.flag()));
+      if (xs.size() < 2) return std::optional<Json>{};
+      Json axis = Json::array();
+      for (const double x : xs) axis.push_back(whole_json(x));
+      return std::optional<Json>{std::move(axis)};
     }
-    out += json_text(row);
-    out += '\n';
-  }
-  return out;
-}
-
-std::string grid_csv(const GridTable& t) {
-  std::string out = "point";
-  for (const GridColumn& c : t.columns) out += "," + csv_cell(Json(c.name));
-  out += '\n';
-  for (std::size_t i = 0; i < t.rows(); ++i) {
-    out += std::to_string(t.point[i]);
-    for (const GridColumn& c : t.columns) {
-      out += ',';
-      out += csv_cell(c.cell(i));
+    case ArgType::kChoice:
+    case ArgType::kDType:
+    case ArgType::kModel:
+    case ArgType::kHardware: {
+      if (text.find(',') == std::string_view::npos) return std::optional<Json>{};
+      Json axis = Json::array();
+      for (const std::string& item : cmd::split_list(std::string(text))) axis.push_back(item);
+      if (axis.size() < 2) return std::optional<Json>{};
+      return std::optional<Json>{std::move(axis)};
     }
-    out += '\n';
+    case ArgType::kString:
+    case ArgType::kBool:
+    case ArgType::kNumberList:
+    case ArgType::kIntegerList:
+    case ArgType::kDTypeList:
+      break;
   }
-  return out;
+  return std::optional<Json>{};
 }
 
 Result<std::pair<std::size_t, std::size_t>> parse_shard(std::string_view text, const std::string& flag) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,10 +65,17 @@ struct GridTable {
 /// kMaxGridPoints points, a bad shard) is an Error; a bad point is an infeasible row.
 Result<GridTable> run_grid(const Engine& e, const GridRequest& g, const Cancel& cancel = {});
 
-/// One JSON object per row and line: "point", then the row's fields in column order.
+/// Row i as an object: "point", then the row's fields in column order.
+Json grid_row(const GridTable& t, std::size_t i);
+/// One JSON object per row and line (grid_row).
 std::string grid_json_lines(const GridTable& t);
 /// A header line ("point" and every column), then one line per row; an absent value is empty.
 std::string grid_csv(const GridTable& t);
+/// A flag's text as an axis: for an argument that takes one number, a list or range of them
+/// ("1,8,64", "1:4096:x2", "0:8192:+1024"); for one that takes one name (a model, a chip, a
+/// choice, a format), names separated by commas. nullopt when the text is one value, or the
+/// argument takes free text or a list of its own (those commas belong to the value).
+Result<std::optional<Json>> axis_from_text(const ArgSpec& arg, std::string_view text);
 /// "K/N" as a shard (1 <= K <= N <= 10^6), or an Error naming `flag`.
 Result<std::pair<std::size_t, std::size_t>> parse_shard(std::string_view text, const std::string& flag);
 

@@ -369,5 +369,25 @@ trace_file=$(ls "$data"/traces/*.csv | head -1)
 if python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x.pop("workload",None) for x in (a,b)]; sys.exit(0 if a["ttft_s"]==b["ttft_s"] and a["arrived"]==b["arrived"] else 1)' "$tmp/trace_file.json" "$tmp/trace_text.json"; then passes=$((passes + 1)); else echo "FAIL: --trace-text equals --trace"; fails=$((fails + 1)); fi
 if "$bin" simulate --model llama-3.1-8b --hw h100-sxm --trace "$trace_file" --trace-text "x" 2>&1 >/dev/null | grep -q "^llmecon: error: --trace-text: a trace comes from --trace or --trace-text, not both"; then passes=$((passes + 1)); else echo "FAIL: --trace with --trace-text"; fails=$((fails + 1)); fi
 
+# --grid: every combination of the list-valued flags as JSON lines; three shards' lines, sorted by
+# point, are the whole grid's lines byte for byte, and the CSV has one row per point.
+grid=(roofline --model llama-3.1-8b,llama-3.1-70b --hw h100-sxm,b200 --batch 1:4096:x8 --context 2048,131072 --grid)
+"$bin" "${grid[@]}" >"$tmp/grid.jsonl"
+for k in 1 2 3; do "$bin" "${grid[@]}" --shard "$k/3" --grid-threads 1; done >"$tmp/shards.jsonl"
+if [ "$(wc -l <"$tmp/grid.jsonl")" -eq 40 ] && python3 -c '
+import json, sys
+whole, shards = (open(f).read().splitlines() for f in sys.argv[1:])
+key = lambda line: json.loads(line)["point"]
+sys.exit(0 if sorted(shards, key=key) == whole and json.loads(whole[0])["model"] == "llama-3.1-8b" else 1)' "$tmp/grid.jsonl" "$tmp/shards.jsonl"; then
+  passes=$((passes + 1)); else echo "FAIL: grid shards concatenate to the grid"; fails=$((fails + 1)); fi
+csv_ok grid-csv "len(rows) == 40 and {r['feasible'] for r in rows} == {'true', 'false'} and rows[39]['point'] == '39'" "$bin" "${grid[@]}" --csv
+json_ok grid-json "d['points'] == 40 and len(d['rows']) == 13 and d['shard'] == '2/3'" "$bin" "${grid[@]}" --json --shard 2/3
+bad grid-no-axis "^llmecon: error: grid: no axis" "$bin" roofline --model llama-3.1-8b --hw h100-sxm --grid
+bad grid-shard-alone "^llmecon: error: --shard: shards a grid" "$bin" roofline --model llama-3.1-8b --hw h100-sxm --shard 1/2
+bad grid-bad-shard "^llmecon: error: --shard: '4/3' is not a shard" "$bin" "${grid[@]}" --shard 4/3
+bad grid-plot "^llmecon: error: --plot: a grid has no chart" "$bin" sweep --model llama-3.1-8b --hw h100-sxm --context 1024,2048 --grid --plot "$tmp/x.svg"
+bad grid-two-grids "^llmecon: error: --grid-rates: simulate's own grid and --grid" "$bin" simulate --model llama-3.1-8b --hw h100-sxm --grid-rates 1,2 --rate 1,2 --grid
+bad grid-bad-range "^llmecon: error: --batch: " "$bin" roofline --model llama-3.1-8b --hw h100-sxm --batch 1:x:4 --grid
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
