@@ -5,6 +5,7 @@ value is a switch. The answer is the CLI's text, or its JSON with ``--json``. Ba
 CLI's message and exits 2, as the CLI does.
 """
 import json
+import signal
 import sys
 
 import llmecon
@@ -82,4 +83,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # Piped into head, stop quietly at the pipe's end, as the CLI does.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
