@@ -351,7 +351,11 @@ void Sim::emit_token(Replica& rep, Request& q, SimTime now) {
   if (q.first_token < 0) {
     q.first_token = now;
   } else if (counted) {
-    itl_.add(tick_seconds(now - q.last_token));
+    // Tokens of one iteration mostly share their gap: counted as a run, added once.
+    const SimTime gap = now - q.last_token;
+    if (itl_run_ > 0 && gap != itl_gap_) flush_itl();
+    itl_gap_ = gap;
+    ++itl_run_;
   }
   q.last_token = now;
   if (now >= win_lo_ && now <= win_hi_) ++win_out_;

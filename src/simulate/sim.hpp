@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -28,10 +29,11 @@ namespace llmecon::sim_internal {
 // Exact below 128; above, 64 steps per octave (at most 0.8% off), as a 12-bit code.
 inline std::uint64_t code(double x) {
   if (x < 128) return static_cast<std::uint64_t>(std::max(0.0, std::round(x)));
-  int e = 0;
-  const double m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
-  const auto bucket = static_cast<std::uint64_t>(std::min(63.0, std::floor((m * 2 - 1) * 64)));
-  return 128 + static_cast<std::uint64_t>(e - 8) * 64 + bucket;
+  // x = (1 + f) 2^(E - 1023) with f the mantissa: the octave from the exponent field E, the step
+  // from f's top 6 bits (what frexp and floor((m 2 - 1) 64) give, without the library call).
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const std::uint64_t octave = ((bits >> 52) & 0x7ff) - 1022 - 8;
+  return 128 + octave * 64 + ((bits >> 46) & 63);
 }
 inline double decode(std::uint64_t c) {
   if (c < 128) return static_cast<double>(c);
@@ -216,6 +218,12 @@ class Sim {
   std::size_t rr_ = 0;
   std::map<std::string, long> drops_;
   LogHistogram itl_;
+  SimTime itl_gap_ = 0;  // the inter-token gap of the run of tokens not yet in itl_
+  long itl_run_ = 0;     // and how many tokens had it
+  void flush_itl() {
+    if (itl_run_ > 0) itl_.add(tick_seconds(itl_gap_), itl_run_);
+    itl_run_ = 0;
+  }
   long completed_ = 0;
   long counted_lo_ = 0, counted_hi_ = 0;
   SimTime win_lo_ = 0, win_hi_ = 0;

@@ -258,6 +258,7 @@ SimResult Sim::collect() {
   out.tpot = in_seconds(distribution(tpot));
   out.e2e = in_seconds(distribution(e2e));
   out.queue = in_seconds(distribution(queue));
+  flush_itl();
   if (stream) out.itl = in_seconds(itl_.dist());
   out.batch = count_distribution(batch_counts_);
   out.kv_mean = busy_time_ > 0 ? kv_weighted_ / busy_time_ : 0;
