@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -132,6 +133,8 @@ llmecon::Result<Json> args_of(const Command& c) {
 // web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
 int write_text(const std::string& path, const std::string& text);
 
+bool write_all(std::FILE* f, const std::string& text);
+
 int write_plot(const std::string& path, const std::string& command, const Json& result) {
   const bool html = path.size() > 5 && path.substr(path.size() - 5) == ".html";
   std::string text;
@@ -152,18 +155,38 @@ int write_plot(const std::string& path, const std::string& command, const Json& 
       }
     }
   }
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
-  return 0;
+  return write_text(path, text);
 }
 
+// Every byte written and flushed, or an error: a full disk is not a success.
+bool write_all(std::FILE* f, const std::string& text) {
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool flushed = std::fflush(f) == 0;
+  return wrote && flushed && std::ferror(f) == 0;
+}
+
+// A file is written whole or not at all: to a temporary name beside it, then renamed over it, so a
+// failed write never leaves half a chart. A path that is not a regular file (/dev/stdout, a pipe,
+// a device) is written in place, with its errors checked the same way.
 int write_text(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory)");
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  const bool in_place = !ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status);
+  if (!ec && std::filesystem::is_directory(status)) return fail(path + ": is a directory (hint: give a file name)");
+  const std::string target = in_place ? path : path + ".llmecon-tmp";
+  std::FILE* f = std::fopen(target.c_str(), "w");
+  if (f == nullptr) return fail(path + ": cannot write file (hint: check the directory and its permissions)");
+  const bool ok = write_all(f, text);
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) {
+    if (!in_place) std::remove(target.c_str());
+    return fail(path + (in_place ? ": the write failed" : ": the write failed, the file is as it was") +
+                " (hint: check the free space on its disk)");
+  }
+  if (!in_place && std::rename(target.c_str(), path.c_str()) != 0) {
+    std::remove(target.c_str());
+    return fail(path + ": cannot replace the file (hint: check the directory's permissions)");
+  }
   return 0;
 }
 
@@ -178,13 +201,11 @@ bool infeasible(const Json& answer) {
 
 int emit(const std::string& command, const llmecon::Answer& answer, Format f) {
   const int rc = infeasible(answer.json) ? kInfeasible : 0;
-  if (f == Format::kJson) {
-    // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
-    std::puts(llmecon::json_text(answer.json, 2).c_str());
-    return rc;
-  }
-  const std::string out = f == Format::kCsv ? llmecon::csv_of(command, answer.json) : answer.text();
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  // Text that is not UTF-8 (a file name, a CSV id) is replaced, never thrown on.
+  const std::string out = f == Format::kJson  ? llmecon::json_text(answer.json, 2) + "\n"
+                          : f == Format::kCsv ? llmecon::csv_of(command, answer.json)
+                                              : answer.text();
+  if (!write_all(stdout, out)) return fail("stdout: the answer could not be written in full (hint: check the disk)");
   return rc;
 }
 
@@ -221,10 +242,47 @@ int run_grid(const llmecon::Engine& e, const Command& c, const Shell& shell, For
   return llmecon::cli::grid(e, *c.spec, given, shell.grid_flags, f);
 }
 
+// `llmecon commands`: the table as a list, JSON (the API's schema), CSV or docs/cli.md's reference.
+int print_commands(const Shell& shell) {
+  std::string out;
+  if (shell.markdown) {
+    out = llmecon::schema_markdown();
+  } else if (shell.json) {
+    out = llmecon::json_text(llmecon::schema_json(), 2) + "\n";
+  } else if (shell.csv) {
+    // One row per (command, argument), the argument's scalar fields as columns.
+    std::vector<Json> rows;
+    for (const Json& c : llmecon::schema_json()) {
+      Json base{{"command", c["cli"]}, {"command_help", c["help"]}};
+      if (c["args"].empty()) rows.push_back(base);
+      for (const Json& arg : c["args"]) {
+        Json row = base;
+        for (const auto& [k, v] : arg.items()) {
+          if (v.is_primitive()) row[k] = v;
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+    out = llmecon::to_csv(rows);
+  } else {
+    for (const auto& c : llmecon::commands()) out += fmt::format("{:<12} {}\n", c.cli_name(), c.help);
+  }
+  if (!write_all(stdout, out)) return fail("stdout: the table could not be written in full (hint: check the disk)");
+  return 0;
+}
+
 // `llmecon serve`: the server's options (apps/server).
 CLI::App* add_serve(CLI::App& app, llmecon::server::Options& serve_opts, Shell& shell) {
   auto* serve = app.add_subcommand("serve", "the JSON API and the web page on one port (loopback by default)");
-  serve->add_option("--host", serve_opts.host, "address to bind")->capture_default_str();
+  serve->footer(
+      "Off loopback (--host 0.0.0.0 or a LAN address) every machine that can reach the port can run every "
+      "command, at the cost of this machine's CPU: there is no authentication and no TLS, so put it behind a "
+      "proxy that has both. Requests must name the server by an IP address or a name given with --allow-host "
+      "(a page elsewhere that points its DNS name here is refused); the API sends no CORS headers, so only "
+      "the page this server serves can call it from a browser. --allow-files is never safe off loopback.");
+  serve->add_option("--host", serve_opts.host, "address to bind (off loopback: see below)")->capture_default_str();
+  serve->add_option("--allow-host", serve_opts.allowed_hosts,
+                    "off loopback: a DNS name requests may give as Host, besides IP addresses (repeatable)");
   serve->add_option("--port", serve_opts.port, "port")->capture_default_str()->check(CLI::Range(1, 65535));
   serve->add_option("--threads", serve_opts.threads, "pool threads, each serving many connections")
       ->capture_default_str()
@@ -320,39 +378,28 @@ int main(int argc, char** argv) {
     }
     return fail(extra + " (hint: run with --help for usage)");
   } catch (const CLI::ParseError& e) {
-    return fail(std::string(e.what()) + " (hint: run with --help for usage)");
+    const std::string what = e.what();
+    // A flag given twice: say so, not CLI11's "At Most 1 required but received 2".
+    if (const auto at = what.find(": At Most 1 required"); at != std::string::npos) {
+      return fail(what.substr(0, at) + ": given more than once (hint: give each flag once; several values are a " +
+                  "list, --batch 1,8,64, and --grid runs every combination)");
+    }
+    return fail(what + " (hint: run with --help for usage)");
   }
   if (shell.json && shell.csv) return fail("--json and --csv: choose one output format");
 
-  if (*list) {
-    if (shell.markdown) {
-      std::fputs(llmecon::schema_markdown().c_str(), stdout);
-    } else if (shell.json) {
-      std::puts(llmecon::json_text(llmecon::schema_json(), 2).c_str());
-    } else if (shell.csv) {
-      // One row per (command, argument), the argument's scalar fields as columns.
-      std::vector<Json> rows;
-      for (const Json& c : llmecon::schema_json()) {
-        Json base{{"command", c["cli"]}, {"command_help", c["help"]}};
-        if (c["args"].empty()) rows.push_back(base);
-        for (const Json& arg : c["args"]) {
-          Json row = base;
-          for (const auto& [k, v] : arg.items()) {
-            if (v.is_primitive()) row[k] = v;
-          }
-          rows.push_back(std::move(row));
-        }
-      }
-      std::fputs(llmecon::to_csv(rows).c_str(), stdout);
-    } else {
-      for (const auto& c : llmecon::commands()) std::printf("%-12s %s\n", c.cli_name().c_str(), c.help.c_str());
-    }
-    return 0;
-  }
+  if (*list) return print_commands(shell);
 
   auto engine = llmecon::Engine::open(shell.hw_files, shell.price_files);
   if (!engine) return fail(engine.error().message());
-  if (*serve) return llmecon::server::serve(*engine, serve_opts);
+  if (*serve) {
+    if (serve_opts.allow_files && serve_opts.host != "127.0.0.1" && serve_opts.host != "::1") {
+      return fail(
+          "--allow-files: lets every client read this machine's files; it is refused off loopback "
+          "(hint: serve on 127.0.0.1 and reach it through an SSH tunnel)");
+    }
+    return llmecon::server::serve(*engine, serve_opts);
+  }
 
   const Command* c = parsed_command(cmds);
   if (c == nullptr) return fail("no command (hint: `llmecon commands` lists them)");

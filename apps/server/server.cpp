@@ -201,16 +201,36 @@ MHD_Result answer(const Context& ctx, MHD_Connection* conn, const Request& req) 
                format_type(req.status == MHD_HTTP_OK ? req.format : "json"), true, nullptr, busy ? "1" : nullptr);
 }
 
-// Loopback servers answer only to loopback names: a page on another site that rebinds its DNS
-// name to 127.0.0.1 sends its own Host and is refused.
-bool host_allowed(const Options& o, const char* host) {
-  if (o.host != "127.0.0.1" && o.host != "::1") return true;
-  if (host == nullptr) return false;
-  const std::string h(host), port = ":" + std::to_string(o.port);
-  for (const char* name : {"127.0.0.1", "localhost", "[::1]"}) {
-    if (h == name || h == std::string(name) + port) return true;
+// An IP address as a Host gives it (dotted IPv4, or IPv6 in brackets), without its port.
+bool ip_literal(std::string_view name) {
+  if (name.size() > 2 && name.front() == '[' && name.back() == ']') {
+    return name.find_first_not_of("0123456789abcdefABCDEF:.", 1) == name.size() - 1;
   }
-  return false;
+  int dots = 0;
+  for (const char ch : name) {
+    if (ch == '.') ++dots;
+    if (ch != '.' && (ch < '0' || ch > '9')) return false;
+  }
+  return dots == 3;
+}
+
+// DNS rebinding: a page on another site whose name it points at this server sends its own name as
+// Host, and is refused. On loopback, only loopback names are this server; off loopback, any IP
+// address (a browser sends one only when it was told one) and the names given with --allow-host.
+// A Host's port, when given, must be this server's.
+bool host_allowed(const Options& o, const char* host) {
+  if (host == nullptr) return false;
+  std::string_view h(host), name = h;
+  const auto close = h.rfind(']');
+  const auto colon = h.rfind(':');
+  if (colon != std::string_view::npos && (close == std::string_view::npos || colon > close)) {
+    if (h.substr(colon + 1) != std::to_string(o.port)) return false;
+    name = h.substr(0, colon);
+  }
+  const bool loopback_name = name == "127.0.0.1" || name == "localhost" || name == "[::1]";
+  if (o.host == "127.0.0.1" || o.host == "::1") return loopback_name;
+  if (loopback_name || ip_literal(name)) return true;
+  return std::any_of(o.allowed_hosts.begin(), o.allowed_hosts.end(), [&](const std::string& a) { return a == name; });
 }
 
 // A request run as a job (jobs.hpp): queued in the compute pool under the same bound and deadline as
@@ -281,7 +301,9 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   if (!host_allowed(o, host)) {
     return error_reply(conn, MHD_HTTP_FORBIDDEN,
                        request_error(std::string("Host '") + (host ? host : "") + "' is not this server",
-                                     "open http://127.0.0.1:" + std::to_string(o.port) + "/"));
+                                     o.host == "127.0.0.1" || o.host == "::1"
+                                         ? "open http://127.0.0.1:" + std::to_string(o.port) + "/"
+                                         : "use the server's address, or start it with --allow-host NAME"));
   }
   // Browsers name the page that sent a request; only this server's own page may call the API.
   const char* origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");

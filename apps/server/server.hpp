@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/facade.hpp"
 
@@ -20,6 +21,8 @@ struct Options {
   std::size_t max_queue = 64;           ///< long requests waiting for the compute pool; past it, 503
   int deadline_ms = 60000;              ///< a long request still running this long after it was queued: 503
   int receive_deadline_s = 10;          ///< a request (headers and body) not in whole by then is cut off
+  /// Off loopback, the DNS names besides IP literals a request's Host may give (DNS rebinding).
+  std::vector<std::string> allowed_hosts;
 };
 
 /// Serves until the process is stopped. Returns non-zero when the socket cannot be bound.

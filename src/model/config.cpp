@@ -206,9 +206,9 @@ Status check_sane(const ModelSpec& m, const std::string& origin) {
     return Error{origin, field, what, hint};
   };
   if (m.n_layers() > kMaxLayers)
-    return bad("num_hidden_layers", "more than 10^5 layers", "no real model has that many");
+    return bad("num_hidden_layers", "more than 10^4 layers", "no real model has that many");
   if (m.d_model > kMaxWidth) return bad("hidden_size", "wider than 10^6", "no real model is that wide");
-  if (m.vocab > kMaxVocab) return bad("vocab_size", "more than 10^8 tokens", "");
+  if (m.vocab > kMaxVocab) return bad("vocab_size", "more than 10^7 tokens", "no real tokenizer has that many");
   if (m.max_context > kMaxContext) return bad("max_position_embeddings", "more than 10^8 tokens of context", "");
   if (m.attn.kind == AttentionKind::kGqa && m.attn.heads > 0) {
     if (m.attn.head_dim < 1) {

@@ -14,10 +14,10 @@ namespace llmecon::config_internal {
 using JsonValue = nlohmann::json;
 
 // The sane range of model dimensions (model.md §2.4): physically possible with headroom.
-constexpr int kMaxLayers = 100000;
+constexpr int kMaxLayers = 10000;
 constexpr int kMaxWidth = 1000000;
 constexpr int kMaxExperts = 1000000;
-constexpr int kMaxVocab = 100000000;
+constexpr int kMaxVocab = 10000000;
 constexpr int kMaxContext = 100000000;
 constexpr long long kMaxFfn = 10000000;
 
@@ -41,7 +41,7 @@ class Cfg {
   Result<int> layers(const char* key) const {
     TRY(n, integer(key));
     if (n > kMaxLayers) {
-      return Error{origin_, field(key), "more than 10^5 layers (" + std::to_string(n) + ")",
+      return Error{origin_, field(key), "more than 10^4 layers (" + std::to_string(n) + ")",
                    "no real model has that many"};
     }
     return n;

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "scenario/scenario.hpp"
 #include "units/json_text.hpp"
@@ -44,11 +42,8 @@ Result<std::shared_ptr<const TcoCatalog>> tco_catalog(const Args& a) {
   if (!builtin) return builtin.error();
   if (!a.has("tco_file")) return *builtin;
   const std::string path = a.text("tco_file");
-  std::ifstream f(path);
-  if (!f) return Error{path, "", "cannot open file", "give a TOML file in the layout of data/tco.toml"};
-  std::stringstream text;
-  text << f.rdbuf();
-  TRY(parsed, TcoCatalog::parse(text.str(), path, builtin->get()));
+  TRY(text, read_text_file(path, "give a TOML file in the layout of data/tco.toml"));
+  TRY(parsed, TcoCatalog::parse(text, path, builtin->get()));
   return std::make_shared<const TcoCatalog>(std::move(parsed));
 }
 

@@ -386,8 +386,9 @@ Result<SimResult> simulate(const SimConfig& c) {
   if (w.arrivals.report_stage < 0 || w.arrivals.report_stage > static_cast<int>(w.arrivals.stages.size())) {
     return Error{"--report-stage", "", "there is no such stage", "1 to the number of --stages, or 0 for the last"};
   }
-  if (w.arrivals.kind == ArrivalKind::kGamma && !(w.arrivals.cv > 0)) {
-    return Error{"--arrival", "", "gamma needs a positive coefficient of variation", "gamma:CV, e.g. gamma:2"};
+  // A CV below 10^-3 is constant arrivals in all but name, and its gamma shape (1/CV^2) past 10^6.
+  if (w.arrivals.kind == ArrivalKind::kGamma && !(w.arrivals.cv >= 1e-3 && w.arrivals.cv <= 100)) {
+    return Error{"--arrival", "", "gamma needs a coefficient of variation from 0.001 to 100", "gamma:CV, e.g. gamma:2"};
   }
   if (w.arrivals.kind == ArrivalKind::kClosed && w.arrivals.clients < 1) {
     return Error{"--concurrency", "", "at least one client", ""};

@@ -104,7 +104,8 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
   for (int t = 1; t <= std::min(max_tp, chips); t *= 2)
     if (m.attn.heads % t == 0) tps.push_back(t);
   for (int c = 1; c <= space.max_cp && c <= chips; c *= 2)
-    if (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024) cps.push_back(c);
+    // Without context parallelism any length trains; a split needs whole slices of 1024 or more.
+    if (c == 1 || (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024)) cps.push_back(c);
   if (m.is_moe()) {
     for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
       if (m.moe.experts % e == 0) eps.push_back(e);

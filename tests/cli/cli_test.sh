@@ -320,7 +320,7 @@ bad zero-layers "zero_layers.json: num_hidden_layers: must be positive" "$bin" m
 # A layer count past any real model is refused before a layer is built (the fuzzer's 4.1e7 took
 # gigabytes before).
 printf '{"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 41000000, "num_attention_heads": 8, "intermediate_size": 1536, "vocab_size": 1000}' > "$tmp/huge_layers.json"
-bad huge-layers "huge_layers.json: num_hidden_layers: more than 10\^5 layers" "$bin" model show "$tmp/huge_layers.json"
+bad huge-layers "huge_layers.json: num_hidden_layers: more than 10^4 layers" "$bin" model show "$tmp/huge_layers.json"
 bad negative-hidden "negative_hidden.json: hidden_size: must be positive" "$bin" model show "$data/negative_hidden.json"
 bad missing-file "nope.json: cannot open file" "$bin" model show "$data/nope.json"
 bad unitless-hw "hw_unitless.toml:31: memory.hbm_bandwidth: '3.35' has no unit" "$bin" hardware --hw-file "$data/hw_unitless.toml"
@@ -388,6 +388,47 @@ bad grid-bad-shard "^llmecon: error: --shard: '4/3' is not a shard" "$bin" "${gr
 bad grid-plot "^llmecon: error: --plot: a grid has no chart" "$bin" sweep --model llama-3.1-8b --hw h100-sxm --context 1024,2048 --grid --plot "$tmp/x.svg"
 bad grid-two-grids "^llmecon: error: --grid-rates: simulate's own grid and --grid" "$bin" simulate --model llama-3.1-8b --hw h100-sxm --grid-rates 1,2 --rate 1,2 --grid
 bad grid-bad-range "^llmecon: error: --batch: " "$bin" roofline --model llama-3.1-8b --hw h100-sxm --batch 1:x:4 --grid
+
+# Hardening: outputs that cannot be written, flags that contradict, errors that name the flag to
+# change (exit 2, one line, nothing on stdout).
+trace_csv=$(ls "$data"/traces/*.csv | head -1)
+sim=(simulate --model llama-3.1-8b --hw h100-sxm --requests 50)
+bad full-plot "^llmecon: error: /dev/full: the write failed" "$bin" sweep --model llama-3.1-8b --hw h100-sxm --plot /dev/full
+bad full-trace "^llmecon: error: /dev/full: the write failed" "$bin" "${sim[@]}" --chrome-trace /dev/full
+bad full-out "^llmecon: error: /dev/full: the write failed" "$bin" measure --quick --out /dev/full
+bad plot-dir "^llmecon: error: $tmp: is a directory" "$bin" sweep --model llama-3.1-8b --hw h100-sxm --plot "$tmp"
+if "$bin" report >/dev/full 2>"$tmp/err"; then echo "FAIL: stdout to a full disk exits 0"; fails=$((fails + 1));
+elif grep -q "^llmecon: error: stdout: the answer could not be written" "$tmp/err"; then passes=$((passes + 1));
+else echo "FAIL: stdout to a full disk: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+echo keep >"$tmp/kept.svg"
+"$bin" sweep --model gpt-5 --hw h100-sxm --plot "$tmp/kept.svg" >/dev/null 2>&1
+if [ "$(cat "$tmp/kept.svg")" = keep ] && [ -z "$(ls "$tmp" | grep llmecon-tmp)" ]; then passes=$((passes + 1)); else echo "FAIL: a failed command left its plot file changed"; fails=$((fails + 1)); fi
+bad tco-dev-zero "^llmecon: error: /dev/zero: not a regular file" "$bin" tco --hw h100-sxm --tco-file /dev/zero
+bad tco-dir "^llmecon: error: $tmp: not a regular file" "$bin" tco --hw h100-sxm --tco-file "$tmp"
+mkfifo "$tmp/fifo"
+bad tco-fifo "^llmecon: error: $tmp/fifo: not a regular file" timeout 10 "$bin" tco --hw h100-sxm --tco-file "$tmp/fifo"
+bad trace-fifo "^llmecon: error: $tmp/fifo: not a regular file" timeout 10 "$bin" "${sim[@]}" --trace "$tmp/fifo"
+bad lengths-dev "^llmecon: error: /dev/urandom: not a regular file" "$bin" "${sim[@]}" --lengths /dev/urandom
+bad workload-dir "^llmecon: error: $tmp: not a regular file" "$bin" "${sim[@]}" --workload "$tmp"
+bad gamma-tiny "^llmecon: error: --arrival: gamma needs a coefficient of variation from 0.001 to 100" "$bin" "${sim[@]}" --rate 1 --arrival gamma:1e-300
+bad gamma-huge "^llmecon: error: --arrival: gamma needs a coefficient of variation" "$bin" "${sim[@]}" --rate 1 --arrival gamma:1e300
+bad find-rate-trace "^llmecon: error: --find-rate: searches an open-loop request rate" "$bin" simulate --model llama-3.1-8b --hw h100-sxm --trace "$trace_csv" --find-rate --slo ttft_p99=2s
+bad find-rate-closed "^llmecon: error: --find-rate: searches an open-loop" "$bin" "${sim[@]}" --concurrency 4 --find-rate --slo ttft_p99=2s
+bad find-rate-grid "^llmecon: error: --find-rate: a grid runs the rates" "$bin" "${sim[@]}" --grid-rates 1,2 --find-rate --slo ttft_p99=2s
+bad shard-no-grid "^llmecon: error: --shard: shards a grid" "$bin" "${sim[@]}" --rate 1 --shard 1/2
+bad think-open "^llmecon: error: --think-s: is a closed loop's pause" "$bin" "${sim[@]}" --rate 1 --think-s 2
+bad prefix-long "^llmecon: error: --prefix-tokens: a shared prefix of 500 tokens is not shorter" "$bin" "${sim[@]}" --rate 1 --isl 100 --prefix-tokens 500 --prefix-hit 0.5
+bad train-tp-huge "^llmecon: error: --tp: tp x pp x cp = 1000000 slices do not divide 1024 chips" "$bin" train --model llama-3.1-8b --hw h100-sxm --tp 1000000
+bad train-mtbf "^llmecon: error: --mtbf-hours: no layout of 1024 chips" "$bin" train --model llama-3.1-8b --hw h100-sxm --mtbf-hours 1e-9
+bad sim-tp-huge "^llmecon: error: --tp: no layout of llama-3.1-8b" "$bin" "${sim[@]}" --rate 1 --tp 1000000
+bad flag-twice "^llmecon: error: --batch: given more than once" "$bin" roofline --model llama-3.1-8b --hw h100-sxm --batch 1 --batch 2
+bad allow-files-lan "^llmecon: error: --allow-files: lets every client read" "$bin" serve --host 0.0.0.0 --allow-files
+printf '{"architectures":["LlamaForCausalLM"],"hidden_size":4096,"num_hidden_layers":20000,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256}' >"$tmp/deep.json"
+bad layers-2e4 "num_hidden_layers: more than 10^4 layers" "$bin" model show "$tmp/deep.json"
+printf '{"architectures":["LlamaForCausalLM"],"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":20000000}' >"$tmp/vocab.json"
+bad vocab-2e7 "vocab_size: more than 10^7 tokens" "$bin" model show "$tmp/vocab.json"
+# train below 1024 tokens of sequence searches (no context parallelism) instead of finding nothing.
+ok train-short-seq "$bin" train --model llama-3.1-8b --hw h100-sxm --seq-len 512
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

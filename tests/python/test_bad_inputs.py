@@ -52,7 +52,7 @@ def config_cases():
         ("hidden-below-heads", js(dict(LLAMA, hidden_size=16, num_attention_heads=32)), "hidden_size: smaller than"),
         ("kv-heads-above-heads", js(dict(LLAMA, num_key_value_heads=64)), "num_key_value_heads: must divide"),
         ("layer-types-numbers", js(dict(GPT_OSS, layer_types=[1] * 32)), "layer_types: entry 0 is 1"),
-        ("layers-1e6", js(dict(LLAMA, num_hidden_layers=1000000)), "num_hidden_layers: more than 10^5 layers"),
+        ("layers-1e6", js(dict(LLAMA, num_hidden_layers=1000000)), "num_hidden_layers: more than 10^4 layers"),
         ("context-1e9", js(dict(LLAMA, max_position_embeddings=1000000000)), "more than 10^8 tokens of context"),
         ("hidden-zero", js(dict(LLAMA, hidden_size=0)), "hidden_size: must be positive"),
         ("hidden-text", js(dict(LLAMA, hidden_size="big")), "hidden_size: expected an integer"),

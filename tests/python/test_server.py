@@ -208,6 +208,35 @@ def test_other_sites_are_refused(server):
     assert status == 200
 
 
+def test_off_loopback_the_host_must_be_an_address_or_an_allowed_name():
+    path = "/api/roofline?model=llama-3.1-8b&hw=h100-sxm"
+    with serving("--host", "0.0.0.0", "--allow-host", "llmecon.lan") as port:
+        def status(host, origin=None):
+            headers = {"Host": host}
+            if origin:
+                headers["Origin"] = origin
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers=headers)
+            res = conn.getresponse()
+            res.read()
+            # No CORS: no other site's page may read an answer.
+            assert res.getheader("Access-Control-Allow-Origin") is None
+            conn.close()
+            return res.status
+
+        assert status("127.0.0.1:%d" % port) == 200
+        assert status("10.1.2.3:%d" % port) == 200  # the server's LAN address, typed into a browser
+        assert status("[fd00::1]:%d" % port) == 200
+        assert status("llmecon.lan:%d" % port) == 200  # named with --allow-host
+        assert status("llmecon.lan") == 200
+        assert status("evil.example:%d" % port) == 403  # DNS rebinding
+        assert status("10.1.2.3.evil.example") == 403
+        assert status("10.1.2.3:1") == 403  # another port
+        assert status("10.1.2.3:%d" % port, origin="http://evil.example") == 403
+    # --allow-files reads this machine's files for whoever asks: never off loopback.
+    assert "--allow-files" in cli_error("serve", "--host", "0.0.0.0", "--allow-files", "--port", "1")
+
+
 def test_allow_files_reads_them_fresh_each_time(tmp_path):
     with serving("--allow-files") as port:
         cfg = json.load(open(CONFIG))

@@ -148,6 +148,28 @@ TEST(Grid, ShardsAndThreadsGiveTheSameLines) {
   EXPECT_EQ(lines_of(shards), lines_of(lines));
 }
 
+TEST(Grid, SimulationsAreTheSameOnAnyNumberOfThreads) {
+  // The same seed gives byte-identical simulations whether one thread runs every point or three
+  // share them, and each point equals a lone run.
+  GridRequest g;
+  g.command = "simulate";
+  g.fixed = Json{{"model", "llama-3.1-8b"}, {"hw", "h100-sxm"}, {"requests", 300}, {"seed", 7}};
+  g.axes = {{"rate", Json{2, 8, 32}}, {"engine", Json{"vllm", "sglang"}}};
+  g.threads = 1;
+  auto one = run_grid(engine(), g);
+  ASSERT_TRUE(one) << one.error().message();
+  g.threads = 3;
+  auto three = run_grid(engine(), g);
+  ASSERT_TRUE(three);
+  EXPECT_EQ(grid_json_lines(*one), grid_json_lines(*three));
+  Json args = g.fixed;
+  args["rate"] = 8;
+  args["engine"] = "sglang";
+  auto lone = engine().run("simulate", args);
+  ASSERT_TRUE(lone) << lone.error().message();
+  expect_row_is_answer(*one, 3, *lone);
+}
+
 TEST(Grid, BadGridsAreErrorsNamingTheField) {
   GridRequest g = roofline_grid();
   g.command = "rooflne";

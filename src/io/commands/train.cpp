@@ -85,8 +85,20 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
   l.cp = static_cast<int>(a.number_or("cp", 1));
   const int slice = l.tp * l.pp * l.cp;
   if (!a.has("dp") && chips % slice != 0) {
-    return Error{"--chips", "", fmt::format("{} chips do not split into tp x pp x cp = {} slices", chips, slice),
-                 "give a chip count that is a multiple of tp x pp x cp"};
+    // The flag to change is the largest degree given; --chips only when the degrees are small.
+    std::string flag = "--chips";
+    int largest = 1;
+    for (const char* key : {"tp", "pp", "cp"}) {
+      const int v = static_cast<int>(a.number_or(key, 1));
+      if (a.has(key) && v > largest) {
+        largest = v;
+        flag = flag_of(key);
+      }
+    }
+    if (slice <= chips && flag != "--chips" && chips % largest == 0) flag = "--chips";
+    return Error{flag, "", fmt::format("tp x pp x cp = {} slices do not divide {} chips", slice, chips),
+                 slice > chips ? "degrees whose product divides --chips"
+                               : "give a chip count that is a multiple of tp x pp x cp, or other degrees"};
   }
   l.dp = a.has("dp") ? static_cast<int>(a.number("dp")) : chips / slice;
   if (auto issue = check_layout(s, l, chips)) {
@@ -274,6 +286,31 @@ Table per_stack_table(const TrainSearch& found) {
 // largest data-parallel degree a searched shape leaves with tp x pp x cp at least 8 and no more
 // ranks than sequences), more chips or FP8 where memory did, fewer chips or faster checkpoints and
 // restarts where failures outran progress.
+// The flag the user should change when no layout fits: the one behind most rejections when the
+// user gave it (failures: --mtbf-hours or --failures-per-gpu-hour; the batch: --global-batch),
+// else --chips.
+std::string no_layout_flag(const TrainSearch& found, const Args& a) {
+  long top = 0;
+  std::string issue;
+  for (const auto& rej : found.rejected) {
+    if (rej.count > top) {
+      top = rej.count;
+      issue = rej.issue;
+    }
+  }
+  if (issue == "failures") {
+    for (const char* key : {"mtbf_hours", "failures_per_gpu_hour"}) {
+      if (a.spec().arg(key) != nullptr && a.has(key)) return flag_of(key);
+    }
+  }
+  if (issue == "global_batch") {
+    for (const char* key : {"global_batch", "batch_tokens"}) {
+      if (a.spec().arg(key) != nullptr && a.has(key)) return flag_of(key);
+    }
+  }
+  return "--chips";
+}
+
 std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int chips) {
   bool memory = false, batch = false, failures = false;
   std::string why;
@@ -306,7 +343,7 @@ std::string no_layout_hint(const TrainSearch& found, const TrainSetup& s, int ch
   }
   if (memory || tips.empty())
     tips.emplace_back(s.gemm == DType::kFp8 ? "more chips" : "more chips or --train-dtype fp8");
-  std::string hint = "rejected: " + why + ". Try ";
+  std::string hint = why.empty() ? "Try " : "rejected: " + why + ". Try ";
   for (std::size_t i = 0; i < tips.size(); ++i) hint += (i == 0 ? "" : ", or ") + tips[i];
   return hint;
 }
@@ -332,7 +369,7 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
                             static_cast<std::size_t>(a.number("top")), report);
     if (cancel && cancel()) return cancelled_error();
     if (found.ranked.empty()) {
-      return Error{"--chips", "",
+      return Error{no_layout_flag(found, a), "",
                    fmt::format("no layout of {} chips fits {} ({} evaluated)", t.chips, t.model->name, found.evaluated),
                    no_layout_hint(found, s, t.chips)};
     }
