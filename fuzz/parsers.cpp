@@ -7,11 +7,13 @@
 #include <string_view>
 
 #include "catalog/hardware.hpp"
+#include "catalog/serving_engine.hpp"
 #include "economics/pricing.hpp"
 #include "io/facade.hpp"
 #include "model/model.hpp"
 #include "request.hpp"
 #include "simulate/simulate.hpp"
+#include "tco/tco.hpp"
 #include "units/json_text.hpp"
 #include "validate/validate.hpp"
 
@@ -70,6 +72,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       default:
         (void)llmecon::parse_workload_toml(rest, "fuzz.toml");
         break;
+    }
+  } else if (target == "profile_toml") {
+    // The first byte picks the profile: a serving engine's, or a TCO sheet over the built-in one.
+    if (size == 0) return 0;
+    const std::string_view rest = text.substr(1);
+    if (data[0] % 2 == 0) {
+      (void)llmecon::parse_engine_toml(rest, "fuzz.toml");
+    } else {
+      static const llmecon::TcoCatalog base = llmecon::TcoCatalog::builtin().value();
+      (void)llmecon::TcoCatalog::parse(rest, "fuzz.toml", &base);
     }
   } else if (target == "facade_args" || target == "http_request") {
     if (size == 0) return 0;

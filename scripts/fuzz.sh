@@ -31,7 +31,7 @@ run_one() {
   fi
 }
 seconds=${1:-}
-targets=(${FUZZ_TARGETS:-hf_config hardware_toml price_toml validation_csv facade_args http_request workload_trace})
+targets=(${FUZZ_TARGETS:-hf_config hardware_toml price_toml validation_csv facade_args http_request workload_trace profile_toml})
 for t in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   run_one "$t" &
