@@ -2,6 +2,7 @@
 // and jobs off the event loops (server.cpp).
 #pragma once
 
+#include <malloc.h>
 #include <microhttpd.h>
 
 #include <condition_variable>
@@ -143,8 +144,14 @@ class ComputePool {
         ++running_;
       }
       job();
-      std::lock_guard lock(mu_);
-      --running_;
+      bool idle = false;
+      {
+        std::lock_guard lock(mu_);
+        idle = --running_ == 0 && jobs_.empty();
+      }
+      // The last long job done: give the memory its answers used back to the system (glibc keeps
+      // freed arena memory otherwise, so a burst of simulations would hold its peak for good).
+      if (idle) malloc_trim(0);
     }
   }
 
