@@ -174,6 +174,9 @@ def contradiction_cases(tmp):
         ("flag twice", [*sim, "--rate", "1", "--rate", "2"], ["--rate"]),
         ("json and csv", [*sim, "--rate", "1", "--json", "--csv"], ["--json"]),
         ("serve files off loopback", ["serve", "--host", "0.0.0.0", "--allow-files"], ["--allow-files"]),
+        ("too many tokens to simulate", ["simulate", "--model", "llama-3.1-8b", "--hw", "h100-sxm", "--rate", "1",
+                                         "--requests", "100000000", "--max-requests", "100000000", "--isl", "100000",
+                                         "--osl", "100000"], ["past the cap of 100000000000"]),
     ]
 
 

@@ -13,6 +13,8 @@
 namespace llmecon::cmd {
 namespace {
 
+constexpr double kMaxSimulatedTokens = 1e11;  // prompt and output tokens of one run
+
 // A named preset (data/workloads), or a preset file; ":interactive" picks that scenario's SLO.
 Result<std::pair<WorkloadPreset, std::string>> preset(const Args& a) {
   std::string name = a.text("workload");
@@ -188,6 +190,20 @@ Status read_workload(const Args& a, SimConfig& c, Json& envelope) {
     return Error{trace ? "--trace" : "--requests", "",
                  fmt::format("{} requests exceed --max-requests ({})", format_number(asked), format_number(cap)),
                  "raise --max-requests (up to 10^8) if you mean it; each request costs memory and time"};
+  }
+  // The work the run simulates, bounded like its requests: about 10^11 tokens is hours of
+  // simulation, past any question a request should hold a machine for.
+  double tokens = 0;
+  if (trace) {
+    for (const TraceRequest& r : w.trace.requests) tokens += static_cast<double>(r.input) + r.output;
+  } else {
+    tokens = asked * (w.isl.mean() + w.osl.mean());
+  }
+  if (tokens > kMaxSimulatedTokens) {
+    return Error{trace ? "--trace" : "--requests", "",
+                 fmt::format("the run would simulate about {} tokens, past the cap of {}", format_number(tokens),
+                             format_number(kMaxSimulatedTokens)),
+                 "fewer requests or shorter prompts and outputs; a grid spreads many runs over machines"};
   }
   w.seed = static_cast<std::uint64_t>(a.number("seed"));
   w.prefix_hit = a.number("prefix_hit");
