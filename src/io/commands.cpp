@@ -112,7 +112,9 @@ std::string schema_markdown() {
       "Every command also takes `--json` or `--csv`, `--hw-file FILE` and `--price-file FILE`. The API "
       "(`/api/<command>`) and Python (`llmecon.<command>(...)`) take the same arguments by key "
       "(dashes as underscores). Lists and ranges (`1,8,64`, `1:4096:x2`, `0:8192:+1024`) are accepted as "
-      "text everywhere, and as JSON arrays in the API and Python.\n";
+      "text everywhere, and as JSON arrays in the API and Python. `--grid` runs any command over every "
+      "combination of the flags given lists, one JSON line (or CSV row) per point, with `--shard K/N` and "
+      "`--grid-threads N` (docs/scale-out.md; `llmecon.grid` in Python).\n";
   for (const auto& c : commands()) {
     std::string sentence = c.help;
     sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
