@@ -1,8 +1,6 @@
 // --grid: a command over every combination of its list-valued flags, one line per point (JSON
 // lines, or CSV with --csv), on every core; --shard K/N runs every N-th point from the K-th so
 // Slurm arrays or GNU parallel spread a grid (docs/scale-out.md).
-#include <cstdio>
-
 #include "io/grid.hpp"
 #include "output.hpp"
 #include "units/json_text.hpp"
@@ -10,11 +8,6 @@
 namespace llmecon::cli {
 
 namespace {
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
-  return 2;
-}
 
 // simulate's own grid flags: one grid at a time.
 constexpr const char* kSimulateGrid[] = {"grid_rates", "grid_layouts", "grid_engines"};
@@ -77,7 +70,7 @@ int grid(const Engine& e, const CommandSpec& spec, const std::vector<GivenFlag>&
     out = grid_json_lines(*t);
   }
   // A full disk or a closed pipe is an error, not a silent half file.
-  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+  if (!write_all(stdout, out)) {
     return fail("stdout: the grid could not be written in full (hint: check the disk or the pipe)");
   }
   return 0;

@@ -17,21 +17,33 @@
 #include "server.hpp"
 #include "units/json_text.hpp"
 
+namespace llmecon::cli {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
+  return 2;
+}
+
+bool write_all(std::FILE* f, const std::string& text) {
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool flushed = std::fflush(f) == 0;
+  return wrote && flushed && std::ferror(f) == 0;
+}
+
+}  // namespace llmecon::cli
+
 namespace {
 
 using llmecon::ArgSpec;
 using llmecon::ArgType;
 using llmecon::CommandSpec;
 using llmecon::Json;
+using llmecon::cli::fail;
 using llmecon::cli::Format;
+using llmecon::cli::write_all;
 
 constexpr const char* kPlotHelp =
     "write the chart to this file: FILE.svg, or FILE.html for the web page's interactive charts";
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "llmecon: error: %s\n", message.c_str());
-  return 2;
-}
 
 // Options every command takes (shell concerns, not facade arguments).
 struct Shell {
@@ -133,8 +145,6 @@ llmecon::Result<Json> args_of(const Command& c) {
 // web/charts.js inlined, so the file works offline), anything else SVG. Returns the exit code.
 int write_text(const std::string& path, const std::string& text);
 
-bool write_all(std::FILE* f, const std::string& text);
-
 int write_plot(const std::string& path, const std::string& command, const Json& result) {
   const bool html = path.size() > 5 && path.substr(path.size() - 5) == ".html";
   std::string text;
@@ -156,13 +166,6 @@ int write_plot(const std::string& path, const std::string& command, const Json& 
     }
   }
   return write_text(path, text);
-}
-
-// Every byte written and flushed, or an error: a full disk is not a success.
-bool write_all(std::FILE* f, const std::string& text) {
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool flushed = std::fflush(f) == 0;
-  return wrote && flushed && std::ferror(f) == 0;
 }
 
 // A file is written whole or not at all: to a temporary name beside it, then renamed over it, so a

@@ -2,6 +2,7 @@
 // library's text encoders, io/text.hpp); JSON and CSV are generic.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ std::optional<Chart> chart_for(const std::string& command, const Json& result);
 /// A self-contained HTML page with the web page's charts for a command's JSON (sweep, batch,
 /// context, plan), or nullopt.
 std::optional<std::string> chart_html(const std::string& command, const Json& result);
+
+/// Prints "llmecon: error: MESSAGE" on stderr; returns the exit code of bad input, 2.
+int fail(const std::string& message);
+/// Every byte of `text` written to `f` and flushed, or false: a full disk is not a success.
+bool write_all(std::FILE* f, const std::string& text);
 
 /// A flag given on the command line, in the order given.
 struct GivenFlag {

@@ -104,9 +104,8 @@ struct Filling {
       return;
     }
     if (col.kind == Kind::kEmpty) {
-      col.kind = want;
+      col.kind = want;  // every earlier row is absent: `present` holds their zeros
       const std::size_t n = col.present.size();
-      col.present.assign(n, 0);
       if (want == Kind::kText) {
         col.codes.reserve(col.present.capacity());
         col.codes.assign(n, -1);
@@ -148,8 +147,7 @@ void append(GridColumn& into, const GridColumn& from) {
   }
   if (into.kind == Kind::kEmpty) {
     const std::size_t n = into.present.size();
-    into.kind = from.kind;
-    into.present.assign(n, 0);
+    into.kind = from.kind;  // every earlier row is absent: `present` holds their zeros
     into.numbers.assign(from.kind == Kind::kNumber || from.kind == Kind::kBool ? n : 0, kNaN);
     into.codes.assign(from.kind == Kind::kText ? n : 0, -1);
     into.cells.assign(from.kind == Kind::kJson ? n : 0, Json());

@@ -102,10 +102,6 @@ def trace_and_workload_cases(tmp):
         "trace-broken.jsonl": '{"timestamp": 0, "input_length": 10, "output_length"\n',
         "trace-object.jsonl": '[1, 2, 3]\n',
     }
-    cases = []
-    for name, text in traces.items():
-        path = write(name, text)
-        cases.append((f"simulate --trace {name}", [*sim, "--trace", path], [path]))
     workloads = {
         "wl-unknown-key.toml": 'name = "x"\nisl = "fixed:100"\nosl = "fixed:10"\nbogus = 1\n',
         "wl-bad-isl.toml": 'name = "x"\nisl = "zipf:3"\nosl = "fixed:10"\n',
@@ -113,18 +109,18 @@ def trace_and_workload_cases(tmp):
         "wl-not-toml.toml": 'name = "x\nisl = \n',
         "wl-wrong-type.toml": 'name = 5\nisl = "fixed:100"\nosl = "fixed:10"\n',
     }
-    for name, text in workloads.items():
-        path = write(name, text)
-        cases.append((f"simulate --workload {name}", [*sim, "--workload", path], [path]))
     tcos = {
         "tco-unknown-key.toml": '[[profile]]\nname = "mine"\nbogus = 1\n',
         "tco-negative.toml": '[[profile]]\nname = "mine"\nchips = -4\n',
         "tco-not-toml.toml": '[[profile\n',
         "tco-utilization.toml": '[[profile]]\nname = "mine"\nutilization = 7\n',
     }
-    for name, text in tcos.items():
-        path = write(name, text)
-        cases.append((f"tco --tco-file {name}", ["tco", *BASE["tco"], "--tco-file", path], [path]))
+    cases = []
+    for argv, flag, files in ((sim, "--trace", traces), (sim, "--workload", workloads),
+                              (["tco", *BASE["tco"]], "--tco-file", tcos)):
+        for name, text in files.items():
+            path = write(name, text)
+            cases.append((f"{argv[0]} {flag} {name}", [*argv, flag, path], [path]))
     for value in ("nope", "poisson:3", "gamma:0", "gamma:-1", "gamma:1e-300", "gamma:1e300", "gamma:x"):
         cases.append((f"simulate --arrival {value}", [*sim, "--rate", "1", "--arrival", value], ["--arrival"]))
     for flag, value in (("--isl", "lognormal:100"), ("--isl", "uniform:10,5"), ("--osl", "fixed:0"),
