@@ -195,7 +195,8 @@ ChipMemory stage_memory(const DeploymentInput& in, std::span<const SeqGroup> gro
   return mem;
 }
 
-StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held) {
+// `memory`: whether the stage's memory is wanted too (an iteration's time alone skips it).
+StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held, bool memory = true) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;
   // The chip's rates as the serving engine sustains them (model.md §18.4).
@@ -283,7 +284,7 @@ StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, dou
   }
   e.time.comm_bound = comm > roof;
 
-  e.mem = stage_memory(in, groups, held, T, head_split);
+  if (memory) e.mem = stage_memory(in, groups, held, T, head_split);
   return e;
 }
 
@@ -309,12 +310,12 @@ Watts stage_power(const DeploymentInput& in, const StageTime& t) {
 IterationTime iteration_time(const DeploymentInput& in, std::span<const SeqGroup> groups) {
   const double pp = in.map.pp;
   if (pp <= 1) {
-    const StageEval e = stage(in, groups, 1);
+    const StageEval e = stage(in, groups, 1, false);
     return {e.time.total, bound_name(e.time), stage_power(in, e.time)};
   }
   std::vector<SeqGroup> micro(groups.begin(), groups.end());
   for (SeqGroup& g : micro) g.count /= pp;
-  const StageEval e = stage(in, micro, pp);
+  const StageEval e = stage(in, micro, pp, false);
   return {(e.time.total + in.hop_latency) * pp, bound_name(e.time), stage_power(in, e.time)};
 }
 

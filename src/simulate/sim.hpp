@@ -55,8 +55,13 @@ class StepMemo {
     ++*lookups_;
     const std::uint64_t key =
         code(dseq) | code(dctx) << 12 | code(pchunks) << 24 | code(ptokens) << 36 | code(pctx) << 48;
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
+    if (key == last_key_) return last_;
+    last_key_ = key;
+    // Open addressing with linear probing over a power-of-two table, half full at most.
+    std::size_t i = slot(key);
+    for (; slots_[i].key != kEmpty; i = (i + 1) & mask_) {
+      if (slots_[i].key == key) return last_ = slots_[i].cost;
+    }
     ++*evals_;
     SeqGroup g[2];
     std::size_t n = 0;
@@ -70,13 +75,41 @@ class StepMemo {
       const IterationTime one = iteration_time(*in_, std::span<const SeqGroup>(g, n));
       c = Cost{one.time, one.power_per_chip};
     }
-    memo_.emplace(key, c);
-    return c;
+    slots_[i] = Slot{key, c};
+    if (++size_ * 2 > slots_.size()) rehash();
+    return last_ = c;
   }
 
  private:
+  // A key is five 12-bit codes: all ones is never one.
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  struct Slot {
+    std::uint64_t key = kEmpty;
+    Cost cost;
+  };
+  [[nodiscard]] std::size_t slot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> shift_);
+  }
+  void rehash() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    --shift_;
+    for (const Slot& e : old) {
+      if (e.key == kEmpty) continue;
+      std::size_t i = slot(e.key);
+      while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = e;
+    }
+  }
+
   const DeploymentInput* in_;
-  std::unordered_map<std::uint64_t, Cost> memo_;
+  std::vector<Slot> slots_ = std::vector<Slot>(std::size_t{1} << 12);
+  std::size_t mask_ = (std::size_t{1} << 12) - 1;
+  int shift_ = 64 - 12;
+  std::size_t size_ = 0;
+  std::uint64_t last_key_ = kEmpty;
+  Cost last_{};
   std::size_t* evals_;
   std::size_t* lookups_;
 };
