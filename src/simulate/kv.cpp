@@ -11,9 +11,7 @@ namespace llmecon::sim_internal {
 
 // ---- KV memory: the requests' side of each replica's KvCache (kv_cache.hpp) ----
 
-bool Sim::grow(Replica& rep, Request& q, int context) {
-  // Most decode steps stay within the blocks held: a multiply, not blocks_for's division.
-  if (context - q.shared <= q.blocks * block_) return true;
+bool Sim::grow_blocks(Replica& rep, Request& q, int context) {
   const int need = blocks_for(std::max(0, context - q.shared)) - q.blocks;
   if (need <= 0) return true;
   if (!rep.kv.reserve(need)) return false;

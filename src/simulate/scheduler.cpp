@@ -44,11 +44,7 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
     // max_num_tokens below max_input_len), so a prompt past the budget still runs beside the
     // iteration's decodes, as its only prefill (model.md §23.4).
     if (rem > budget) {
-      const bool prefilling = std::any_of(rep.plan.begin(), rep.plan.end(), [&](const std::pair<int, int>& e) {
-        const Request& o = reqs_[static_cast<std::size_t>(e.first)];
-        return o.done < o.prompt;
-      });
-      if (prefilling) return false;
+      if (rep.plan.pk > 0) return false;  // a prompt is already prefilling
     }
     chunk = rem;
   }
@@ -68,7 +64,7 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
   q.state = State::kRunning;
   if (first) q.scheduled = now_;
   rep.running.push_back(r);
-  rep.plan.emplace_back(r, chunk);
+  rep.plan.add(r, chunk, q);
   budget -= chunk;
   return true;
 }
@@ -138,7 +134,7 @@ bool Sim::continue_window(Replica& rep) {
       rep.plan.clear();
       break;
     }
-    rep.plan.emplace_back(r, 1);
+    rep.plan.add(r, 1, q);
   }
   if (rep.plan.empty()) {
     rep.window_left = 0;  // cut short: the engine schedules afresh
@@ -157,11 +153,15 @@ bool Sim::form_continuous(Replica& rep) {
   if (token_ratio && rep.running.empty()) rep.token_ratio = t.init;  // SGLang resets it when idle
   bool preempted = token_ratio && retract_for_decodes(rep);
   bool decoded = false;
+  long partials = -1;  // running requests with prompt left, once decodes() has seen them all
   auto decodes = [&]() {
-    for (std::size_t i = 0; i < rep.running.size() && budget >= 1;) {
+    long seen = 0;
+    std::size_t i = 0;
+    for (; i < rep.running.size() && budget >= 1;) {
       const int r = rep.running[i];
       Request& q = reqs_[static_cast<std::size_t>(r)];
       if (q.done < q.prompt) {
+        ++seen;
         ++i;
         continue;
       }
@@ -176,23 +176,25 @@ bool Sim::form_continuous(Replica& rep) {
         }
       }
       if (self) break;
-      rep.plan.emplace_back(r, 1);
+      rep.plan.add(r, 1, q);
       budget -= 1;
       decoded = true;
       ++i;
     }
+    if (i == rep.running.size()) partials = seen;
   };
   auto prefills = [&]() {
     // Partial prefills first, then new requests.
     // A running request with prompt left was admitted in an earlier iteration, so it is not in
     // this plan yet; growing its blocks never changes the running list.
-    for (const int r : rep.running) {
-      Request& q = reqs_[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; partials != 0 && i < rep.running.size(); ++i) {
+      Request& q = reqs_[static_cast<std::size_t>(rep.running[i])];
+      const int r = rep.running[i];
       if (q.done >= q.prompt || budget < 1) continue;
       const int chunk = static_cast<int>(std::min<double>(q.prompt - q.done, budget));
       if (!c_.scheduler.chunked_prefill && chunk < q.prompt - q.done && !rep.plan.empty()) continue;
       if (!grow(rep, q, q.done + chunk)) break;
-      rep.plan.emplace_back(r, chunk);
+      rep.plan.add(r, chunk, q);
       budget -= chunk;
     }
     // No new requests in an iteration that had to preempt, unless nothing else can run.
@@ -218,14 +220,10 @@ bool Sim::form_continuous(Replica& rep) {
     const double floor = t.init * t.min_factor;
     rep.token_ratio = std::max(floor, rep.token_ratio - (t.init - floor) / t.decay_steps);
   }
-  rep.plan_seqs = static_cast<double>(rep.plan.size());
-  const bool decode_only = std::all_of(rep.plan.begin(), rep.plan.end(), [&](const std::pair<int, int>& e) {
-    const Request& q = reqs_[static_cast<std::size_t>(e.first)];
-    return q.done >= q.prompt;
-  });
-  if (c_.scheduler.decode_steps > 1 && decode_only && !rep.plan.empty()) {
+  rep.plan_seqs = static_cast<double>(rep.plan.items.size());
+  if (c_.scheduler.decode_steps > 1 && rep.plan.pk == 0 && !rep.plan.empty()) {
     rep.window.clear();
-    for (const auto& e : rep.plan) rep.window.push_back(e.first);
+    for (const auto& e : rep.plan.items) rep.window.push_back(e.first);
     rep.window_left = c_.scheduler.decode_steps - 1;
   }
   return !rep.plan.empty();
@@ -243,15 +241,15 @@ bool Sim::form_static(Replica& rep) {
       q.state = State::kRunning;
       q.scheduled = now_;
       rep.running.push_back(r);
-      rep.plan.emplace_back(r, q.prompt);
+      rep.plan.add(r, q.prompt, q);
     }
     rep.static_active = !rep.running.empty();
-    rep.plan_seqs = static_cast<double>(rep.plan.size());
+    rep.plan_seqs = static_cast<double>(rep.plan.items.size());
     return !rep.plan.empty();
   }
   for (const int r : rep.running) {
     const Request& q = reqs_[static_cast<std::size_t>(r)];
-    if (q.state == State::kRunning) rep.plan.emplace_back(r, 1);
+    if (q.state == State::kRunning) rep.plan.add(r, 1, q);
   }
   // Finished sequences stay in the batch as padding until the longest one ends.
   rep.plan_seqs = static_cast<double>(rep.running.size());
@@ -278,18 +276,8 @@ void Sim::try_start(Replica& rep, SimTime now) {
   }
   // The iteration's cost: decode tokens at their mean context, prefill chunks with the context
   // that gives their exact attention pairs (model.md §23.2).
-  double dseq = 0, dctx = 0, pk = 0, pt = 0, pairs = 0;
-  for (const auto& [r, tok] : rep.plan) {
-    const Request& q = reqs_[static_cast<std::size_t>(r)];
-    if (q.done >= q.prompt) {
-      dseq += 1;
-      dctx += q.done;
-    } else {
-      pk += 1;
-      pt += tok;
-      pairs += tok * static_cast<double>(q.done) + tok * (tok + 1.0) / 2;
-    }
-  }
+  double dseq = rep.plan.dseq, dctx = rep.plan.dctx;
+  const double pk = rep.plan.pk, pt = rep.plan.pt, pairs = rep.plan.pairs;
   if (rep.plan_seqs > pk + dseq && dseq > 0) {
     // Static batches and multi-step windows: padding rows attend over their own contexts too.
     dctx *= rep.plan_seqs / dseq;
@@ -382,36 +370,73 @@ void Sim::finish(Replica& rep, int r, SimTime now) {
   if (q.client >= 0) next_arrival(now, q.client);
 }
 
-void Sim::end_iteration(Replica& rep, SimTime now) {
-  rep.busy = false;
-  for (const auto& [r, tok] : rep.plan) {
+void Sim::end_decodes(Replica& rep, SimTime now) {
+  // emit_token for an iteration of decodes only, its counters and ITL run kept in locals (the
+  // window bounds change only when a request arrives, never inside an iteration's end).
+  SimTime run_gap = itl_gap_;
+  long run = itl_run_, tokens = 0;
+  for (const auto& [r, tok] : rep.plan.items) {
     Request& q = reqs_[static_cast<std::size_t>(r)];
     if (q.state != State::kRunning) continue;
-    if (q.done < q.prompt) {
-      q.done += tok;
-      prefill_tokens_ += tok;
-      rep.outstanding -= tok;
-      if (now >= win_lo_ && now <= win_hi_) win_in_ += tok;
-      if (q.done < q.prompt) continue;
-      // The prompt's last chunk yields a token.
-      insert_prefix(rep, q);
-      emit_token(rep, q, now);
-      if (q.generated >= q.osl) {
-        finish(rep, r, now);
-      } else if (rep.prefill_pool) {
-        // Disaggregated: the KV moves to a decode replica (model.md §23.4).
-        const Seconds move =
-            kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
-        release(rep, q);
-        rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
-        rep.outstanding -= q.osl - q.generated;
-        q.state = State::kTransfer;
-        push(now + to_ticks(move), TransferEv{r});
+    ++q.done;
+    ++q.generated;
+    ++tokens;
+    if (q.first_token < 0) {
+      q.first_token = now;
+    } else if (r >= counted_lo_ && r < counted_hi_) {
+      const SimTime gap = now - q.last_token;
+      if (run > 0 && gap != run_gap) {
+        itl_.add(tick_seconds(run_gap), run);
+        run = 0;
       }
-    } else {
-      ++q.done;
-      emit_token(rep, q, now);
-      if (q.generated >= q.osl) finish(rep, r, now);
+      run_gap = gap;
+      ++run;
+    }
+    q.last_token = now;
+    if (q.generated >= q.osl) finish(rep, r, now);
+  }
+  itl_gap_ = run_gap;
+  itl_run_ = run;
+  out_tokens_ += tokens;
+  rep.out_tokens += tokens;
+  rep.outstanding -= static_cast<double>(tokens);  // whole tokens: exact, as one at a time was
+  if (now >= win_lo_ && now <= win_hi_) win_out_ += tokens;
+}
+
+void Sim::end_iteration(Replica& rep, SimTime now) {
+  rep.busy = false;
+  if (rep.plan.pk == 0) {
+    end_decodes(rep, now);
+  } else {
+    for (const auto& [r, tok] : rep.plan.items) {
+      Request& q = reqs_[static_cast<std::size_t>(r)];
+      if (q.state != State::kRunning) continue;
+      if (q.done < q.prompt) {
+        q.done += tok;
+        prefill_tokens_ += tok;
+        rep.outstanding -= tok;
+        if (now >= win_lo_ && now <= win_hi_) win_in_ += tok;
+        if (q.done < q.prompt) continue;
+        // The prompt's last chunk yields a token.
+        insert_prefix(rep, q);
+        emit_token(rep, q, now);
+        if (q.generated >= q.osl) {
+          finish(rep, r, now);
+        } else if (rep.prefill_pool) {
+          // Disaggregated: the KV moves to a decode replica (model.md §23.4).
+          const Seconds move =
+              kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
+          release(rep, q);
+          rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
+          rep.outstanding -= q.osl - q.generated;
+          q.state = State::kTransfer;
+          push(now + to_ticks(move), TransferEv{r});
+        }
+      } else {
+        ++q.done;
+        emit_token(rep, q, now);
+        if (q.generated >= q.osl) finish(rep, r, now);
+      }
     }
   }
   if (c_.scheduler.kind == SchedulerKind::kStatic && rep.static_active) {

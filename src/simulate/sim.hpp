@@ -138,6 +138,30 @@ struct Request {
   std::int64_t trace_row = -1;
 };
 
+// An iteration's work as it is formed: (request, tokens) in order, and the sums its cost needs,
+// kept as entries are added (a request's done and prompt do not change while it is planned).
+struct Plan {
+  std::vector<std::pair<int, int>> items;
+  double dseq = 0, dctx = 0;         // decode rows and their contexts' sum
+  double pk = 0, pt = 0, pairs = 0;  // prefill chunks, their tokens and attention pairs
+  void add(int r, int tok, const Request& q) {
+    items.emplace_back(r, tok);
+    if (q.done >= q.prompt) {
+      dseq += 1;
+      dctx += q.done;
+    } else {
+      pk += 1;
+      pt += tok;
+      pairs += tok * static_cast<double>(q.done) + tok * (tok + 1.0) / 2;
+    }
+  }
+  void clear() {
+    items.clear();
+    dseq = dctx = pk = pt = pairs = 0;
+  }
+  [[nodiscard]] bool empty() const { return items.empty(); }
+};
+
 struct Replica {
   int id = 0;
   bool prefill_pool = false;
@@ -147,8 +171,8 @@ struct Replica {
   std::deque<int> waiting;
   std::vector<int> running;
   bool busy = false;
-  std::vector<std::pair<int, int>> plan;  // (request, tokens) of the iteration in flight
-  double plan_seqs = 0;                   // sequences the pass computes (static batching pads)
+  Plan plan;             // the iteration in flight
+  double plan_seqs = 0;  // sequences the pass computes (static batching pads)
   SimTime started = 0;
   double outstanding = 0;  // tokens still to process, for routing
   long out_tokens = 0;
@@ -210,7 +234,11 @@ class Sim {
   // ---- KV memory ----
   [[nodiscard]] int blocks_for(int tokens) const { return (tokens + block_ - 1) / block_; }
   Chain chain(const Request& q) const;
-  bool grow(Replica& rep, Request& q, int context);
+  bool grow(Replica& rep, Request& q, int context) {
+    // Most decode steps stay within the blocks held: a multiply, not blocks_for's division.
+    return context - q.shared <= q.blocks * block_ || grow_blocks(rep, q, context);
+  }
+  bool grow_blocks(Replica& rep, Request& q, int context);
   void release(Replica& rep, Request& q);
   void lookup_prefix(Replica& rep, Request& q);
   void insert_prefix(Replica& rep, Request& q);
@@ -227,6 +255,7 @@ class Sim {
   /// Token-ratio admission: retracts decodes until the next tokens fit; true when any was.
   bool retract_for_decodes(Replica& rep);
   void end_iteration(Replica& rep, SimTime now);
+  void end_decodes(Replica& rep, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);
   void finish(Replica& rep, int r, SimTime now);
   void push(SimTime t, EventData d) { events_.push(Event{t, seq_++, d}); }
