@@ -155,9 +155,12 @@ bool Sim::form_continuous(Replica& rep) {
   bool decoded = false;
   long partials = -1;  // running requests with prompt left, once decodes() has seen them all
   auto decodes = [&]() {
-    long seen = 0;
+    // The plan is empty here (decodes come first, or only when nothing else runs), and its decode
+    // sums are sums of whole numbers, so they are kept in locals and added once, exactly.
+    long seen = 0, rows = 0;
+    double ctx = 0, left = budget;
     std::size_t i = 0;
-    for (; i < rep.running.size() && budget >= 1;) {
+    for (; i < rep.running.size() && left >= 1;) {
       const int r = rep.running[i];
       Request& q = reqs_[static_cast<std::size_t>(r)];
       if (q.done < q.prompt) {
@@ -176,12 +179,17 @@ bool Sim::form_continuous(Replica& rep) {
         }
       }
       if (self) break;
-      rep.plan.add(r, 1, q);
-      budget -= 1;
-      decoded = true;
+      rep.plan.items.emplace_back(r, 1);
+      ctx += q.done;
+      ++rows;
+      left -= 1;
       ++i;
     }
     if (i == rep.running.size()) partials = seen;
+    budget = left;
+    rep.plan.dseq += static_cast<double>(rows);
+    rep.plan.dctx += ctx;
+    decoded = decoded || rows > 0;
   };
   auto prefills = [&]() {
     // Partial prefills first, then new requests.
@@ -370,14 +378,48 @@ void Sim::finish(Replica& rep, int r, SimTime now) {
   if (q.client >= 0) next_arrival(now, q.client);
 }
 
-void Sim::end_decodes(Replica& rep, SimTime now) {
-  // emit_token for an iteration of decodes only, its counters and ITL run kept in locals (the
-  // window bounds change only when a request arrives, never inside an iteration's end).
+void Sim::end_prefill(Replica& rep, int r, int tok, SimTime now) {
+  Request& q = reqs_[static_cast<std::size_t>(r)];
+  q.done += tok;
+  prefill_tokens_ += tok;
+  rep.outstanding -= tok;
+  if (now >= win_lo_ && now <= win_hi_) win_in_ += tok;
+  if (q.done < q.prompt) return;
+  // The prompt's last chunk yields a token.
+  insert_prefix(rep, q);
+  emit_token(rep, q, now);
+  if (q.generated >= q.osl) {
+    finish(rep, r, now);
+  } else if (rep.prefill_pool) {
+    // Disaggregated: the KV moves to a decode replica (model.md §23.4).
+    const Seconds move =
+        kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
+    release(rep, q);
+    rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
+    rep.outstanding -= q.osl - q.generated;
+    q.state = State::kTransfer;
+    push(now + to_ticks(move), TransferEv{r});
+  }
+}
+
+void Sim::end_iteration(Replica& rep, SimTime now) {
+  rep.busy = false;
+  // emit_token for the decodes, their counters and ITL run kept in locals and stored around each
+  // prefill (the window bounds change only when a request arrives, never inside an iteration's end;
+  // the counts are whole numbers, so adding them at once is exact).
   SimTime run_gap = itl_gap_;
   long run = itl_run_, tokens = 0;
   for (const auto& [r, tok] : rep.plan.items) {
     Request& q = reqs_[static_cast<std::size_t>(r)];
     if (q.state != State::kRunning) continue;
+    if (q.done < q.prompt) {
+      itl_gap_ = run_gap;
+      itl_run_ = run;
+      end_prefill(rep, r, tok, now);
+      run_gap = itl_gap_;
+      run = itl_run_;
+      continue;
+    }
     ++q.done;
     ++q.generated;
     ++tokens;
@@ -399,46 +441,8 @@ void Sim::end_decodes(Replica& rep, SimTime now) {
   itl_run_ = run;
   out_tokens_ += tokens;
   rep.out_tokens += tokens;
-  rep.outstanding -= static_cast<double>(tokens);  // whole tokens: exact, as one at a time was
+  rep.outstanding -= static_cast<double>(tokens);
   if (now >= win_lo_ && now <= win_hi_) win_out_ += tokens;
-}
-
-void Sim::end_iteration(Replica& rep, SimTime now) {
-  rep.busy = false;
-  if (rep.plan.pk == 0) {
-    end_decodes(rep, now);
-  } else {
-    for (const auto& [r, tok] : rep.plan.items) {
-      Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (q.state != State::kRunning) continue;
-      if (q.done < q.prompt) {
-        q.done += tok;
-        prefill_tokens_ += tok;
-        rep.outstanding -= tok;
-        if (now >= win_lo_ && now <= win_hi_) win_in_ += tok;
-        if (q.done < q.prompt) continue;
-        // The prompt's last chunk yields a token.
-        insert_prefix(rep, q);
-        emit_token(rep, q, now);
-        if (q.generated >= q.osl) {
-          finish(rep, r, now);
-        } else if (rep.prefill_pool) {
-          // Disaggregated: the KV moves to a decode replica (model.md §23.4).
-          const Seconds move =
-              kv_transfer_time(*rep.in->model, q.done, rep.in->precision.kv, *rep.in->hw, rep.in->map.replica_chips());
-          release(rep, q);
-          rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
-          rep.outstanding -= q.osl - q.generated;
-          q.state = State::kTransfer;
-          push(now + to_ticks(move), TransferEv{r});
-        }
-      } else {
-        ++q.done;
-        emit_token(rep, q, now);
-        if (q.generated >= q.osl) finish(rep, r, now);
-      }
-    }
-  }
   if (c_.scheduler.kind == SchedulerKind::kStatic && rep.static_active) {
     const bool all_done = std::all_of(rep.running.begin(), rep.running.end(),
                                       [&](int r) { return reqs_[static_cast<std::size_t>(r)].state == State::kDone; });

@@ -118,21 +118,25 @@ class StepMemo {
 
 enum class State : std::uint8_t { kWaiting, kRunning, kTransfer, kDone, kDropped };
 
-struct Request {
-  SimTime arrival = 0, scheduled = -1, first_token = -1, last_token = -1, finish = -1;
-  int isl = 1, osl = 1;
+// The fields every iteration reads come first, and a request starts a cache line: a decode
+// touches one line.
+struct alignas(64) Request {
+  SimTime first_token = -1, last_token = -1;
   int prompt = 1;     // tokens to compute before the next token: isl, or isl + generated after recompute
   int done = 0;       // of prompt, in the KV cache
   int generated = 0;  // output tokens emitted
-  int shared = 0;     // tokens of context in pinned prefix-cache entries
-  int pinned = 0;     // leading prefix entries pinned
-  int blocks = 0;     // private KV blocks held
-  int replica = -1;
-  int client = -1;
-  int hit = 0;           // prompt tokens the cache served at first admission
+  int osl = 1;
+  int shared = 0;  // tokens of context in pinned prefix-cache entries
+  int blocks = 0;  // private KV blocks held
+  State state = State::kWaiting;
   bool swapped = false;  // preempted to host memory
   bool looked_up = false;
-  State state = State::kWaiting;
+  SimTime arrival = 0, scheduled = -1, finish = -1;
+  int isl = 1;
+  int pinned = 0;  // leading prefix entries pinned
+  int replica = -1;
+  int client = -1;
+  int hit = 0;  // prompt tokens the cache served at first admission
   std::int64_t prefix_id = -1;
   int prefix_tokens = 0;
   std::int64_t trace_row = -1;
@@ -255,7 +259,7 @@ class Sim {
   /// Token-ratio admission: retracts decodes until the next tokens fit; true when any was.
   bool retract_for_decodes(Replica& rep);
   void end_iteration(Replica& rep, SimTime now);
-  void end_decodes(Replica& rep, SimTime now);
+  void end_prefill(Replica& rep, int r, int tok, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);
   void finish(Replica& rep, int r, SimTime now);
   void push(SimTime t, EventData d) { events_.push(Event{t, seq_++, d}); }
