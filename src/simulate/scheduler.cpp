@@ -409,6 +409,7 @@ void Sim::end_iteration(Replica& rep, SimTime now) {
   // the counts are whole numbers, so adding them at once is exact).
   SimTime run_gap = itl_gap_;
   long run = itl_run_, tokens = 0;
+  const long lo = counted_lo_, hi = counted_hi_;
   for (const auto& [r, tok] : rep.plan.items) {
     Request& q = reqs_[static_cast<std::size_t>(r)];
     if (q.state != State::kRunning) continue;
@@ -425,7 +426,7 @@ void Sim::end_iteration(Replica& rep, SimTime now) {
     ++tokens;
     if (q.first_token < 0) {
       q.first_token = now;
-    } else if (r >= counted_lo_ && r < counted_hi_) {
+    } else if (r >= lo && r < hi) {
       const SimTime gap = now - q.last_token;
       if (run > 0 && gap != run_gap) {
         itl_.add(tick_seconds(run_gap), run);

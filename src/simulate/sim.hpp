@@ -283,9 +283,11 @@ class Sim {
   std::vector<SimTime> schedule_;  // staged or exact-count arrivals, drawn before the run
   std::size_t rr_ = 0;
   std::map<std::string, long> drops_;
+  // The run of tokens not yet in itl_: how many, and their gap. Kept apart in the layout, so the
+  // compiler does not pack the pair into one vector register through the decode loop.
+  long itl_run_ = 0;
   LogHistogram itl_;
-  SimTime itl_gap_ = 0;  // the inter-token gap of the run of tokens not yet in itl_
-  long itl_run_ = 0;     // and how many tokens had it
+  SimTime itl_gap_ = 0;
   void flush_itl() {
     if (itl_run_ > 0) itl_.add(tick_seconds(itl_gap_), itl_run_);
     itl_run_ = 0;
