@@ -156,11 +156,12 @@ bool Sim::form_continuous(Replica& rep) {
   long partials = -1;  // running requests with prompt left, once decodes() has seen them all
   auto decodes = [&]() {
     // The plan is empty here (decodes come first, or only when nothing else runs), and its decode
-    // sums are sums of whole numbers, so they are kept in locals and added once, exactly.
+    // sums are whole numbers, so they are kept in integer locals and added once, exactly (and
+    // `budget - rows` is the budget as one-at-a-time subtraction leaves it).
     long seen = 0, rows = 0;
-    double ctx = 0, left = budget;
+    std::int64_t ctx = 0;
     std::size_t i = 0;
-    for (; i < rep.running.size() && left >= 1;) {
+    for (; i < rep.running.size() && budget - static_cast<double>(rows) >= 1;) {
       const int r = rep.running[i];
       Request& q = reqs_[static_cast<std::size_t>(r)];
       if (q.done < q.prompt) {
@@ -182,13 +183,12 @@ bool Sim::form_continuous(Replica& rep) {
       rep.plan.items.emplace_back(r, 1);
       ctx += q.done;
       ++rows;
-      left -= 1;
       ++i;
     }
     if (i == rep.running.size()) partials = seen;
-    budget = left;
+    budget -= static_cast<double>(rows);
     rep.plan.dseq += static_cast<double>(rows);
-    rep.plan.dctx += ctx;
+    rep.plan.dctx += static_cast<double>(ctx);
     decoded = decoded || rows > 0;
   };
   auto prefills = [&]() {
