@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <string_view>
+#include <system_error>
 
 #include "units/units.hpp"
 #include "units/units_parse.hpp"
@@ -21,12 +23,16 @@ std::string format_number(double v, int sig) {
   int decimals = sig - int_digits;
   if (a < 1.0) decimals = sig - static_cast<int>(std::floor(std::log10(a))) - 1;
   if (decimals < 0) decimals = 0;
-  std::string s = fmt::format("{:.{}f}", v, decimals);
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
+  // Correctly rounded, as fmt's and printf's "%.*f" are (below 1e15, at most 16 + 20 digits).
+  std::array<char, 64> buf{};
+  const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, decimals);
+  if (ec != std::errc{}) return fmt::format("{:.{}f}", v, decimals);
+  std::string_view s(buf.data(), static_cast<std::size_t>(end - buf.data()));
+  if (s.find('.') != std::string_view::npos) {
+    while (!s.empty() && s.back() == '0') s.remove_suffix(1);
+    if (!s.empty() && s.back() == '.') s.remove_suffix(1);
   }
-  return s;
+  return std::string(s);
 }
 
 namespace {
@@ -43,7 +49,12 @@ std::string with_prefix(double v, const char* unit, const Prefix* prefixes, std:
   for (std::size_t i = 0; i < n; ++i) {
     if (a >= prefixes[i].scale) best = &prefixes[i];
   }
-  return format_number(v / best->scale) + " " + best->name + unit;
+  std::string out = format_number(v / best->scale);
+  out.reserve(out.size() + 8);
+  out += ' ';
+  out += best->name;
+  out += unit;
+  return out;
 }
 
 constexpr std::array<Prefix, 7> kDecimal{

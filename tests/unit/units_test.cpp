@@ -1,6 +1,12 @@
 // Units: construction, conversion, arithmetic dimensions, formatting and strict parsing.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
 #include "units/units.hpp"
 #include "units/units_parse.hpp"
 
@@ -46,6 +52,37 @@ TEST(Units, FormatNumberSignificantDigits) {
   EXPECT_EQ(format_number(0.012345), "0.01235");
   EXPECT_EQ(format_number(2.5), "2.5");
   EXPECT_EQ(format_number(0), "0");
+}
+
+TEST(Units, FormatNumberRoundsAsPrintfDoes) {
+  // format_number's fixed notation (std::to_chars) against printf's "%.*f" with the same digits,
+  // over magnitudes, signs, halfway decimals and values drawn at random.
+  auto reference = [](double v, int sig) {
+    const double a = std::fabs(v);
+    const int int_digits = a >= 1.0 ? static_cast<int>(std::floor(std::log10(a))) + 1 : 0;
+    int decimals = sig - int_digits;
+    if (a < 1.0) decimals = sig - static_cast<int>(std::floor(std::log10(a))) - 1;
+    decimals = std::max(decimals, 0);
+    std::array<char, 128> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.*f", decimals, v);
+    std::string s(buf.data());
+    if (s.find('.') != std::string::npos) {
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+    return s;
+  };
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> exponent(-4, 15), mantissa(1, 10);
+  for (int i = 0; i < 100000; ++i) {
+    const double v = (i % 2 == 0 ? 1 : -1) * mantissa(rng) * std::pow(10.0, std::floor(exponent(rng)));
+    if (std::fabs(v) >= 1e15 || std::fabs(v) < 1e-4) continue;
+    const int sig = 1 + i % 6;
+    ASSERT_EQ(format_number(v, sig), reference(v, sig)) << v << " to " << sig;
+  }
+  for (const double v : {0.125, 0.375, 2.5, 1234.5, 1e14 + 0.5, 70.56e9 / 1e9, 141.1e9 / 1e9}) {
+    EXPECT_EQ(format_number(v), reference(v, 4)) << v;
+  }
 }
 
 TEST(UnitsParse, AcceptsUnits) {
