@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "model/model.hpp"
+#include "units/sums.hpp"
 
 namespace llmecon {
 
@@ -160,20 +161,29 @@ double ModelSpec::linear_state_bytes(DType kv) const {
 }
 
 Bytes ModelSpec::kv_bytes_sequence(double context, DType kv) const {
-  double sum = 0.0;
-  for (const auto& l : layers) {
+  // Layer by layer in order; a run of layers alike adds its one term with add_repeated, the same
+  // sum as adding it layer by layer.
+  auto term = [&](const Layer& l) {
     switch (l.mixer) {
       case Mixer::kFull:
-        sum += kv_bytes_per_token_layer(l, kv) * context;
-        break;
+        return kv_bytes_per_token_layer(l, kv) * context;
       case Mixer::kSliding:
       case Mixer::kChunked:
-        sum += kv_bytes_per_token_layer(l, kv) * std::min(context, d(l.window));
-        break;
+        return kv_bytes_per_token_layer(l, kv) * std::min(context, d(l.window));
       case Mixer::kLinear:
-        sum += linear_state_bytes(kv);
-        break;
+        return linear_state_bytes(kv);
     }
+    return 0.0;
+  };
+  auto alike = [](const Layer& a, const Layer& b) {
+    return a.mixer == b.mixer && a.window == b.window && (a.kv_source >= 0) == (b.kv_source >= 0);
+  };
+  double sum = 0.0;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t j = i + 1;
+    while (j < layers.size() && alike(layers[j], layers[i])) ++j;
+    sum = add_repeated(sum, term(layers[i]), static_cast<long>(j - i));
+    i = j;
   }
   return units::bytes(sum);
 }

@@ -1,4 +1,4 @@
-// The simulator's statistics (src/simulate/stats.hpp): repeated addition and the ITL histogram.
+// Repeated addition (src/units/sums.hpp) and the simulator's ITL histogram (src/simulate/stats.hpp).
 #include <gtest/gtest.h>
 
 #include <bit>
