@@ -84,19 +84,49 @@ Kind kind_of(Field::Kind k) {
 // A column being filled, with its text values' codes.
 struct Filling {
   GridColumn col;
-  ByName<std::int32_t> codes;
+  // The codes by text: open addressing over (hash, code), the text itself in col.dict.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::int32_t code = -1;
+  };
+  std::vector<Slot> slots;
+  std::size_t coded = 0;
   std::int32_t last = -1;
 
   std::int32_t code(std::string_view text) {
     if (last >= 0 && col.dict[static_cast<std::size_t>(last)] == text) return last;
-    auto it = codes.find(text);
-    if (it == codes.end()) {
-      it = codes.emplace(std::string(text), static_cast<std::int32_t>(col.dict.size())).first;
-      col.dict.emplace_back(text);
+    const std::uint64_t h = std::hash<std::string_view>{}(text);
+    if (slots.empty()) slots.resize(64);
+    std::size_t i = spread(h) & (slots.size() - 1);
+    for (; slots[i].code >= 0; i = (i + 1) & (slots.size() - 1)) {
+      if (slots[i].hash == h && col.dict[static_cast<std::size_t>(slots[i].code)] == text) return last = slots[i].code;
     }
-    return last = it->second;
+    const auto c = static_cast<std::int32_t>(col.dict.size());
+    col.dict.emplace_back(text);
+    slots[i] = Slot{h, c};
+    if (++coded * 2 > slots.size()) rehash();
+    return last = c;
+  }
+  void forget_codes() {
+    slots.clear();
+    coded = 0;
+    last = -1;
   }
 
+ private:
+  static std::size_t spread(std::uint64_t h) { return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ULL) >> 20); }
+  void rehash() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    for (const Slot& e : old) {
+      if (e.code < 0) continue;
+      std::size_t i = spread(e.hash) & (slots.size() - 1);
+      while (slots[i].code >= 0) i = (i + 1) & (slots.size() - 1);
+      slots[i] = e;
+    }
+  }
+
+ public:
   void push(const Field& v) {
     const Kind want = kind_of(v.kind);
     if (want == Kind::kEmpty) {
@@ -115,8 +145,7 @@ struct Filling {
       }
     } else if (col.kind != want && col.kind != Kind::kJson) {
       to_json_kind(col);
-      codes.clear();
-      last = -1;
+      forget_codes();
     }
     col.present.push_back(1);
     switch (col.kind) {
@@ -236,8 +265,17 @@ class GridBuilder::State {
                              cols_[prev_[j]].col.name == key)) {
       return prev_[j];
     }
-    if (auto it = index_.find(key); it != index_.end()) return it->second;
+    if (stable_) {
+      // An encoder's literal seen before, by its address (no hashing of its text).
+      const auto it = by_address_.find(key.data());
+      if (it != by_address_.end() && cols_[it->second].col.name.size() == key.size()) return it->second;
+    }
+    if (auto it = index_.find(key); it != index_.end()) {
+      if (stable_) by_address_[key.data()] = it->second;
+      return it->second;
+    }
     const std::size_t c = cols_.size();
+    if (stable_) by_address_[key.data()] = c;
     cols_.emplace_back();
     cols_.back().col.name = std::string(key);
     cols_.back().col.present.reserve(rows_);
@@ -250,9 +288,10 @@ class GridBuilder::State {
   std::vector<Filling> cols_;
   std::vector<std::size_t> order_;  // output order, indices into cols_
   ByName<std::size_t> index_;
-  std::size_t rows_;                             // expected, reserved in each column
-  std::vector<std::size_t> prev_, row_;          // the columns the previous and this row put, in order
-  std::vector<const char*> prev_key_, row_key_;  // and the addresses of their keys
+  std::unordered_map<const char*, std::size_t> by_address_;  // stable keys' columns by address
+  std::size_t rows_;                                         // expected, reserved in each column
+  std::vector<std::size_t> prev_, row_;                      // the columns the previous and this row put, in order
+  std::vector<const char*> prev_key_, row_key_;              // and the addresses of their keys
   std::vector<std::size_t> point_;
   std::string nonfinite_;
   bool stable_ = true;

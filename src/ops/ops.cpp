@@ -186,14 +186,22 @@ StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, cons
   // depend on order, so alternating layers (sliding and full attention) group as well as runs do.
   const int n_layers = m.n_layers();
   std::vector<std::pair<int, int>> groups;  // (first layer, layers like it)
+  groups.reserve(detail ? m.layers.size() : 4);
+  std::size_t last = 0;  // the group of the layer before: a run of like layers joins it at once
   for (int li = 0; li < n_layers; ++li) {
     const Layer& l = m.layers[static_cast<std::size_t>(li)];
+    if (!detail && li > 0 && same_cost(m.layers[static_cast<std::size_t>(li - 1)], l)) {
+      ++groups[last].second;
+      continue;
+    }
     auto same = detail ? groups.end() : std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
       return same_cost(m.layers[static_cast<std::size_t>(g.first)], l);
     });
     if (same == groups.end()) {
+      last = groups.size();
       groups.emplace_back(li, 1);
     } else {
+      last = static_cast<std::size_t>(same - groups.begin());
       ++same->second;
     }
   }
