@@ -185,7 +185,8 @@ RooflineResult roofline_unchecked(const RooflineInput& given) {
 
   // Memory footprint (F21): all weights plus every sequence's KV after this pass.
   r.mem_weights = in.weight_bytes ? *in.weight_bytes : m.weight_bytes(p.weights, p.experts);
-  r.mem_kv = m.kv_bytes_sequence(in.step.cached + in.step.new_tokens, p.kv) * in.step.batch;
+  r.mem_kv = (in.kv_sequence ? *in.kv_sequence : m.kv_bytes_sequence(in.step.cached + in.step.new_tokens, p.kv)) *
+             in.step.batch;
   r.mem_capacity = usable_memory(hw.hbm_capacity.value * n, r.mem_weights, in.usable_hbm, in.memory_rule);
   r.fits = r.mem_weights + r.mem_kv <= r.mem_capacity;
   if (!r.fits) {

@@ -115,6 +115,9 @@ struct RooflineInput {
   /// model->weight_bytes(precision.weights, precision.experts), given by a caller that evaluates
   /// many steps of one scenario (the grid) so each step does not sum the layers again.
   std::optional<Bytes> weight_bytes;
+  /// model->kv_bytes_sequence(step.cached + step.new_tokens, precision.kv), given by a caller
+  /// that has it for this step's context (the grid keeps it per context).
+  std::optional<Bytes> kv_sequence;
 };
 
 struct RooflineResult {

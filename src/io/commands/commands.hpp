@@ -2,6 +2,8 @@
 // CommandSpec (args.hpp) and returns the JSON every shell prints.
 #pragma once
 
+#include <array>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,12 +53,15 @@ class RooflinePoints {
   static Result<RooflinePoints> open(const Engine& e, const Args& a);
   /// No --explain, --range or --ops: the answer is the result's fields and its price source.
   static bool plain(const Args& a);
-  [[nodiscard]] Result<RooflineResult> at(double batch, double context) const;
+  /// Not thread-safe: it remembers the KV bytes of the last contexts asked.
+  [[nodiscard]] Result<RooflineResult> at(double batch, double context);
   [[nodiscard]] const std::string& price_source() const;
 
  private:
   struct Impl;
   std::shared_ptr<const Impl> impl_;
+  std::array<std::pair<double, Bytes>, 8> kv_{};  // (context, KV bytes of one sequence)
+  std::size_t kv_known_ = 0, kv_next_ = 0;
 };
 // board.cpp
 Result<Answer> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

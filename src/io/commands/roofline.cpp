@@ -117,10 +117,20 @@ bool RooflinePoints::plain(const Args& a) {
   return !a.flag("explain") && !a.flag("range") && !a.flag("ops");
 }
 
-Result<RooflineResult> RooflinePoints::at(double batch, double context) const {
+Result<RooflineResult> RooflinePoints::at(double batch, double context) {
   TRY(step, step_at(impl_->args, batch, context));
   RooflineInput in = impl_->res.in;
   in.step = step;
+  const double tokens = step.cached + step.new_tokens;
+  for (std::size_t i = 0; i < kv_known_; ++i) {
+    if (kv_[i].first == tokens) in.kv_sequence = kv_[i].second;
+  }
+  if (!in.kv_sequence && in.model != nullptr) {
+    in.kv_sequence = in.model->kv_bytes_sequence(tokens, in.precision.kv);
+    kv_[kv_next_] = {tokens, *in.kv_sequence};
+    kv_next_ = (kv_next_ + 1) % kv_.size();
+    kv_known_ = std::max(kv_known_, kv_next_ == 0 ? kv_.size() : kv_next_);
+  }
   return llmecon::roofline(in);
 }
 
