@@ -28,9 +28,9 @@ std::string format_number(double v, int sig) {
   const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, decimals);
   if (ec != std::errc{}) return fmt::format("{:.{}f}", v, decimals);
   std::string_view s(buf.data(), static_cast<std::size_t>(end - buf.data()));
-  if (s.find('.') != std::string_view::npos) {
-    while (!s.empty() && s.back() == '0') s.remove_suffix(1);
-    if (!s.empty() && s.back() == '.') s.remove_suffix(1);
+  if (decimals > 0) {  // a point was written: drop the zeros after it, and it when nothing is left
+    while (s.back() == '0') s.remove_suffix(1);
+    if (s.back() == '.') s.remove_suffix(1);
   }
   return std::string(s);
 }

@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 
@@ -18,9 +20,10 @@ struct Resolved {
 };
 
 // The step of `a` at this batch and context (sweep passes each of its rows').
-Result<Step> step_at(const Args& a, double batch, double context) {
+// The step at `batch` and `context` for the phase and --chunk the arguments give.
+Result<Step> step_for(Phase phase, std::optional<double> chunk_arg, double batch, double context) {
   Step step;
-  step.phase = value_in(kPhaseNames, a.text("phase")).value_or(Phase::kDecode);
+  step.phase = phase;
   step.batch = batch;
   if (step.phase == Phase::kDecode) {
     step.new_tokens = 1;
@@ -28,12 +31,24 @@ Result<Step> step_at(const Args& a, double batch, double context) {
     return step;
   }
   if (context < 1) return Error{"--context", "", "a prompt has at least 1 token", "prefill processes the prompt"};
-  const double chunk = a.number_or("chunk", context);
+  const double chunk = chunk_arg.value_or(context);
   if (chunk > context)
     return Error{"--chunk", "", "must not exceed --context", "the chunk is the last part of the prompt"};
   step.new_tokens = chunk;
   step.cached = context - chunk;
   return step;
+}
+
+Phase phase_of(const Args& a) {
+  return value_in(kPhaseNames, a.text("phase")).value_or(Phase::kDecode);
+}
+std::optional<double> chunk_of(const Args& a) {
+  const double chunk = a.number_or("chunk", std::numeric_limits<double>::quiet_NaN());
+  return std::isnan(chunk) ? std::nullopt : std::optional<double>(chunk);
+}
+
+Result<Step> step_at(const Args& a, double batch, double context) {
+  return step_for(phase_of(a), chunk_of(a), batch, context);
 }
 
 Result<Resolved> resolve(const Engine& e, const Args& a) {
@@ -103,13 +118,15 @@ Result<RooflineResult> evaluate(const Engine& e, const Args& a) {
 struct RooflinePoints::Impl {
   Args args;
   Resolved res;
+  Phase phase = Phase::kDecode;  // the arguments' phase and --chunk, read once
+  std::optional<double> chunk;
 };
 
 Result<RooflinePoints> RooflinePoints::open(const Engine& e, const Args& a) {
   TRY(res, resolve(e, a));
   res.in.weight_bytes = res.model().weight_bytes(res.in.precision.weights, res.in.precision.experts);
   RooflinePoints p;
-  p.impl_ = std::make_shared<const Impl>(Impl{a, std::move(res)});
+  p.impl_ = std::make_shared<const Impl>(Impl{a, std::move(res), phase_of(a), chunk_of(a)});
   return p;
 }
 
@@ -118,7 +135,7 @@ bool RooflinePoints::plain(const Args& a) {
 }
 
 Result<RooflineResult> RooflinePoints::at(double batch, double context) {
-  TRY(step, step_at(impl_->args, batch, context));
+  TRY(step, step_for(impl_->phase, impl_->chunk, batch, context));
   RooflineInput in = impl_->res.in;
   in.step = step;
   const double tokens = step.cached + step.new_tokens;
