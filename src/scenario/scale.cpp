@@ -17,6 +17,7 @@ Result<ScaleInputs> scale_reference(TrainSetup s, int chips, const std::function
   const ModelSpec& model = *s.model;
   const Hardware& hw = *s.hw;
   const TrainSearch found = search_training(s, chips, TrainObjective::kTime, TrainSearchSpace{}, 1, report);
+  if (found.over_cap > 0) return layouts_over_cap(found, chips);
   if (found.ranked.empty()) {
     return Error{"--chips", "", fmt::format("no layout of {} chips trains {}", chips, model.name),
                  "give more chips or a smaller reference model"};

@@ -95,6 +95,33 @@ bool stack_runs(TrainStack stack, const TrainLayout& l, double global_batch) {
   return space_runs(stack_space(stack), l, global_batch);
 }
 
+namespace {
+// The layouts the search's loops visit, before the filters inside them: each shape's expert
+// degrees, micro-batches, schedules (interleaving's chunk counts), ZeRO stages and recomputation.
+double candidate_layouts(const ModelSpec& m, const std::vector<std::tuple<int, int, int>>& shapes, int chips,
+                         const std::vector<int>& eps, const TrainSearchSpace& space, std::size_t recomputes) {
+  const double mbs = space.accumulate ? d(static_cast<int>(space.micro_batches.size())) + 1.0 : 1.0;
+  double n = 0;
+  for (const auto& [tp, cp, pp] : shapes) {
+    const int dp = chips / (tp * cp * pp);
+    double ep_count = 0;
+    for (const int ep : eps) ep_count += (tp * cp * dp) % ep == 0 ? 1 : 0;
+    double schedules = 0;
+    for (const PipeSchedule sch : space.schedules) {
+      if (pp == 1 && sch != PipeSchedule::k1F1B) continue;
+      if (sch != PipeSchedule::kInterleaved) {
+        schedules += 1;
+        continue;
+      }
+      const int per_stage = m.n_layers() / pp;
+      for (int v = 2; v <= std::min(per_stage, 8); ++v) schedules += per_stage % v == 0 ? 1 : 0;
+    }
+    n += ep_count * mbs * schedules * d(static_cast<int>(space.zero.size())) * d(static_cast<int>(recomputes));
+  }
+  return n;
+}
+}  // namespace
+
 TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
                             std::size_t keep, const std::function<void(double, double)>& progress) {
   const ModelSpec& m = *s.model;
@@ -139,6 +166,12 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
         if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
     }
   for (const auto& [tp, cp, pp] : shapes) out.dp_degrees.push_back(chips / (tp * cp * pp));
+  const double candidates = candidate_layouts(m, shapes, chips, eps, space, recomputes.size());
+  if (candidates > space.max_layouts) {
+    out.over_cap = candidates;
+    out.cap = space.max_layouts;
+    return out;
+  }
   std::sort(out.dp_degrees.begin(), out.dp_degrees.end());
   out.dp_degrees.erase(std::unique(out.dp_degrees.begin(), out.dp_degrees.end()), out.dp_degrees.end());
   double done = 0;
@@ -229,6 +262,14 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
   std::stable_sort(out.rejected.begin(), out.rejected.end(),
                    [](const auto& a, const auto& b) { return a.count > b.count; });
   return out;
+}
+
+Error layouts_over_cap(const TrainSearch& found, int chips) {
+  return Error{"--chips", "",
+               fmt::format("a search of {} chips would hold {} candidate layouts, over the cap of {}", chips,
+                           format_number(found.over_cap), format_number(found.cap)),
+               "state the layout (--tp, --pp, --cp, --ep, --zero, --schedule, --micro-batch) instead of searching, or "
+               "search fewer chips"};
 }
 
 }  // namespace llmecon

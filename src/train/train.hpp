@@ -352,6 +352,10 @@ inline constexpr NameTable<TrainStack, 5> kStackNames{{{TrainStack::kAny, "any"}
 inline constexpr TrainStack kNamedStacks[] = {TrainStack::kMegatron, TrainStack::kTorchTitan, TrainStack::kMaxText,
                                               TrainStack::kLlmFoundry};
 /// What the search considers (defaults: everything sensible for the model).
+/// Candidate layouts one search may hold: about 10 s of evaluation on one core, far above any
+/// real search (a 1,024-chip DeepSeek-V3 search holds about 4 x 10^5).
+inline constexpr double kMaxLayouts = 1e7;
+
 struct TrainSearchSpace {
   std::vector<int> zero{0, 1, 2, 3};
   std::vector<Recompute> recompute{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
@@ -370,6 +374,9 @@ struct TrainSearchSpace {
   /// Also try each replica's whole share as one micro-batch (with accumulation allowed).
   bool whole_share = false;
   TrainStack stack = TrainStack::kAny;  ///< layouts it does not run are left out
+  /// The most candidate layouts one search may hold (kMaxLayouts): a larger space is refused
+  /// before any is evaluated (TrainSearch::over_cap).
+  double max_layouts = kMaxLayouts;
 };
 
 /// The search space of a stack: Megatron-Core with tp, pp, cp and ep, 1F1B or interleaved, its
@@ -406,6 +413,9 @@ struct TrainSearch {
   /// batch must split over.
   std::vector<int> dp_degrees;
   int evaluated = 0;
+  /// The candidate layouts the space holds (before the stack's and the batch's filters), when
+  /// that is above space.max_layouts (`cap`): nothing was evaluated. 0 otherwise.
+  double over_cap = 0, cap = 0;
   /// The fastest (or cheapest) feasible layout each named stack runs, in kNamedStacks order; a
   /// stack none of whose layouts fits is absent.
   std::vector<std::pair<TrainStack, TrainResult>> per_stack;
@@ -415,6 +425,8 @@ struct TrainSearch {
 /// `progress(done, total)` may be empty.
 TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
                             std::size_t keep, const std::function<void(double, double)>& progress = {});
+/// The error a search over its cap answers with: the layouts, the cap, and what narrows it.
+Error layouts_over_cap(const TrainSearch& found, int chips);
 
 // ---- scaling laws (model.md §24.7) ----
 

@@ -469,6 +469,26 @@ TEST(Train, RecomputeModuleNames) {
   for (const auto& r : ranked.ranked) EXPECT_TRUE(seen.insert(r.layout.str()).second) << r.layout.str();
 }
 
+// A search whose space holds more candidate layouts than its cap is refused before any is
+// evaluated, with the count and the cap in the error; the count bounds what a search evaluates.
+TEST(Train, SearchRefusesASpaceOverItsCap) {
+  const ModelSpec m = models().load("llama-3.1-8b").value();
+  const TrainSetup st = setup_for(m, "h100-sxm", 4096, 64);
+  const TrainSearch full = search_training(st, 64, TrainObjective::kTime, TrainSearchSpace{}, 5);
+  ASSERT_GT(full.evaluated, 100);
+  EXPECT_EQ(full.over_cap, 0);
+  TrainSearchSpace small;
+  small.max_layouts = full.evaluated - 1;
+  const TrainSearch capped = search_training(st, 64, TrainObjective::kTime, small, 5);
+  EXPECT_GE(capped.over_cap, full.evaluated);
+  EXPECT_EQ(capped.evaluated, 0);
+  EXPECT_TRUE(capped.ranked.empty());
+  const Error e = layouts_over_cap(capped, 64);
+  EXPECT_EQ(e.where, "--chips");
+  EXPECT_NE(e.what.find(format_number(small.max_layouts)), std::string::npos) << e.what;
+  EXPECT_NE(e.what.find(format_number(capped.over_cap)), std::string::npos) << e.what;
+}
+
 // The search shares one micro-batch's pass among the layouts that differ only in ZeRO,
 // recomputation or schedule, and stops a layout that does not fit at its memory: its ranking is
 // what evaluating each layout alone gives, to the bit, on a dense and an MoE model.

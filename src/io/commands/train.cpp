@@ -368,6 +368,7 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
                             stack_space(value_in(kStackNames, a.text("stack")).value_or(TrainStack::kAny)),
                             static_cast<std::size_t>(a.number("top")), report);
     if (cancel && cancel()) return cancelled_error();
+    if (found.over_cap > 0) return layouts_over_cap(found, t.chips);
     if (found.ranked.empty()) {
       return Error{no_layout_flag(found, a), "",
                    fmt::format("no layout of {} chips fits {} ({} evaluated)", t.chips, t.model->name, found.evaluated),
