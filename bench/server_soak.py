@@ -4,9 +4,12 @@ requests served and refused (503 when the compute queue is full is an answer, no
 and the server's resident memory before, at its peak and after the load, over two rounds (a plateau, not
 growth, is what bounded memory looks like).
 
-    /usr/bin/python3 bench/server_soak.py [LLMECON_BINARY] [SECONDS]
+    /usr/bin/python3 bench/server_soak.py [LLMECON_BINARY] [SECONDS] [--check]
 
-It times this machine, so it is a benchmark, never a test."""
+It times this machine, so it is a benchmark. With --check (ctest's server_soak, label measure,
+outside the default suite) it also asserts what must hold on any machine: every cheap request
+answered 200, every long one 200 or 503, and the second round's resident memory a plateau (at
+most 25% and 16 MiB above the first round's peak)."""
 import http.client
 import json
 import os
@@ -16,8 +19,10 @@ import sys
 import threading
 import time
 
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/release/apps/cli/llmecon")
-SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 120
+ARGS = [a for a in sys.argv[1:] if a != "--check"]
+CHECK = "--check" in sys.argv[1:]
+BIN = os.path.abspath(ARGS[0] if ARGS else "build/release/apps/cli/llmecon")
+SECONDS = float(ARGS[1]) if len(ARGS) > 1 else 120
 LONG = [
     ("simulate", {"model": "llama-3.1-70b", "hw": "h100-sxm", "requests": 20000, "rate": 8}),
     ("simulate", {"model": "deepseek-v3", "hw": "gb200", "requests": 20000, "rate": 20, "engine": "sglang"}),
@@ -60,8 +65,14 @@ def main():
     try:
         idle = [cheap(port, i)[1] for i in range(200)]
         rss_start = rss_kib(proc.pid)
-        for round_ in (1, 2):
-            soak_round(port, proc, idle, round_, rss_start)
+        rounds = [soak_round(port, proc, idle, round_, rss_start) for round_ in (1, 2)]
+        if CHECK:
+            for r in rounds:
+                assert r["cheap_ok"] == r["cheap"] > 0, r
+                assert r["long_other"] == 0 and r["long_ok"] > 0, r
+            limit = rounds[0]["peak"] * 1.25 + 16 * 1024
+            assert rounds[1]["peak"] <= limit, f"RSS grew: {rounds[1]['peak']} KiB after a first peak of {rounds[0]['peak']}"
+            print("check: every cheap request answered, no long one failed, memory a plateau")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -110,6 +121,7 @@ def soak_round(port, proc, idle, round_, rss_start):
           f"p99 {p99(loaded) * 1e3:.1f} ms vs {p99(idle) * 1e3:.1f} ms idle (x{p99(loaded) / p99(idle):.1f})")
     print(f"RSS: {rss_start / 1024:.1f} MiB at start, {rss_before / 1024:.1f} MiB before the round, "
           f"{max(peak) / 1024:.1f} MiB peak, {rss_after / 1024:.1f} MiB after")
+    return {"cheap": len(loaded), "cheap_ok": sum(s == 200 for s in statuses), "peak": max(peak), **counts}
 
 
 if __name__ == "__main__":
