@@ -19,7 +19,6 @@ struct Resolved {
   RooflineInput in;
 };
 
-// The step of `a` at this batch and context (sweep passes each of its rows').
 // The step at `batch` and `context` for the phase and --chunk the arguments give.
 Result<Step> step_for(Phase phase, std::optional<double> chunk_arg, double batch, double context) {
   Step step;
@@ -47,6 +46,7 @@ std::optional<double> chunk_of(const Args& a) {
   return std::isnan(chunk) ? std::nullopt : std::optional<double>(chunk);
 }
 
+// The step of `a` at this batch and context (sweep passes each of its rows').
 Result<Step> step_at(const Args& a, double batch, double context) {
   return step_for(phase_of(a), chunk_of(a), batch, context);
 }
@@ -139,7 +139,7 @@ Result<RooflineResult> RooflinePoints::at(double batch, double context) {
   RooflineInput in = impl_->res.in;
   in.step = step;
   const double tokens = step.cached + step.new_tokens;
-  for (std::size_t i = 0; i < kv_known_; ++i) {
+  for (std::size_t i = 0; i < kv_known_ && !in.kv_sequence; ++i) {
     if (kv_[i].first == tokens) in.kv_sequence = kv_[i].second;
   }
   if (!in.kv_sequence && in.model != nullptr) {
