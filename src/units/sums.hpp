@@ -13,6 +13,10 @@ namespace llmecon {
 /// x rounded to a multiple of u, the same multiple every time unless x is exactly halfway (then
 /// the rounding follows the sum's parity and is done one at a time).
 inline double add_repeated(double sum, double x, long n) {
+  if (n <= 8) {  // a short run: the loop itself is cheaper than the binade arithmetic
+    for (long i = 0; i < n; ++i) sum += x;
+    return sum;
+  }
   while (n > 0) {
     if (!(sum >= 0x1p-1022) || !(x < sum) || !(x >= 0)) {  // zero, subnormal, NaN, large x: as is
       sum += x;
