@@ -196,8 +196,8 @@ bool Sim::form_continuous(Replica& rep) {
     // A running request with prompt left was admitted in an earlier iteration, so it is not in
     // this plan yet; growing its blocks never changes the running list.
     for (std::size_t i = 0; partials != 0 && i < rep.running.size(); ++i) {
-      Request& q = reqs_[static_cast<std::size_t>(rep.running[i])];
       const int r = rep.running[i];
+      Request& q = reqs_[static_cast<std::size_t>(r)];
       if (q.done >= q.prompt || budget < 1) continue;
       const int chunk = static_cast<int>(std::min<double>(q.prompt - q.done, budget));
       if (!c_.scheduler.chunked_prefill && chunk < q.prompt - q.done && !rep.plan.empty()) continue;
@@ -342,18 +342,7 @@ void Sim::emit_token(Replica& rep, Request& q, SimTime now) {
   ++out_tokens_;
   ++rep.out_tokens;
   rep.outstanding -= 1;
-  const auto idx = static_cast<long>(&q - reqs_.data());
-  const bool counted = idx >= counted_lo_ && idx < counted_hi_;
-  if (q.first_token < 0) {
-    q.first_token = now;
-  } else if (counted) {
-    // Tokens of one iteration mostly share their gap: counted as a run, added once.
-    const SimTime gap = now - q.last_token;
-    if (itl_run_ > 0 && gap != itl_gap_) flush_itl();
-    itl_gap_ = gap;
-    ++itl_run_;
-  }
-  q.last_token = now;
+  time_token(q, static_cast<long>(&q - reqs_.data()), now, counted_lo_, counted_hi_, itl_gap_, itl_run_);
   if (now >= win_lo_ && now <= win_hi_) ++win_out_;
 }
 
@@ -424,18 +413,7 @@ void Sim::end_iteration(Replica& rep, SimTime now) {
     ++q.done;
     ++q.generated;
     ++tokens;
-    if (q.first_token < 0) {
-      q.first_token = now;
-    } else if (r >= lo && r < hi) {
-      const SimTime gap = now - q.last_token;
-      if (run > 0 && gap != run_gap) {
-        itl_.add(tick_seconds(run_gap), run);
-        run = 0;
-      }
-      run_gap = gap;
-      ++run;
-    }
-    q.last_token = now;
+    time_token(q, r, now, lo, hi, run_gap, run);
     if (q.generated >= q.osl) finish(rep, r, now);
   }
   itl_gap_ = run_gap;

@@ -292,6 +292,24 @@ class Sim {
     if (itl_run_ > 0) itl_.add(tick_seconds(itl_gap_), itl_run_);
     itl_run_ = 0;
   }
+  /// A token of request r (q) at `now`: its first, or, when r is in the counted range [lo, hi),
+  /// its gap joins the ITL run (gap, run), which goes into itl_ when the gap changes. Tokens of
+  /// one iteration mostly share their gap: a run is added once. The end of an iteration passes
+  /// its own locals for the run and the range, emit_token the members.
+  void time_token(Request& q, long r, SimTime now, long lo, long hi, SimTime& gap, long& run) {
+    if (q.first_token < 0) {
+      q.first_token = now;
+    } else if (r >= lo && r < hi) {
+      const SimTime g = now - q.last_token;
+      if (run > 0 && g != gap) {
+        itl_.add(tick_seconds(gap), run);
+        run = 0;
+      }
+      gap = g;
+      ++run;
+    }
+    q.last_token = now;
+  }
   long completed_ = 0;
   long counted_lo_ = 0, counted_hi_ = 0;
   SimTime win_lo_ = 0, win_hi_ = 0;
