@@ -96,6 +96,19 @@ bool stack_runs(TrainStack stack, const TrainLayout& l, double global_batch) {
 }
 
 namespace {
+// The model chunks per stage a schedule is tried with at pp stages: 1, or for the interleaved
+// schedule each count from 2 to 8 that divides a stage's layers; none for a schedule other than
+// 1F1B without a pipeline.
+std::vector<int> chunk_options(const ModelSpec& m, int pp, PipeSchedule sch) {
+  if (pp == 1 && sch != PipeSchedule::k1F1B) return {};
+  if (sch != PipeSchedule::kInterleaved) return {1};
+  std::vector<int> out;
+  const int per_stage = m.n_layers() / pp;
+  for (int v = 2; v <= std::min(per_stage, 8); ++v)
+    if (per_stage % v == 0) out.push_back(v);
+  return out;
+}
+
 // The layouts the search's loops visit, before the filters inside them: each shape's expert
 // degrees, micro-batches, schedules (interleaving's chunk counts), ZeRO stages and recomputation.
 double candidate_layouts(const ModelSpec& m, const std::vector<std::tuple<int, int, int>>& shapes, int chips,
@@ -107,15 +120,7 @@ double candidate_layouts(const ModelSpec& m, const std::vector<std::tuple<int, i
     double ep_count = 0;
     for (const int ep : eps) ep_count += (tp * cp * dp) % ep == 0 ? 1 : 0;
     double schedules = 0;
-    for (const PipeSchedule sch : space.schedules) {
-      if (pp == 1 && sch != PipeSchedule::k1F1B) continue;
-      if (sch != PipeSchedule::kInterleaved) {
-        schedules += 1;
-        continue;
-      }
-      const int per_stage = m.n_layers() / pp;
-      for (int v = 2; v <= std::min(per_stage, 8); ++v) schedules += per_stage % v == 0 ? 1 : 0;
-    }
+    for (const PipeSchedule sch : space.schedules) schedules += d(static_cast<int>(chunk_options(m, pp, sch).size()));
     n += ep_count * mbs * schedules * d(static_cast<int>(space.zero.size())) * d(static_cast<int>(recomputes));
   }
   return n;
@@ -196,16 +201,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
           continue;
         }
         for (PipeSchedule sch : space.schedules) {
-          if (pp == 1 && sch != PipeSchedule::k1F1B) continue;
-          std::vector<int> chunk_options{1};
-          if (sch == PipeSchedule::kInterleaved) {
-            chunk_options.clear();
-            const int per_stage = m.n_layers() / pp;
-            for (int v = 2; v <= std::min(per_stage, 8); ++v)
-              if (per_stage % v == 0) chunk_options.push_back(v);
-            if (chunk_options.empty()) continue;
-          }
-          for (int v : chunk_options) {
+          for (int v : chunk_options(m, pp, sch)) {
             for (int z : space.zero) {
               for (const auto& [rc, mods] : recomputes) {
                 TrainLayout l{tp, pp, ep, cp, dp, z, rc, sch, v, mb, mods};
