@@ -22,8 +22,9 @@ packages=(build-essential cmake ninja-build ccache python3
 # npm for the web page's chart library; Debian's chromium for the browser test.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # pandas, numpy and Dask for the grid's tests; pip and setuptools for the package's; nbconvert,
-# ipykernel and matplotlib to execute the example notebooks.
-test_packages=(chromium clang-format clang-tidy clang libclang-rt-14-dev python3-pandas python3-numpy python3-distributed
+# ipykernel and matplotlib to execute the example notebooks; libclang's Python binding for the
+# function-size check (tests/arch/functions.py).
+test_packages=(chromium clang-format clang-tidy clang libclang-rt-14-dev python3-clang python3-pandas python3-numpy python3-distributed
                python3-pip python3-setuptools jupyter-nbconvert python3-ipykernel python3-matplotlib)
 
 install_missing() {

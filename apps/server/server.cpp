@@ -265,6 +265,151 @@ MHD_Result start_job(const Context& ctx, MHD_Connection* conn, const std::string
   return reply(conn, MHD_HTTP_ACCEPTED, json_text(job->snapshot()), "application/json");
 }
 
+// The API's index: what it offers.
+MHD_Result api_index(const Options& o, MHD_Connection* conn) {
+  const Json index{{"commands", schema_json()},
+                   {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
+                   {"reference", "docs/cli.md"},
+                   {"max_body_bytes", o.max_body}};
+  return reply(conn, MHD_HTTP_OK, json_text(index), "application/json");
+}
+
+// GET /api/jobs/<id> reports a job, DELETE cancels it (jobs.hpp).
+MHD_Result job_request(const Context& ctx, MHD_Connection* conn, const std::string& id, bool post, bool del) {
+  const std::shared_ptr<Job> job = ctx.jobs->find(id);
+  if (!job) {
+    return error_reply(conn, MHD_HTTP_NOT_FOUND,
+                       request_error("no job '" + id + "'", "a job is kept until 64 newer ones have finished"));
+  }
+  if (post) {
+    return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                       request_error("method not allowed", "GET reports a job, DELETE cancels it"),
+                       "GET, HEAD, DELETE");
+  }
+  if (del) job->cancel = true;
+  return reply(conn, MHD_HTTP_OK, json_text(job->snapshot()), "application/json");
+}
+
+// The answer's format and whether it runs as a job, taken out of the arguments; an error names
+// the key.
+std::optional<Error> take_options(MHD_Connection* conn, Json& args, Request& req, bool& as_job) {
+  // ?format=csv (or "format": "csv", or Accept: text/csv) answers with the command's table as CSV,
+  // the same text as the CLI's --csv; ?format=text (or Accept: text/plain) with the CLI's text.
+  const char* accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+  if (accept != nullptr && std::string_view(accept) == "text/csv") req.format = "csv";
+  if (accept != nullptr && std::string_view(accept) == "text/plain") req.format = "text";
+  if (args.contains("format")) {
+    if (args["format"] != "csv" && args["format"] != "json" && args["format"] != "text") {
+      return Error{"--format", "", "unknown format " + llmecon::json_text(args["format"]), "use json, csv or text"};
+    }
+    req.format = args["format"].get<std::string>();
+    args.erase("format");
+  }
+  // "job": true runs it as a job: 202 with its id now, progress and the answer at /api/jobs/<id>.
+  as_job = false;
+  if (args.contains("job")) {
+    if (!args["job"].is_boolean()) return Error{"job", "", "job must be true or false", "\"job\": true"};
+    as_job = args["job"].get<bool>();
+    args.erase("job");
+  }
+  return std::nullopt;
+}
+
+// Why the API refuses to run `command` with `args` here (its origin, its size, the files it
+// reads), as the reply; nothing when it may run.
+std::optional<MHD_Result> refuse(const Context& ctx, MHD_Connection* conn, const std::string& command, const Json& args,
+                                 bool files) {
+  const Options& o = *ctx.options;
+  // A page on another site can make a browser send simple GETs here (an <img>, a link); long
+  // commands answer only to this server's own page.
+  const char* fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+  if (is_long(command) && fetch_site != nullptr && std::string_view(fetch_site) != "same-origin" &&
+      std::string_view(fetch_site) != "none") {
+    return error_reply(conn, MHD_HTTP_FORBIDDEN,
+                       request_error(std::string("long commands are not started from ") + fetch_site + " pages",
+                                     "use the page this server serves, or a client that is not a browser"));
+  }
+  // Work per call over HTTP: the command table's caps (simulate: at most 10^6 requests).
+  if (const CommandSpec* spec = find_command(command)) {
+    for (const auto& [key, most] : spec->api_caps) {
+      // Past the table's own bound the table's message answers, as from every shell.
+      const ArgSpec* arg = spec->arg(key);
+      const double v = args.contains(key) && args[key].is_number() ? args[key].get<double>() : 0;
+      if (v > most && (arg == nullptr || !arg->max || v <= *arg->max)) {
+        return error_reply(conn, MHD_HTTP_BAD_REQUEST,
+                           Error{flag_of(key), "", "the API takes at most " + format_number(most) + " per call",
+                                 "ask for less, or use the CLI or the Python module"});
+      }
+    }
+  }
+  if (!o.allow_files) {
+    if (auto e = unknown_bare_model(*ctx.engine, command, args); e && !files) {
+      return error_reply(conn, MHD_HTTP_BAD_REQUEST, *e);
+    }
+  }
+  if (files && !o.allow_files) {
+    return error_reply(
+        conn, MHD_HTTP_FORBIDDEN,
+        Error{find_command(command)->reads_files ? "--file"
+              : find_command(command)->measures  ? "measure"
+                                                 : "--model",
+              "", "the server does not read files or measure its machine",
+              "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
+  }
+  return std::nullopt;
+}
+
+// Runs an API command: at once, on the compute pool (long commands, resumed when done), or as a job.
+MHD_Result run_command(const Context& ctx, MHD_Connection* conn, Request* req, const std::string& command,
+                       const Json& args, bool as_job, bool files) {
+  const Options& o = *ctx.options;
+  if (as_job) return start_job(ctx, conn, command, args, req->format);
+  // Files and the machine can change between requests; everything else is a pure answer.
+  if (ctx.cache != nullptr && !files) {
+    req->cache_key = ResponseCache::key(req->format == "json" ? command : command + "?" + req->format, args);
+    std::string hit;
+    if (ctx.cache->get(req->cache_key, hit)) return reply(conn, MHD_HTTP_OK, hit, format_type(req->format));
+  }
+  if (is_long(command)) {
+    // Each long request has a deadline from when it is queued; past it the search stops, the
+    // answer is 503 and the compute thread is free again.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.deadline_ms);
+    const auto submitted = ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn, deadline] {
+      compute(*engine, command, args, *req, [deadline] { return std::chrono::steady_clock::now() > deadline; });
+      MHD_resume_connection(conn);
+    });
+    if (submitted == ComputePool::Submit::kFull) {
+      return error_reply(
+          conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+          request_error("busy: " + std::to_string(o.max_queue) + " long requests are waiting", "retry in a second"),
+          nullptr, "1");
+    }
+    req->queued = submitted == ComputePool::Submit::kQueued;
+  }
+  if (req->queued) return MHD_YES;
+  compute(*ctx.engine, command, args, *req);  // quick, or the pool is stopping
+  return answer(ctx, conn, *req);
+}
+
+// /api/<command>: the arguments from the query or the body, then the command.
+MHD_Result api_request(const Context& ctx, MHD_Connection* conn, Request* req, const std::string& command, bool post) {
+  Result<Json> parsed = Json::object();
+  if (!post && req->body.empty()) {
+    std::vector<std::pair<std::string, std::string>> params;
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
+    parsed = query_args(command, params);
+  } else {
+    parsed = parse_args(req->body);
+  }
+  if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
+  Json& args = *parsed;
+  bool as_job = false;
+  if (auto e = take_options(conn, args, *req, as_job)) return error_reply(conn, MHD_HTTP_BAD_REQUEST, *e);
+  const bool files = reads_files(*ctx.engine, command, args);
+  if (auto refused = refuse(ctx, conn, command, args, files)) return *refused;
+  return run_command(ctx, conn, req, command, args, as_job, files);
+}
+
 MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, const char* method,
                   const char* upload_data, size_t* upload_size, void** req_cls) {
   const Options& o = *ctx.options;
@@ -314,134 +459,16 @@ MHD_Result handle(const Context& ctx, MHD_Connection* conn, const char* url, con
   }
   const std::string_view path(url);
   constexpr std::string_view kApi = "/api/";
-  if (path == "/api" || path == kApi) {  // what the API offers
-    const Json index{{"commands", schema_json()},
-                     {"usage", "GET /api/<command>?flag=value or POST a JSON object; keys are the CLI's flags"},
-                     {"reference", "docs/cli.md"},
-                     {"max_body_bytes", o.max_body}};
-    return reply(conn, MHD_HTTP_OK, json_text(index), "application/json");
-  }
-  // GET /api/jobs/<id> reports a job, DELETE cancels it (jobs.hpp).
+  if (path == "/api" || path == kApi) return api_index(o, conn);
   constexpr std::string_view kJobs = "/api/jobs/";
-  if (path.substr(0, kJobs.size()) == kJobs) {
-    const std::string id(path.substr(kJobs.size()));
-    const std::shared_ptr<Job> job = ctx.jobs->find(id);
-    if (!job) {
-      return error_reply(conn, MHD_HTTP_NOT_FOUND,
-                         request_error("no job '" + id + "'", "a job is kept until 64 newer ones have finished"));
-    }
-    if (post) {
-      return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                         request_error("method not allowed", "GET reports a job, DELETE cancels it"),
-                         "GET, HEAD, DELETE");
-    }
-    if (del) job->cancel = true;
-    return reply(conn, MHD_HTTP_OK, json_text(job->snapshot()), "application/json");
-  }
+  if (path.substr(0, kJobs.size()) == kJobs)
+    return job_request(ctx, conn, std::string(path.substr(kJobs.size())), post, del);
   if (del) {
     return error_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
                        request_error("method not allowed", "use GET or POST; DELETE cancels a job"), "GET, HEAD, POST");
   }
-  if (path.substr(0, kApi.size()) == kApi) {
-    const std::string command(path.substr(kApi.size()));
-    Result<Json> parsed = Json::object();
-    if (!post && req->body.empty()) {
-      std::vector<std::pair<std::string, std::string>> params;
-      MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &collect_param, &params);
-      parsed = query_args(command, params);
-    } else {
-      parsed = parse_args(req->body);
-    }
-    if (!parsed) return error_reply(conn, MHD_HTTP_BAD_REQUEST, parsed.error());
-    Json& args = *parsed;
-    // ?format=csv (or "format": "csv", or Accept: text/csv) answers with the command's table as CSV,
-    // the same text as the CLI's --csv; ?format=text (or Accept: text/plain) with the CLI's text.
-    const char* accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
-    if (accept != nullptr && std::string_view(accept) == "text/csv") req->format = "csv";
-    if (accept != nullptr && std::string_view(accept) == "text/plain") req->format = "text";
-    if (args.contains("format")) {
-      if (args["format"] != "csv" && args["format"] != "json" && args["format"] != "text") {
-        return error_reply(
-            conn, MHD_HTTP_BAD_REQUEST,
-            Error{"--format", "", "unknown format " + llmecon::json_text(args["format"]), "use json, csv or text"});
-      }
-      req->format = args["format"].get<std::string>();
-      args.erase("format");
-    }
-    // "job": true runs it as a job: 202 with its id now, progress and the answer at /api/jobs/<id>.
-    bool as_job = false;
-    if (args.contains("job")) {
-      if (!args["job"].is_boolean()) {
-        return error_reply(conn, MHD_HTTP_BAD_REQUEST, Error{"job", "", "job must be true or false", "\"job\": true"});
-      }
-      as_job = args["job"].get<bool>();
-      args.erase("job");
-    }
-    // A page on another site can make a browser send simple GETs here (an <img>, a link); long
-    // commands answer only to this server's own page.
-    const char* fetch_site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
-    if (is_long(command) && fetch_site != nullptr && std::string_view(fetch_site) != "same-origin" &&
-        std::string_view(fetch_site) != "none") {
-      return error_reply(conn, MHD_HTTP_FORBIDDEN,
-                         request_error(std::string("long commands are not started from ") + fetch_site + " pages",
-                                       "use the page this server serves, or a client that is not a browser"));
-    }
-    // Work per call over HTTP: the command table's caps (simulate: at most 10^6 requests).
-    if (const CommandSpec* spec = find_command(command)) {
-      for (const auto& [key, most] : spec->api_caps) {
-        // Past the table's own bound the table's message answers, as from every shell.
-        const ArgSpec* arg = spec->arg(key);
-        const double v = args.contains(key) && args[key].is_number() ? args[key].get<double>() : 0;
-        if (v > most && (arg == nullptr || !arg->max || v <= *arg->max)) {
-          return error_reply(conn, MHD_HTTP_BAD_REQUEST,
-                             Error{flag_of(key), "", "the API takes at most " + format_number(most) + " per call",
-                                   "ask for less, or use the CLI or the Python module"});
-        }
-      }
-    }
-    const bool files = reads_files(*ctx.engine, command, args);
-    if (!o.allow_files) {
-      if (auto e = unknown_bare_model(*ctx.engine, command, args); e && !files) {
-        return error_reply(conn, MHD_HTTP_BAD_REQUEST, *e);
-      }
-    }
-    if (files && !o.allow_files) {
-      return error_reply(
-          conn, MHD_HTTP_FORBIDDEN,
-          Error{find_command(command)->reads_files ? "--file"
-                : find_command(command)->measures  ? "measure"
-                                                   : "--model",
-                "", "the server does not read files or measure its machine",
-                "paste the config.json as a JSON object, use the CLI, or start the server with --allow-files"});
-    }
-    if (as_job) return start_job(ctx, conn, command, args, req->format);
-    // Files and the machine can change between requests; everything else is a pure answer.
-    if (ctx.cache != nullptr && !files) {
-      req->cache_key = ResponseCache::key(req->format == "json" ? command : command + "?" + req->format, args);
-      std::string hit;
-      if (ctx.cache->get(req->cache_key, hit)) return reply(conn, MHD_HTTP_OK, hit, format_type(req->format));
-    }
-    if (is_long(command)) {
-      // Each long request has a deadline from when it is queued; past it the search stops, the
-      // answer is 503 and the compute thread is free again.
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.deadline_ms);
-      const auto submitted =
-          ctx.pool->submit_suspended(conn, [engine = ctx.engine, command, args, req, conn, deadline] {
-            compute(*engine, command, args, *req, [deadline] { return std::chrono::steady_clock::now() > deadline; });
-            MHD_resume_connection(conn);
-          });
-      if (submitted == ComputePool::Submit::kFull) {
-        return error_reply(
-            conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-            request_error("busy: " + std::to_string(o.max_queue) + " long requests are waiting", "retry in a second"),
-            nullptr, "1");
-      }
-      req->queued = submitted == ComputePool::Submit::kQueued;
-    }
-    if (req->queued) return MHD_YES;
-    compute(*ctx.engine, command, args, *req);  // quick, or the pool is stopping
-    return answer(ctx, conn, *req);
-  }
+  if (path.substr(0, kApi.size()) == kApi)
+    return api_request(ctx, conn, req, std::string(path.substr(kApi.size())), post);
   // The page and its assets come from the binary, never the file system: no path traversal.
   std::string_view asset = path.substr(path.empty() ? 0 : 1);
   if (asset.empty()) asset = "index.html";

@@ -1,6 +1,7 @@
 // Serving-engine profiles (data/engines/*.toml; docs/model.md §18.4).
 #include "catalog/serving_engine.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -53,13 +54,17 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   e.unchunked_budget_context = budget == "context";
   TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
   if (!admission.empty()) {
-    const auto rule = value_in(kKvAdmissionNames, admission);
-    if (!rule) {
-      return Error{origin, "batching.kv_admission", "unknown rule '" + admission + "'",
-                   "on-demand (blocks as tokens arrive, preempting when out), reserve (the whole output up front) or "
-                   "token-ratio (SGLang's estimate)"};
+    // A policy's name: the simulator's registry (a layer above the catalog) is checked when a
+    // simulation starts; here only its spelling.
+    const bool spelled = std::all_of(admission.begin(), admission.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+    if (!spelled || admission.size() > 64) {
+      return Error{origin, "batching.kv_admission", "'" + admission + "' is not an admission policy's name",
+                   "on-demand (blocks as tokens arrive, preempting when out), reserve (the whole output up front), "
+                   "token-ratio (SGLang's estimate), or a registered policy (lowercase letters, digits and '-')"};
     }
-    e.admission = *rule;
+    e.admission = admission;
   }
   TRY(caps, rd.str(*batching, "batching", "caps_per", false));
   if (!caps.empty() && caps != "rank" && caps != "instance") {
@@ -74,13 +79,13 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
 Status read_admission(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
   TRY(t, rd.table(root, "", "admission"));
   if (t == nullptr) {
-    if (e.admission == KvAdmission::kTokenRatio) {
+    if (e.admission == kTokenRatioAdmission) {
       return Error{origin, "admission", "token-ratio admission needs its constants",
                    "an [admission] table: init_ratio, min_ratio_factor, decay_steps, clip_new_tokens, retract_steps"};
     }
     return {};
   }
-  if (e.admission != KvAdmission::kTokenRatio) {
+  if (e.admission != kTokenRatioAdmission) {
     return Error{origin, "admission", "only token-ratio admission has constants", "kv_admission = \"token-ratio\""};
   }
   TRY_STATUS(rd.only_keys(*t, "admission",

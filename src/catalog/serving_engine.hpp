@@ -16,15 +16,8 @@
 
 namespace llmecon {
 
-/// How a continuous-batching engine admits a request against its KV memory (model.md §23.4).
-enum class KvAdmission {
-  kOnDemand,    ///< blocks for the next chunk only; when a decode runs out the newest is preempted (vLLM)
-  kReserve,     ///< blocks for the whole output up front, never evicting (TensorRT-LLM GUARANTEED_NO_EVICT)
-  kTokenRatio,  ///< the prompt plus the output, running requests' outputs charged at an adaptive ratio (SGLang)
-};
-inline constexpr NameTable<KvAdmission, 3> kKvAdmissionNames{{{KvAdmission::kOnDemand, "on-demand"},
-                                                              {KvAdmission::kReserve, "reserve"},
-                                                              {KvAdmission::kTokenRatio, "token-ratio"}}};
+/// The admission policy whose constants the profile's [admission] table holds (model.md §23.4).
+inline constexpr std::string_view kTokenRatioAdmission = "token-ratio";
 
 /// SGLang's admission estimate (model.md §23.4): a new request is charged its prompt and its
 /// output (clipped), each running request its remaining output (clipped) times a ratio that
@@ -84,7 +77,11 @@ struct ServingEngine {
   /// Without chunking the token budget is max(the model's context, 2048) unless one is told (vLLM
   /// V0's SchedulerConfig: whole prompts need a budget that holds the longest).
   bool unchunked_budget_context = false;
-  KvAdmission admission = KvAdmission::kOnDemand;
+  /// How a continuous-batching engine admits a request against its KV memory: the name of an
+  /// admission policy of the simulator's registry (simulate/policy.hpp: on-demand, the vLLM way;
+  /// reserve, TensorRT-LLM's GUARANTEED_NO_EVICT; token-ratio, SGLang's estimate; or one
+  /// registered beside them), checked when a simulation starts.
+  std::string admission = "on-demand";
   /// The sequence and token caps bind each attention data-parallel rank (its own scheduler: vLLM's
   /// DP ranks, TensorRT-LLM's attention DP), not the instance (SGLang divides them over its ranks).
   bool caps_per_rank = false;

@@ -3,6 +3,7 @@
 #include "simulate/simulate_args.hpp"
 
 #include "args/arg_builders.hpp"
+#include "simulate/policy.hpp"
 #include "simulate/simulate.hpp"
 
 namespace llmecon {
@@ -40,7 +41,7 @@ std::vector<ArgSpec> simulate_arguments() {
            choice("admission",
                   "KV admission: the engine's, on-demand (blocks as tokens come, the newest preempted when out), "
                   "reserve (the whole output up front) or token-ratio (SGLang's estimate)",
-                  engine_or(names_in(kKvAdmissionNames))),
+                  engine_or(admission_names())),
            unit(with_text(bounded(arg("max_batched_tokens", T::kInteger, "tokens one iteration processes"), 1, 1e6),
                           "the engine's"),
                 "tok"),

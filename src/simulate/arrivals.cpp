@@ -36,7 +36,16 @@ Status Sim::build_replicas() {
       r.prefill_pool = prefill;
       r.in = &in;
       r.memo = memos_.back().get();
-      r.token_ratio = s.token_ratio.init;
+      r.admission = make_admission(s.admission, s);
+      if (!r.admission) {
+        std::string names;
+        for (const std::string& name : admission_names()) names += (names.empty() ? "" : ", ") + name;
+        return Error{"--admission", "",
+                     "no admission policy '" + s.admission +
+                         "' (from --admission or the engine profile's "
+                         "batching.kv_admission)",
+                     "one of " + names};
+      }
       const long host =
           tier_ != nullptr ? static_cast<long>(tier_->capacity.si() * in.map.replica_chips() / block_bytes_) : 0;
       r.kv = KvCache(static_cast<long>(kv.tokens) / block_, block_, host);

@@ -9,6 +9,25 @@
 
 namespace llmecon::sim_internal {
 
+// ---- the replica as its admission policy sees it (policy.hpp) ----
+
+class Sim::View final : public ReplicaView {
+ public:
+  View(Sim& sim, Replica& rep) : sim_(sim), rep_(rep) {}
+  [[nodiscard]] std::size_t running() const override { return rep_.running.size(); }
+  [[nodiscard]] RequestView request(std::size_t i) const override {
+    const Request& q = sim_.reqs_[static_cast<std::size_t>(rep_.running[i])];
+    return RequestView{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+  }
+  [[nodiscard]] long available_blocks() const override { return rep_.kv.available(); }
+  [[nodiscard]] int block_tokens() const override { return sim_.block_; }
+  void retract(std::size_t i) override { sim_.preempt(rep_, rep_.running[i]); }
+
+ private:
+  Sim& sim_;
+  Replica& rep_;
+};
+
 // ---- iterations ----
 
 bool Sim::admit(Replica& rep, int r, double& budget) {
@@ -49,78 +68,18 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
     chunk = rem;
   }
   if (chunk <= 0) return false;
-  const Scheduler& s = c_.scheduler;
-  // SGLang's estimate (model.md §23.4): the prompt left and the whole (clipped) output must fit in
-  // the free and evictable KV, less what the running requests are expected to need.
-  const double output = std::min<double>(q.osl - q.generated, s.token_ratio.clip);
-  if (s.admission == KvAdmission::kTokenRatio &&
-      q.prompt - q.done + output >= static_cast<double>(rep.kv.available() * block_) - rep.promised) {
-    return false;
-  }
-  // Reserving engines (TensorRT-LLM's GUARANTEED_NO_EVICT) hold blocks for the whole output.
-  const int ctx = s.admission == KvAdmission::kReserve ? q.prompt + q.osl - q.generated : q.done + chunk;
-  if (!grow(rep, q, ctx)) return false;
-  if (s.admission == KvAdmission::kTokenRatio) rep.promised += q.prompt - q.done - chunk + output;
+  // The policy's own condition, then the blocks for the context it holds (model.md §23.4).
+  const RequestView view{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+  View replica(*this, rep);
+  if (!rep.admission->admits(view, chunk, replica)) return false;
+  if (!grow(rep, q, rep.admission->hold(view, chunk))) return false;
+  rep.admission->admitted(view, chunk);
   q.state = State::kRunning;
   if (first) q.scheduled = now_;
   rep.running.push_back(r);
   rep.plan.add(r, chunk, q);
   budget -= chunk;
   return true;
-}
-
-double Sim::promised(const Replica& rep) const {
-  const TokenRatio& t = c_.scheduler.token_ratio;
-  double sum = 0;
-  for (const int r : rep.running) {
-    const Request& q = reqs_[static_cast<std::size_t>(r)];
-    const double held = static_cast<double>(q.blocks) * block_ + q.shared;
-    sum += std::max(0.0, q.prompt - held) + rep.token_ratio * std::min<double>(q.osl - q.generated, t.clip);
-  }
-  return sum;
-}
-
-bool Sim::retract_for_decodes(Replica& rep) {
-  // SGLang's retract_decode (model.md §23.4): while the decodes' next tokens do not fit, the request
-  // with the fewest output tokens (ties: the longest prompt) goes back to the queue, one always kept.
-  auto short_by = [&]() {
-    long need = 0;
-    for (const int r : rep.running) {
-      const Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (q.done >= q.prompt) need += std::max(0, blocks_for(std::max(0, q.done + 1 - q.shared)) - q.blocks);
-    }
-    return need - rep.kv.available();
-  };
-  bool retracted = false;
-  while (short_by() > 0) {
-    int victim = -1, decoding = 0;
-    for (const int r : rep.running) {
-      const Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (q.done < q.prompt) continue;
-      ++decoding;
-      if (victim < 0) {
-        victim = r;
-        continue;
-      }
-      const Request& v = reqs_[static_cast<std::size_t>(victim)];
-      if (q.generated < v.generated || (q.generated == v.generated && q.isl > v.isl)) victim = r;
-    }
-    if (decoding <= 1) break;
-    preempt(rep, victim);
-    retracted = true;
-  }
-  if (retracted) {
-    double decoded = 0, asked = 0;
-    for (const int r : rep.running) {
-      const Request& q = reqs_[static_cast<std::size_t>(r)];
-      decoded += q.generated;
-      asked += q.osl;
-    }
-    const double n = static_cast<double>(rep.running.size());
-    rep.token_ratio =
-        asked > 0 ? std::min(1.0, (decoded + c_.scheduler.token_ratio.retract_steps * n) / asked) : rep.token_ratio;
-  }
-  return retracted;
 }
 
 bool Sim::continue_window(Replica& rep) {
@@ -148,10 +107,8 @@ bool Sim::form_continuous(Replica& rep) {
   if (rep.window_left > 0 && continue_window(rep)) return true;
   double budget = c_.scheduler.max_batched_tokens;
   const bool prefill_first = c_.scheduler.priority == Priority::kPrefillFirst;
-  const bool token_ratio = c_.scheduler.admission == KvAdmission::kTokenRatio;
-  const TokenRatio& t = c_.scheduler.token_ratio;
-  if (token_ratio && rep.running.empty()) rep.token_ratio = t.init;  // SGLang resets it when idle
-  bool preempted = token_ratio && retract_for_decodes(rep);
+  View replica(*this, rep);
+  bool preempted = rep.admission->begin(replica);
   bool decoded = false;
   long partials = -1;  // running requests with prompt left, once decodes() has seen them all
   auto decodes = [&]() {
@@ -207,7 +164,7 @@ bool Sim::form_continuous(Replica& rep) {
     }
     // No new requests in an iteration that had to preempt, unless nothing else can run.
     if (preempted && !rep.plan.empty()) return;
-    if (token_ratio) rep.promised = promised(rep);
+    rep.admission->before_admitting(replica);
     while (!rep.waiting.empty() && budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
       const int r = rep.waiting.front();
       if (!admit(rep, r, budget)) break;
@@ -224,10 +181,7 @@ bool Sim::form_continuous(Replica& rep) {
   // Requests admitted with their whole context (swapped in, or prefilled on the other pool)
   // decode at once when nothing else would run.
   if (rep.plan.empty() && !rep.running.empty()) decodes();
-  if (token_ratio && decoded && !preempted) {
-    const double floor = t.init * t.min_factor;
-    rep.token_ratio = std::max(floor, rep.token_ratio - (t.init - floor) / t.decay_steps);
-  }
+  rep.admission->formed(decoded, preempted);
   rep.plan_seqs = static_cast<double>(rep.plan.items.size());
   if (c_.scheduler.decode_steps > 1 && rep.plan.pk == 0 && !rep.plan.empty()) {
     rep.window.clear();

@@ -19,6 +19,7 @@
 
 #include "kv_cache.hpp"
 #include "random.hpp"
+#include "simulate/policy.hpp"
 #include "simulate/simulate.hpp"
 #include "stats.hpp"
 
@@ -183,12 +184,11 @@ struct Replica {
   long completed = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
-  std::vector<int> window;  // multi-step scheduling: the decode batch the window's iterations repeat
-  int window_left = 0;      // iterations of it still to run
-  double token_ratio = 0;   // token-ratio admission: the running requests' output estimate (model.md §23.4)
-  double promised = 0;      // token-ratio admission: tokens the running requests are expected to need
-  double busy_s = 0;        // seconds of iterations
-  double joules = 0;        // facility energy of its iterations (model.md §25.6)
+  std::vector<int> window;                     // multi-step scheduling: the decode batch the window's iterations repeat
+  int window_left = 0;                         // iterations of it still to run
+  std::unique_ptr<AdmissionPolicy> admission;  // its admission policy, with any state of its own (policy.hpp)
+  double busy_s = 0;                           // seconds of iterations
+  double joules = 0;                           // facility energy of its iterations (model.md §25.6)
 };
 
 struct ArrivalEv {
@@ -253,11 +253,9 @@ class Sim {
   bool form_continuous(Replica& rep);
   bool form_static(Replica& rep);
   bool admit(Replica& rep, int r, double& budget);
-  /// Token-ratio admission: the tokens the running requests are expected to need beyond their
-  /// blocks (prompt left, and the output at the replica's ratio).
-  double promised(const Replica& rep) const;
-  /// Token-ratio admission: retracts decodes until the next tokens fit; true when any was.
-  bool retract_for_decodes(Replica& rep);
+  /// What an admission policy sees of a replica and may do to it (scheduler.cpp).
+  class View;
+  friend class View;
   void end_iteration(Replica& rep, SimTime now);
   void end_prefill(Replica& rep, int r, int tok, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);

@@ -209,11 +209,11 @@ struct Scheduler {
   double max_batched_tokens = 8192;
   double max_seqs = 256;
   bool chunked_prefill = true;
-  int block_tokens = 16;                           ///< paged KV block
-  bool prefix_caching = true;                      ///< cached prefix blocks live in HBM under LRU
-  KvAdmission admission = KvAdmission::kOnDemand;  ///< how a request is admitted against KV memory
-  TokenRatio token_ratio;                          ///< the token-ratio rule's constants
-  std::string host_tier;                           ///< spill evicted prefix blocks to this tier of the chip ("" = none)
+  int block_tokens = 16;                ///< paged KV block
+  bool prefix_caching = true;           ///< cached prefix blocks live in HBM under LRU
+  std::string admission = "on-demand";  ///< the admission policy's name (policy.hpp)
+  TokenRatio token_ratio;               ///< the token-ratio rule's constants
+  std::string host_tier;                ///< spill evicted prefix blocks to this tier of the chip ("" = none)
   double kv_tokens = 0;  ///< the KV pool per replica in tokens, as the engine was told (0: what memory leaves)
   /// Decode iterations run per scheduling (vLLM V0's --num-scheduler-steps, model.md §23.4): a
   /// decode-only batch runs this many iterations with no request admitted and finished sequences

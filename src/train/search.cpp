@@ -125,51 +125,115 @@ double candidate_layouts(const ModelSpec& m, const std::vector<std::tuple<int, i
   }
   return n;
 }
-}  // namespace
 
-TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
-                            std::size_t keep, const std::function<void(double, double)>& progress) {
-  const ModelSpec& m = *s.model;
-  const int domain = s.hw->domain_size;
-  const int max_tp = space.max_tp > 0 ? space.max_tp : domain;
+// The degrees the search tries: tensor parallelism up to the domain (dividing the heads), context
+// parallelism in whole slices of 1024 tokens or more, and expert parallelism dividing the experts.
+struct SearchDegrees {
   std::vector<int> tps, cps, eps{1};
+};
+SearchDegrees search_degrees(const TrainSetup& s, int chips, const TrainSearchSpace& space) {
+  const ModelSpec& m = *s.model;
+  const int max_tp = space.max_tp > 0 ? space.max_tp : s.hw->domain_size;
+  SearchDegrees g;
   for (int t = 1; t <= std::min(max_tp, chips); t *= 2)
-    if (m.attn.heads % t == 0) tps.push_back(t);
+    if (m.attn.heads % t == 0) g.tps.push_back(t);
   for (int c = 1; c <= space.max_cp && c <= chips; c *= 2)
     // Without context parallelism any length trains; a split needs whole slices of 1024 or more.
-    if (c == 1 || (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024)) cps.push_back(c);
+    if (c == 1 || (std::fmod(s.seq_len, d(c)) == 0 && s.seq_len / d(c) >= 1024)) g.cps.push_back(c);
   if (m.is_moe()) {
     for (int e = 2; e <= std::min(m.moe.experts, chips); e *= 2)
-      if (m.moe.experts % e == 0) eps.push_back(e);
+      if (m.moe.experts % e == 0) g.eps.push_back(e);
   }
-  const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
-  std::map<std::pair<std::string, std::string>, int> rejected;  // (reason class, issue) -> count
-  TrainSearch out;
-  // The feasible layouts with what ranks them; the kept ones are evaluated again at the end, so the
-  // search holds no result it does not return.
-  struct Key {
-    double score, memory, headroom;
-    TrainLayout layout;
-  };
-  auto score = [objective](const TrainResult& r) {
-    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
-  };
-  std::vector<Key> feasible;
-  std::array<std::optional<Key>, std::size(kNamedStacks)> best;  // the fastest each named stack runs
-  std::array<TrainSearchSpace, std::size(kNamedStacks)> named;
-  for (std::size_t i = 0; i < named.size(); ++i) named[i] = stack_space(kNamedStacks[i]);
-  const TrainSearchSpace own = stack_space(space.stack);
-  train_internal::SearchCache passes{train_internal::model_totals(m, s.seq_len), {}, {}};
-  // Outer loops first, to report progress.
-  std::vector<std::tuple<int, int, int>> shapes;  // tp, cp, pp
-  for (int tp : tps)
-    for (int cp : cps) {
+  return g;
+}
+
+// The (tp, cp, pp) shapes whose product divides the chips, the outer loops of the search.
+std::vector<std::tuple<int, int, int>> search_shapes(const ModelSpec& m, int chips, const SearchDegrees& g,
+                                                     const TrainSearchSpace& space) {
+  std::vector<std::tuple<int, int, int>> shapes;
+  for (int tp : g.tps)
+    for (int cp : g.cps) {
       if (chips % (tp * cp) != 0) continue;
       const int rest = chips / (tp * cp);
       const int pp_cap = space.max_pp > 0 ? std::min(space.max_pp, m.n_layers()) : m.n_layers();
       for (int pp = 1; pp <= std::min(rest, pp_cap); ++pp)
         if (rest % pp == 0) shapes.emplace_back(tp, cp, pp);
     }
+  return shapes;
+}
+
+// A replica's micro-batches: without accumulation its whole share of the batch; with it, the
+// space's sizes and the whole share when the space asks for it.
+std::vector<double> micro_batch_options(const TrainSetup& s, const TrainSearchSpace& space, int dp) {
+  std::vector<double> mbs{s.global_batch / d(dp)};
+  if (space.accumulate) {
+    mbs = space.micro_batches;
+    const double share = s.global_batch / d(dp);
+    if (space.whole_share && std::floor(share) == share && std::find(mbs.begin(), mbs.end(), share) == mbs.end()) {
+      mbs.push_back(share);
+    }
+  }
+  return mbs;
+}
+
+// A feasible layout with what ranks it; the kept ones are evaluated again at the end, so the
+// search holds no result it does not return.
+struct Ranked {
+  double score, memory, headroom;
+  TrainLayout layout;
+};
+
+// The search's answer from its feasible layouts: ranked, the frontier of step time against
+// memory headroom, each named stack's best, and the rejections by reason.
+void rank_found(const TrainSetup& s, std::vector<Ranked>& feasible,
+                const std::array<std::optional<Ranked>, std::size(kNamedStacks)>& best,
+                const std::map<std::pair<std::string, std::string>, int>& rejected, std::size_t keep,
+                train_internal::SearchCache& passes, TrainSearch& out) {
+  std::stable_sort(feasible.begin(), feasible.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.score != b.score) return a.score < b.score;
+    return a.memory < b.memory;
+  });
+  double best_headroom = -1;
+  for (const Ranked& k : feasible) {
+    if (k.headroom > best_headroom) {
+      out.frontier.push_back(train_internal::evaluate_layout(s, k.layout, false, &passes));
+      best_headroom = k.headroom;
+    }
+  }
+  const std::size_t kept = std::min(keep, feasible.size());
+  out.ranked.reserve(kept);
+  for (std::size_t i = 0; i < kept; ++i)
+    out.ranked.push_back(train_internal::evaluate_layout(s, feasible[i].layout, false, &passes));
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    if (best[i]) {
+      out.per_stack.emplace_back(kNamedStacks[i], train_internal::evaluate_layout(s, best[i]->layout, false, &passes));
+    }
+  }
+  for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
+  std::stable_sort(out.rejected.begin(), out.rejected.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
+}
+}  // namespace
+
+TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objective, const TrainSearchSpace& space,
+                            std::size_t keep, const std::function<void(double, double)>& progress) {
+  const ModelSpec& m = *s.model;
+  const SearchDegrees degrees = search_degrees(s, chips, space);
+  const std::vector<int>& eps = degrees.eps;
+  const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_choices(m, space);
+  std::map<std::pair<std::string, std::string>, int> rejected;  // (reason class, issue) -> count
+  TrainSearch out;
+  auto score = [objective](const TrainResult& r) {
+    return objective == TrainObjective::kCost ? r.run.usd.si() : r.run.wall.si();
+  };
+  std::vector<Ranked> feasible;
+  std::array<std::optional<Ranked>, std::size(kNamedStacks)> best;  // the fastest each named stack runs
+  std::array<TrainSearchSpace, std::size(kNamedStacks)> named;
+  for (std::size_t i = 0; i < named.size(); ++i) named[i] = stack_space(kNamedStacks[i]);
+  const TrainSearchSpace own = stack_space(space.stack);
+  train_internal::SearchCache passes{train_internal::model_totals(m, s.seq_len), {}, {}};
+  // Outer loops first, to report progress.
+  const std::vector<std::tuple<int, int, int>> shapes = search_shapes(m, chips, degrees, space);
   for (const auto& [tp, cp, pp] : shapes) out.dp_degrees.push_back(chips / (tp * cp * pp));
   const double candidates = candidate_layouts(m, shapes, chips, eps, space, recomputes.size());
   if (candidates > space.max_layouts) {
@@ -186,16 +250,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     const int dp = chips / (tp * cp * pp);
     for (int ep : eps) {
       if ((tp * cp * dp) % ep != 0) continue;
-      // Without accumulation a replica's micro-batch is its whole share of the batch.
-      std::vector<double> mbs{s.global_batch / d(dp)};
-      if (space.accumulate) {
-        mbs = space.micro_batches;
-        const double share = s.global_batch / d(dp);
-        if (space.whole_share && std::floor(share) == share && std::find(mbs.begin(), mbs.end(), share) == mbs.end()) {
-          mbs.push_back(share);
-        }
-      }
-      for (double mb : mbs) {
+      for (double mb : micro_batch_options(s, space, dp)) {
         if (mb < 1 || std::floor(mb) != mb || std::fmod(s.global_batch, mb * d(dp)) != 0) {
           rejected[{"global batch not a multiple of micro-batch x dp", "global_batch"}]++;
           continue;
@@ -216,7 +271,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
                   rejected[{kind, r.issue}]++;
                   continue;
                 }
-                const Key k{score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l};
+                const Ranked k{score(r), r.memory.total().si(), (r.memory.capacity - r.memory.total()).si(), l};
                 for (std::size_t i = 0; i < std::size(kNamedStacks); ++i) {
                   // A stack's own search reports that stack alone: the others' spaces are not searched.
                   if (space.stack != TrainStack::kAny && kNamedStacks[i] != space.stack) continue;
@@ -233,30 +288,7 @@ TrainSearch search_training(const TrainSetup& s, int chips, TrainObjective objec
     }
   }
   if (progress) progress(done, done);
-  std::stable_sort(feasible.begin(), feasible.end(), [](const Key& a, const Key& b) {
-    if (a.score != b.score) return a.score < b.score;
-    return a.memory < b.memory;
-  });
-  // Frontier: step time against memory headroom.
-  double best_headroom = -1;
-  for (const Key& k : feasible) {
-    if (k.headroom > best_headroom) {
-      out.frontier.push_back(train_internal::evaluate_layout(s, k.layout, false, &passes));
-      best_headroom = k.headroom;
-    }
-  }
-  const std::size_t kept = std::min(keep, feasible.size());
-  out.ranked.reserve(kept);
-  for (std::size_t i = 0; i < kept; ++i)
-    out.ranked.push_back(train_internal::evaluate_layout(s, feasible[i].layout, false, &passes));
-  for (std::size_t i = 0; i < best.size(); ++i) {
-    if (best[i]) {
-      out.per_stack.emplace_back(kNamedStacks[i], train_internal::evaluate_layout(s, best[i]->layout, false, &passes));
-    }
-  }
-  for (const auto& [k, n] : rejected) out.rejected.push_back({k.first, k.second, n});
-  std::stable_sort(out.rejected.begin(), out.rejected.end(),
-                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  rank_found(s, feasible, best, rejected, keep, passes, out);
   return out;
 }
 

@@ -189,11 +189,8 @@ double loss(const std::vector<Measurement>& rows, const ValidationContext& base,
   return sum + 1e-3 * prior;
 }
 
-}  // namespace
-
-Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
-                                    const std::string& hardware, const CalibrateOptions& opt) {
-  const std::vector<std::string>& fit = opt.fit;
+// A --fit name that is none of the parameters, as the error that lists them.
+std::optional<Error> unknown_parameter(const std::vector<std::string>& fit) {
   for (const auto& name : fit) {
     if (std::none_of(kParams.begin(), kParams.end(), [&](const Param& p) { return p.key == name; })) {
       std::string names;
@@ -202,6 +199,86 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
       return Error{"--fit", "", fmt::format("unknown parameter '{}'", name), names};
     }
   }
+  return std::nullopt;
+}
+
+// Every row of the chip (fitted and unfitted) as `validate` predicts it, traffic simulated, under
+// the defaults, the full fit, each k-fold fit and each leave-one-source-out fit.
+void predict_held_out(const std::vector<Measurement>& rows, const std::vector<Measurement>& unfitted,
+                      const ValidationContext& ctx, const std::vector<std::optional<Efficiency>>& fold_eff,
+                      const std::map<std::string, Efficiency>& source_eff, CalibrationResult& out) {
+  const int k = out.folds;
+  auto fold_of = [k](std::size_t i) { return static_cast<int>(i % static_cast<std::size_t>(k)); };
+  const std::vector<std::string> sources = sources_of(rows);
+  // Every row of the chip as `validate` predicts it (traffic simulated), under each fit.
+  std::vector<Measurement> eval = rows;
+  eval.insert(eval.end(), unfitted.begin(), unfitted.end());
+  auto predict = [&](const std::vector<Measurement>& test, const std::optional<Efficiency>& eff,
+                     std::vector<RowResult>& into) { predict_into(test, ctx, eff, into, Traffic::kAsValidate); };
+  predict(eval, std::nullopt, out.default_rows);
+  predict(eval, out.eff, out.in_sample_rows);
+  for (int f = 0; f < k; ++f) {
+    const auto& eff = fold_eff[static_cast<std::size_t>(f)];
+    std::vector<Measurement> test;
+    for (std::size_t i = 0; i < eval.size(); ++i) {
+      // Without a fit for the fold (a single fitted row: nothing left to fit on), its fitted row
+      // cannot be held out and is left out; its unfitted rows take the full fit, which never saw them.
+      if (fold_of(i) == f && (eff || i >= rows.size())) test.push_back(eval[i]);
+    }
+    predict(test, eff ? eff : out.eff, out.kfold_rows);
+  }
+  for (const auto& src : sources_of(eval)) {
+    std::vector<Measurement> test;
+    for (const auto& r : eval)
+      if (r.source == src) test.push_back(r);
+    const auto it = source_eff.find(src);
+    if (it != source_eff.end()) {
+      predict(test, it->second, out.loso_rows);
+    } else if (std::find(sources.begin(), sources.end(), src) == sources.end()) {
+      predict(test, out.eff, out.loso_rows);  // no fitted row from this source: the full fit never saw it
+    }                                         // else the source holds every fitted row: nothing is left to fit
+  }
+}
+
+// The overlay a user passes back with --hw-file: the fitted efficiency with how it was fitted.
+std::string overlay_toml(const CalibrationResult& out, const std::string& hardware) {
+  const int k = out.folds;
+  std::string fitted;
+  for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";
+  std::string toml = fmt::format(
+      "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
+      "{}-fold cross-validated {:.1f}%, leave-one-source-out {}.\n# Fitted: {}; the rest as the family sets "
+      "them.\nname = \"{}\"\n\n[efficiency]\n",
+      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape,
+      out.sources > 1 ? fmt::format("{:.1f}%", out.loso_median_ape) : std::string("not measurable (one source)"),
+      fitted, hardware);
+  // Every field the overlay can hold, in the form its reader takes; a number outside its range is
+  // one the family leaves unset (attn_compute 0), which the overlay leaves out too.
+  for (const EfficiencyField& f : efficiency_fields()) {
+    const double v = f.si(out.eff);
+    switch (f.kind) {
+      case EfficiencyField::Kind::kBytes:
+        toml += fmt::format("{} = \"{:.4g} MB\"\n", f.key, v / 1e6);
+        break;
+      case EfficiencyField::Kind::kSeconds:
+        toml += fmt::format("{} = \"{:.3f} us\"\n", f.key, v * 1e6);
+        break;
+      case EfficiencyField::Kind::kNumber:
+        if (v < f.lo || v > f.hi) break;
+        toml += f.lo > 0 && f.hi == 1.0 ? fmt::format("{} = {:.4f}\n", f.key, v) : fmt::format("{} = {}\n", f.key, v);
+        break;
+    }
+  }
+  toml += fmt::format("source = \"llmecon calibrate, {} rows\"\n", out.rows);
+  return toml;
+}
+
+}  // namespace
+
+Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const ValidationContext& ctx,
+                                    const std::string& hardware, const CalibrateOptions& opt) {
+  const std::vector<std::string>& fit = opt.fit;
+  if (auto e = unknown_parameter(fit)) return *e;
   // Only rows that state their batch: where the engine chose it, the error measures the
   // scheduler, not the kernels, and fitting kernel costs to it would hide that (model.md §19).
   // Rows under load measure queueing and the scheduler as well (model.md §23): not fitted. Both
@@ -280,64 +357,8 @@ Result<CalibrationResult> calibrate(const std::vector<Measurement>& all, const V
     out.loso_median_ape = q.p50;
     out.loso_p90_ape = q.p90;
   }
-  if (opt.held_out_rows) {
-    // Every row of the chip as `validate` predicts it (traffic simulated), under each fit.
-    std::vector<Measurement> eval = rows;
-    eval.insert(eval.end(), unfitted.begin(), unfitted.end());
-    auto predict = [&](const std::vector<Measurement>& test, const std::optional<Efficiency>& eff,
-                       std::vector<RowResult>& into) { predict_into(test, ctx, eff, into, Traffic::kAsValidate); };
-    predict(eval, std::nullopt, out.default_rows);
-    predict(eval, out.eff, out.in_sample_rows);
-    for (int f = 0; f < k; ++f) {
-      const auto& eff = fold_eff[static_cast<std::size_t>(f)];
-      std::vector<Measurement> test;
-      for (std::size_t i = 0; i < eval.size(); ++i) {
-        // Without a fit for the fold (a single fitted row: nothing left to fit on), its fitted row
-        // cannot be held out and is left out; its unfitted rows take the full fit, which never saw them.
-        if (fold_of(i) == f && (eff || i >= rows.size())) test.push_back(eval[i]);
-      }
-      predict(test, eff ? eff : out.eff, out.kfold_rows);
-    }
-    for (const auto& src : sources_of(eval)) {
-      std::vector<Measurement> test;
-      for (const auto& r : eval)
-        if (r.source == src) test.push_back(r);
-      const auto it = source_eff.find(src);
-      if (it != source_eff.end()) {
-        predict(test, it->second, out.loso_rows);
-      } else if (std::find(sources.begin(), sources.end(), src) == sources.end()) {
-        predict(test, out.eff, out.loso_rows);  // no fitted row from this source: the full fit never saw it
-      }                                         // else the source holds every fitted row: nothing is left to fit
-    }
-  }
-  std::string fitted;
-  for (const auto& f : out.fitted) fitted += (fitted.empty() ? "\"" : ", \"") + f + "\"";
-  out.toml = fmt::format(
-      "# Efficiency fitted by `llmecon calibrate` to {} rows measured on {}: in-sample median APE {:.1f}%, "
-      "{}-fold cross-validated {:.1f}%, leave-one-source-out {}.\n# Fitted: {}; the rest as the family sets "
-      "them.\nname = \"{}\"\n\n[efficiency]\n",
-      out.rows, hardware, out.in_sample_median_ape, k, out.cv_median_ape,
-      out.sources > 1 ? fmt::format("{:.1f}%", out.loso_median_ape) : std::string("not measurable (one source)"),
-      fitted, hardware);
-  // Every field the overlay can hold, in the form its reader takes; a number outside its range is
-  // one the family leaves unset (attn_compute 0), which the overlay leaves out too.
-  for (const EfficiencyField& f : efficiency_fields()) {
-    const double v = f.si(out.eff);
-    switch (f.kind) {
-      case EfficiencyField::Kind::kBytes:
-        out.toml += fmt::format("{} = \"{:.4g} MB\"\n", f.key, v / 1e6);
-        break;
-      case EfficiencyField::Kind::kSeconds:
-        out.toml += fmt::format("{} = \"{:.3f} us\"\n", f.key, v * 1e6);
-        break;
-      case EfficiencyField::Kind::kNumber:
-        if (v < f.lo || v > f.hi) break;
-        out.toml +=
-            f.lo > 0 && f.hi == 1.0 ? fmt::format("{} = {:.4f}\n", f.key, v) : fmt::format("{} = {}\n", f.key, v);
-        break;
-    }
-  }
-  out.toml += fmt::format("source = \"llmecon calibrate, {} rows\"\n", out.rows);
+  if (opt.held_out_rows) predict_held_out(rows, unfitted, ctx, fold_eff, source_eff, out);
+  out.toml = overlay_toml(out, hardware);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "notes.hpp"
 #include "parallel/parallel.hpp"
 #include "simulate/simulate.hpp"
+#include "train/train.hpp"
 #include "validate/validate.hpp"
 
 namespace llmecon::validate_internal {
@@ -33,6 +34,8 @@ double max_batch(const Setup& s, double context);
 double peak_bf16(const Hardware& hw);
 /// Model FLOPs of a pass per token (inference: 2 N + attention), from the ideal step cost.
 double model_flops(const ModelSpec& m, const Step& st, const Precision& p);
+/// The training stack a row names (`stack=` in its notes); any when it names none.
+TrainStack row_stack(const Measurement& m);
 /// Whether a training row states none of its parallel degrees: its layout is then inferred by its
 /// stack's search (model.md §24.6).
 bool layout_unstated(const Measurement& m);

@@ -8,10 +8,12 @@
    lacks, so no upward edge.
 3. No source file in src/, include/ or apps/ passes 600 lines (OVERSIZE may hold a file being
    split, with the most lines it may keep until it is).
-4. No function defined at the top of a .cpp file in src/ or apps/ passes 120 lines (from its
-   signature to its closing brace; a lambda or local class counts toward its function).
+4. Every module a module links directly (DEPS) is included by at least one of its files: a link
+   the code does not use hides the real dependency graph.
 5. JSON becomes text only through units/json_text.hpp (json_text), which writes bytes that are
    not UTF-8 as U+FFFD: nlohmann's bare dump() throws on them, and user text reaches JSON.
+
+Function sizes (120 lines at most) are checked from clang's parse, by functions.py beside this file.
 
 Usage: layers.py REPO_ROOT. Prints each violation and exits 1, else one line and exits 0."""
 import os
@@ -43,29 +45,6 @@ ANY = {"units/embedded.hpp"}
 # Files still over the limit, with the most lines each may have until it is split (none now).
 OVERSIZE = {}
 MAX_LINES = 600
-MAX_FUNCTION_LINES = 120
-# A definition's first line: a return type and name at column 0, its parameters closing on the
-# line, and the body's opening brace.
-DEFINITION = re.compile(r"^[A-Za-z][^;=]*\)\s*(const)?\s*(noexcept)?\s*(->[^{]*)?\{\s*$")
-
-
-def long_functions(path):
-    """(first line, lines, signature) of each top-level function longer than MAX_FUNCTION_LINES."""
-    out, depth, start, at = [], 0, None, 0
-    for i, line in enumerate(open(path).read().split("\n")):
-        code = re.sub(r'"(\\.|[^"\\])*"', '""', line)
-        code = re.sub(r"'(\\.|[^'\\])*'", "''", code)
-        code = re.sub(r"//.*", "", code)
-        if start is None and DEFINITION.match(line) and not re.match(r"^(namespace|struct|class|enum|union)\b", line):
-            start, at = i, depth
-        depth += code.count("{") - code.count("}")
-        if start is not None and depth == at and i > start:
-            if i - start + 1 > MAX_FUNCTION_LINES:
-                out.append((start + 1, i - start + 1, line if False else ""))
-            start = None
-    return out
-
-
 def modules():
     text = open(os.path.join(ROOT, "src", "CMakeLists.txt")).read()
     deps = {}
@@ -101,6 +80,7 @@ def main():
     edges = 0
     for m in sorted(deps):
         allowed = closure(deps, m) | {m}
+        used = set()
         for dirpath, _, files in os.walk(os.path.join(ROOT, "src", m)):
             for f in sorted(files):
                 if not f.endswith((".cpp", ".hpp")):
@@ -111,9 +91,12 @@ def main():
                     if owner not in deps:
                         continue  # not a module's header (a folder of src/io, say)
                     edges += 1
+                    used.add(owner)
                     if f"{owner}/{h}" in ANY or owner in allowed:
                         continue
                     problems.append(f"{rel} includes {owner}/{h} of module {owner}, which {m} does not link")
+        for d in sorted(deps[m] - used):
+            problems.append(f"module {m} links {d} but none of its files includes a header of {d}: link what it uses")
     # Headers sit beside their module, never in a folder of their own.
     if os.path.isdir(os.path.join(ROOT, "include")):
         problems.append("include/ exists: a module's headers sit in its folder, src/<module>/")
@@ -134,17 +117,13 @@ def main():
                     for i, line in enumerate(open(path), 1):
                         if re.search(r"\.dump\(", re.sub(r"//.*", "", line)):
                             problems.append(f"{rel}:{i}: JSON to text through json_text (units/json_text.hpp)")
-                if f.endswith(".cpp"):
-                    for first, lines, _ in long_functions(path):
-                        problems.append(
-                            f"{rel}:{first}: a function of {lines} lines, over {MAX_FUNCTION_LINES}: split it")
     for p in problems:
         print(p)
     if problems:
         return 1
     print(
-        f"layers: {len(deps)} modules link downward; {edges} includes follow the links; {sizes} files and their "
-        f"functions in size"
+        f"layers: {len(deps)} modules link downward, each only what it includes; {edges} includes follow the links; "
+        f"{sizes} files in size"
     )
     return 0
 

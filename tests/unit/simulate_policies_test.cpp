@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 
+#include "catalog/serving_engine.hpp"
 #include "parallel/parallel.hpp"
+#include "simulate/policy.hpp"
 #include "simulate/random.hpp"
 #include "simulate/simulate.hpp"
 #include "simulate_fixture.hpp"
@@ -26,24 +29,87 @@ SimConfig base() {
 // completes every request with exactly the tokens it asked for and frees every block.
 TEST(SimulatePolicies, AdmissionRulesTradePreemptionsForConcurrency) {
   SimConfig c = testing_catalogs::sim_tight_kv(300);
-  std::map<KvAdmission, SimResult> by;
-  for (const KvAdmission a : {KvAdmission::kOnDemand, KvAdmission::kReserve, KvAdmission::kTokenRatio}) {
+  std::map<std::string, SimResult> by;
+  for (const char* a : {"on-demand", "reserve", "token-ratio"}) {
     c.scheduler.admission = a;
     const SimResult r = simulate(c).value();
-    EXPECT_EQ(r.completed, 300) << name_in(kKvAdmissionNames, a);
+    EXPECT_EQ(r.completed, 300) << a;
     EXPECT_EQ(r.output_tokens, 300L * 2000);
     EXPECT_EQ(r.emitted_tokens, r.output_tokens);
     EXPECT_EQ(r.kv_blocks_end, 0);
     EXPECT_LE(r.kv_blocks_peak, r.kv_blocks_capacity);
     by.emplace(a, r);
   }
-  EXPECT_GT(by[KvAdmission::kOnDemand].preemptions, 0);
-  EXPECT_EQ(by[KvAdmission::kReserve].preemptions, 0);
-  EXPECT_LT(by[KvAdmission::kTokenRatio].preemptions, by[KvAdmission::kOnDemand].preemptions);
+  EXPECT_GT(by["on-demand"].preemptions, 0);
+  EXPECT_EQ(by["reserve"].preemptions, 0);
+  EXPECT_LT(by["token-ratio"].preemptions, by["on-demand"].preemptions);
   // Preemption by recompute prefills the victims again; reserving never recomputes.
-  EXPECT_GT(by[KvAdmission::kOnDemand].prefill_tokens, by[KvAdmission::kOnDemand].input_tokens);
-  EXPECT_EQ(by[KvAdmission::kReserve].prefill_tokens, by[KvAdmission::kReserve].input_tokens);
-  EXPECT_LT(by[KvAdmission::kTokenRatio].prefill_tokens, by[KvAdmission::kOnDemand].prefill_tokens);
+  EXPECT_GT(by["on-demand"].prefill_tokens, by["on-demand"].input_tokens);
+  EXPECT_EQ(by["reserve"].prefill_tokens, by["reserve"].input_tokens);
+  EXPECT_LT(by["token-ratio"].prefill_tokens, by["on-demand"].prefill_tokens);
+}
+
+// A policy added through the registry alone (policy.hpp), and chosen by an engine profile's TOML:
+// one request at a time. Every iteration then holds one sequence and every request completes,
+// queueing behind the one before (a longer wait than on-demand admission of the same traffic);
+// the registry lists it after the built-in policies, and a name it does not hold is refused
+// naming the flag.
+class OneAtATime final : public AdmissionPolicy {
+ public:
+  bool admits(const RequestView& /*q*/, int /*chunk*/, ReplicaView& replica) override { return replica.running() == 0; }
+};
+
+TEST(SimulatePolicies, AToyAdmissionPolicyRunsFromAnEngineProfile) {
+  register_admission("one-at-a-time", [](const Scheduler&) { return std::make_unique<OneAtATime>(); });
+  const std::vector<std::string> names = admission_names();
+  ASSERT_GE(names.size(), 4U);
+  EXPECT_EQ(names[0], "on-demand");
+  EXPECT_NE(std::find(names.begin(), names.end(), "one-at-a-time"), names.end());
+  const auto toy = parse_engine_toml(R"(name = "toy"
+display_name = "toy"
+sources = []
+notes = "one request at a time"
+
+[memory]
+rule = "total"
+fraction = 0.9
+
+[batching]
+max_seqs = 256
+max_batched_tokens = 8192
+chunked_prefill = true
+kv_block_tokens = 16
+prefix_caching = false
+kv_admission = "one-at-a-time"
+schedule = "decode-first"
+
+[kv]
+fp8_checkpoint = "bf16"
+
+[overhead]
+host = "0 us"
+cuda_graphs = true
+)",
+                                     "toy.toml");
+  ASSERT_TRUE(toy) << toy.error().message();
+  EXPECT_EQ(toy->admission, "one-at-a-time");
+  SimConfig c = base();
+  c.workload.requests = 200;
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 4};
+  apply_engine(c.scheduler, *toy);
+  const SimResult one = simulate(c).value();
+  EXPECT_EQ(one.completed, 200);
+  EXPECT_EQ(one.batch.max, 1);
+  c.scheduler.admission = "on-demand";
+  const SimResult many = simulate(c).value();
+  EXPECT_EQ(many.completed, 200);
+  EXPECT_GT(many.batch.max, 1);
+  EXPECT_GT(one.queue.mean.si(), many.queue.mean.si());
+  c.scheduler.admission = "no-such-policy";
+  const auto refused = simulate(c);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, "--admission");
+  EXPECT_NE(refused.error().hint.find("one-at-a-time"), std::string::npos);
 }
 
 // With memory to spare the token-ratio rule admits like the others: no retraction, the same
@@ -53,7 +119,7 @@ TEST(SimulatePolicies, TokenRatioWithRoomMatchesOnDemand) {
   c.workload.requests = 400;
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 4};
   const SimResult on_demand = simulate(c).value();
-  c.scheduler.admission = KvAdmission::kTokenRatio;
+  c.scheduler.admission = "token-ratio";
   const SimResult ratio = simulate(c).value();
   EXPECT_EQ(ratio.preemptions, 0);
   EXPECT_EQ(ratio.completed, on_demand.completed);

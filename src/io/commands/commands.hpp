@@ -77,9 +77,6 @@ Result<Answer> lecture(const Engine& e, const Args& a, const Progress& p, const 
 Result<Answer> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 // simulate.cpp
 Result<Answer> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// simulate_workload.cpp: the workload and SLO simulate's flags describe, into `c`; notes on what
-// was assumed go to `envelope`.
-Status read_workload(const Args& a, SimConfig& c, Json& envelope);
 // train.cpp
 Result<Answer> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 Result<Answer> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);

@@ -17,30 +17,6 @@
 namespace llmecon::cmd {
 namespace {
 
-// The serving engine's part of the scheduler: its limits, KV blocks, admission rule and order,
-// unless a flag says otherwise (its memory rule, host time and KV format are the scenario's).
-void use_engine(SimConfig& c, const ServingEngine& engine, const Args& a) {
-  Scheduler& s = c.scheduler;
-  apply_engine(s, engine);
-  if (a.has("max_batched_tokens")) s.max_batched_tokens = a.number("max_batched_tokens");
-  if (a.has("max_seqs")) s.max_seqs = a.number("max_seqs");
-  if (a.has("block_tokens")) s.block_tokens = static_cast<int>(a.number("block_tokens"));
-  if (a.has("kv_tokens")) s.kv_tokens = a.number("kv_tokens");
-  s.decode_steps = static_cast<int>(a.number("scheduler_steps"));
-  s.chunked_prefill = s.chunked_prefill && !a.flag("no_chunked_prefill");
-  s.prefix_caching = s.prefix_caching && !a.flag("no_prefix_caching");
-  apply_unchunked(s, engine, static_cast<double>(c.decode.model->max_context), a.has("max_batched_tokens"));
-  const std::string prio = a.text("priority");
-  // The table checked each choice: every name here is one of the enum's.
-  if (prio != "engine") s.priority = value_in(kPriorityNames, prio).value_or(Priority::kDecodeFirst);
-  s.preemption = value_in(kPreemptionNames, a.text("preemption")).value_or(Preemption::kRecompute);
-  if (a.text("admission") != "engine") {
-    s.admission = value_in(kKvAdmissionNames, a.text("admission")).value_or(KvAdmission::kOnDemand);
-  }
-  s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
-  if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
-}
-
 // "tp4.pp2.dpa2.ep8": a layout of the grid; absent degrees are 1.
 Result<Mapping> parse_layout(const std::string& text) {
   Mapping m;
@@ -74,8 +50,8 @@ Result<Mapping> parse_layout(const std::string& text) {
 
 // The replica: its chips, layout (stated or inferred), formats, efficiency and engine; the
 // prefill pool's (its chip kept alive by `prefill_owner`) when disaggregated.
-Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConfig& c, Json& envelope,
-                     std::shared_ptr<const Hardware>& prefill_owner) {
+Status place_replica(const Engine& e, const Args& a, const SimSettings& settings, const Scenario& sc, SimConfig& c,
+                     Json& envelope, std::shared_ptr<const Hardware>& prefill_owner) {
   const ModelSpec& model = *sc.model;
   const Hardware* hw = sc.hw.get();
   const ServingEngine* engine = sc.engine;
@@ -84,11 +60,11 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
   in = sc.deployment();
   const int chips = sc.chips;
   Scheduler& s = c.scheduler;
-  use_engine(c, *engine, a);
-  s.kind = value_in(kSchedulerNames, a.text("scheduler")).value_or(SchedulerKind::kContinuous);
-  c.router = value_in(kRouterNames, a.text("router")).value_or(Router::kLeastTokens);
-  c.replicas = static_cast<int>(a.number("replicas"));
-  c.warmup_fraction = a.number("warmup");
+  apply_scheduler(s, engine, settings.scheduler, static_cast<double>(model.max_context));
+  s.kind = settings.kind;
+  c.router = settings.router;
+  c.replicas = settings.replicas;
+  c.warmup_fraction = settings.warmup;
   // One replica (--replicas counts them) without context parallelism; the rest as stated, and
   // what is not, by the one rule (model.md §17.5): the planner's best for min(256, the engine's
   // sequence cap) sequences at the mean context, halved until some layout holds them.
@@ -163,8 +139,8 @@ Status place_replica(const Engine& e, const Args& a, const Scenario& sc, SimConf
 }
 
 // The grid: engines x layouts x rates in that order; a shard runs every N-th point.
-Result<Json> run_grid(const Engine& e, const Args& a, const Scenario& sc, const SimConfig& c,
-                      const Progress& progress) {
+Result<Json> run_grid(const Engine& e, const Args& a, const SimSettings& settings, const Scenario& sc,
+                      const SimConfig& c, const Progress& progress) {
   const ModelSpec& model = *sc.model;
   const ServingEngine* engine = sc.engine;
   const Workload& w = c.workload;
@@ -207,7 +183,7 @@ Result<Json> run_grid(const Engine& e, const Args& a, const Scenario& sc, const 
         SimConfig g = c;
         g.decode.map = m;
         sc.serve_on(g.decode, *ge);
-        use_engine(g, *ge, a);
+        apply_scheduler(g.scheduler, ge, settings.scheduler, static_cast<double>(model.max_context));
         scale_caps_to_ranks(g.scheduler, *ge, m.dp_attn);
         g.workload.arrivals.kind = ArrivalKind::kPoisson;
         g.workload.arrivals.rate = rate;
@@ -275,12 +251,15 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
   SimConfig c;
   Json envelope = Json::array();
 
-  TRY_STATUS(read_workload(a, c, envelope));
+  TRY(settings, read_sim_settings(a));
+  std::vector<std::string> notes;
+  TRY_STATUS(build_workload(settings.workload, c, notes));
+  for (std::string& n : notes) envelope.push_back(std::move(n));
   const Workload& w = c.workload;
-  const bool trace = a.has("trace") || a.has("trace_text");
+  const bool trace = settings.workload.traced();
 
   std::shared_ptr<const Hardware> prefill_owner;  // outlives the run: the prefill pool's priced chip
-  TRY_STATUS(place_replica(e, a, sc, c, envelope, prefill_owner));
+  TRY_STATUS(place_replica(e, a, settings, sc, c, envelope, prefill_owner));
   const DeploymentInput& in = c.decode;
   const Scheduler& s = c.scheduler;
   c.chrome_trace = a.has("chrome_trace");
@@ -328,7 +307,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     return Error{"--find-rate", "", "a grid runs the rates --grid-rates lists", "drop --find-rate, or the grid"};
   }
   if (grid) {
-    TRY(points, run_grid(e, a, sc, c, progress));
+    TRY(points, run_grid(e, a, settings, sc, c, progress));
     out["grid"] = std::move(points);
     out["envelope"] = envelope;
     // A grid's text is one JSON line per point, so shards concatenate into one file.
