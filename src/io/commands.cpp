@@ -24,26 +24,54 @@ CommandSpec charted(CommandSpec c) {
 
 // The commands in the order the CLI lists them, each family registered beside its
 // implementation (src/io/commands/*.cpp).
-std::vector<CommandSpec> build() {
-  std::vector<CommandSpec> out;
-  for (auto family : {catalog_specs, roofline_specs, board_specs, plan_specs, simulate_specs, train_specs, tco_specs,
-                      validate_specs}) {
-    for (CommandSpec& c : family()) out.push_back(std::move(c));
+std::vector<Command> build() {
+  std::vector<Command> out;
+  for (auto family : {catalog_commands, roofline_commands, board_commands, plan_commands, simulate_commands,
+                      train_commands, tco_commands, validate_commands}) {
+    for (Command& c : family()) out.push_back(std::move(c));
   }
   return out;
+}
+
+namespace {
+// The table's rows and, at the same index, the functions that answer them.
+struct Table {
+  std::vector<CommandSpec> specs;
+  std::vector<Fn> run;
+};
+const Table& table() {
+  static const Table t = [] {
+    Table x;
+    for (Command& c : build()) {
+      LLMECON_ASSERT(c.run != nullptr, "a command is registered without the function that answers it");
+      x.specs.push_back(std::move(c.spec));
+      x.run.push_back(c.run);
+    }
+    return x;
+  }();
+  return t;
+}
+}  // namespace
+
+Fn handler(std::string_view name) {
+  const Table& t = table();
+  for (std::size_t i = 0; i < t.specs.size(); ++i) {
+    if (t.specs[i].name == name) return t.run[i];
+  }
+  return nullptr;
 }
 
 }  // namespace cmd
 
 const std::vector<CommandSpec>& commands() {
-  static std::vector<CommandSpec> table = cmd::build();
+  static std::vector<CommandSpec> specs = cmd::table().specs;
   static const bool linked = [] {
     // Each spec points to the table it sits in (not to a copy), set once before any caller reads it.
-    for (CommandSpec& x : table) x.siblings = &table;
+    for (CommandSpec& x : specs) x.siblings = &specs;
     return true;
   }();
   (void)linked;
-  return table;
+  return specs;
 }
 
 const CommandSpec* find_command(std::string_view name) {

@@ -14,25 +14,6 @@
 #include "tco/tco.hpp"
 
 namespace llmecon {
-namespace {
-
-// Each command of the table (args.hpp) and the function that answers it; a unit test checks
-// that every CommandSpec has one.
-struct Impl {
-  const char* name;
-  cmd::Fn run;
-};
-
-constexpr Impl kImpls[] = {
-    {"models", cmd::models},       {"hardware", cmd::hardware}, {"model", cmd::model_show}, {"roofline", cmd::roofline},
-    {"sweep", cmd::sweep},         {"report", cmd::report},     {"batch", cmd::batch},      {"step", cmd::step},
-    {"context", cmd::context},     {"price", cmd::price},       {"layout", cmd::layout},    {"cache", cmd::cache},
-    {"lifecycle", cmd::lifecycle}, {"revnet", cmd::revnet},     {"lecture", cmd::lecture},  {"plan", cmd::plan},
-    {"simulate", cmd::simulate},   {"validate", cmd::validate}, {"train", cmd::train},      {"scale", cmd::scale},
-    {"calibrate", cmd::calibrate}, {"measure", cmd::measure},   {"tco", cmd::tco},
-};
-
-}  // namespace
 
 Result<Engine> Engine::open(const std::vector<std::string>& hw_files, const std::vector<std::string>& price_files) {
   Engine e;
@@ -83,26 +64,22 @@ Result<Answer> Engine::answer(const std::string& command, const Json& args, cons
   const CommandSpec* spec = find_command(command);
   if (spec == nullptr) return unknown_command(command);
   TRY(a, Args::parse(*spec, args));
-  for (const Impl& i : kImpls) {
-    if (command != i.name) continue;
-    Result<Answer> r = i.run(*this, a, progress, cancel);
-    // A figure that cannot be computed is null with its reason, never an inf or NaN that the
-    // JSON writer would turn into a silent null. One that slips through is a bug, reported as such.
-    if (r) {
-      if (std::string path = first_non_finite(r->json); !path.empty()) {
-        return Error{command, path, "internal error: this figure is not finite",
-                     "a bug in llmecon; please report the command line that gave it"};
-      }
-      note_format_aliases(*spec, args, *r);
+  const cmd::Fn handler = cmd::handler(command);  // registered with its spec: every row has one
+  Result<Answer> r = handler(*this, a, progress, cancel);
+  // A figure that cannot be computed is null with its reason, never an inf or NaN that the
+  // JSON writer would turn into a silent null. One that slips through is a bug, reported as such.
+  if (r) {
+    if (std::string path = first_non_finite(r->json); !path.empty()) {
+      return Error{command, path, "internal error: this figure is not finite",
+                   "a bug in llmecon; please report the command line that gave it"};
     }
-    return r;
+    note_format_aliases(*spec, args, *r);
   }
-  LLMECON_ASSERT(false, "a command in the table has no implementation");
-  return unknown_command(command);
+  return r;
 }
 
 bool Engine::implements(const std::string& command) {
-  return std::any_of(std::begin(kImpls), std::end(kImpls), [&](const Impl& i) { return command == i.name; });
+  return cmd::handler(command) != nullptr;
 }
 
 const std::vector<std::string>& Engine::commands() {

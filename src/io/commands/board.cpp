@@ -176,27 +176,37 @@ Result<Answer> lecture(const Engine& e, const Args& a, const Progress&, const Ca
 
 // The board family's commands in the table (commands.hpp); each analysis declares its arguments
 // (economics_args.hpp).
-std::vector<CommandSpec> board_specs() {
+std::vector<Command> board_commands() {
   using argspec::command, argspec::explain;
   return {
-      charted(command(
-          "batch", "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
-          batch_arguments())),
-      command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
-              step_arguments()),
-      charted(command("context", "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
-                      context_arguments())),
-      command("price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
-              price_arguments()),
-      command("layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
-              layout_arguments()),
-      command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
-              cache_arguments()),
-      command("lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
-              lifecycle_arguments()),
-      command("revnet", "training activation memory with and without reversible layers", revnet_arguments()),
-      command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
-              true),
+      {charted(
+           command("batch",
+                   "cost and latency against batch: B*, the unbatched penalty, latency and slow-mode floors, fast mode",
+                   batch_arguments())),
+       batch},
+      {command("step", "the step interval from the HBM drain time, queueing, tokens/s per unit, traffic needed",
+               step_arguments()),
+       step},
+      {charted(command("context",
+                       "the crossover context, MFU against context, KV from a pricing knee, sparse attention",
+                       context_arguments())),
+       context},
+      {command("price", "prices from cost (forward) and what a price sheet implies (inverse, --sheet)",
+               price_arguments()),
+       price},
+      {command("layout", "expert placement, cross-rack traffic, the pipeline-boundary check, memory per chip, hops",
+               layout_arguments()),
+       layout},
+      {command("cache", "KV storage tiers: hold and retrieve cost, the best tier against hold time, TTLs",
+               cache_arguments()),
+       cache},
+      {command("lifecycle", "pre-training, RL and inference compute: the equal-cost split and over-training",
+               lifecycle_arguments()),
+       lifecycle},
+      {command("revnet", "training activation memory with and without reversible layers", revnet_arguments()), revnet},
+      {command("lecture", "every claim of the lecture (C1-C24) recomputed, with real-hardware comparisons", {explain()},
+               true),
+       lecture},
   };
 }
 

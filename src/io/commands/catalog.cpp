@@ -107,13 +107,14 @@ Result<Answer> model_show(const Engine& e, const Args& a, const Progress&, const
 }
 
 // The catalog family's commands in the table (commands.hpp).
-std::vector<CommandSpec> catalog_specs() {
+std::vector<Command> catalog_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
 
-  add(command("models", "the built-in models", {}));
-  add(command("hardware", "the chip catalog: FLOP/s per format, HBM, drain time, scale-up domain, price", {}));
+  add(command("models", "the built-in models", {}), models);
+  add(command("hardware", "the chip catalog: FLOP/s per format, HBM, drain time, scale-up domain, price", {}),
+      hardware);
   {
     ArgSpec name = model(nullptr);
     name.positional = true;
@@ -121,7 +122,7 @@ std::vector<CommandSpec> catalog_specs() {
     CommandSpec c = command("model", "parameters, layers and KV bytes per token of a model",
                             {name, with_default(dtype("kv_dtype", "KV cache format", ""), "bf16")});
     c.cli = "model show";
-    add(std::move(c));
+    add(std::move(c), model_show);
   }
   return out;
 }

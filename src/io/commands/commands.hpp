@@ -22,28 +22,30 @@ namespace llmecon::cmd {
 
 using Fn = Result<Answer> (*)(const Engine&, const Args&, const Progress&, const Cancel&);
 
-// The command table (commands.cpp) concatenates each family's specs, declared beside its
-// implementation below, in the order the CLI lists them.
-std::vector<CommandSpec> build();
-std::vector<CommandSpec> catalog_specs();   // catalog.cpp: models, hardware, model
-std::vector<CommandSpec> roofline_specs();  // roofline.cpp: roofline, sweep, report
-std::vector<CommandSpec> board_specs();     // board.cpp: batch ... lecture
-std::vector<CommandSpec> plan_specs();      // plan.cpp
-std::vector<CommandSpec> simulate_specs();  // simulate.cpp
-std::vector<CommandSpec> train_specs();     // train.cpp: train, scale
-std::vector<CommandSpec> tco_specs();       // tco.cpp
-std::vector<CommandSpec> validate_specs();  // validate.cpp: validate, calibrate, measure
+/// A command as its family registers it, once: the table's row (its name, arguments and help)
+/// and the function that answers it, side by side. Each family's function sits beside its
+/// handlers in io/commands/*.cpp; the table (commands.cpp) concatenates the families in the order
+/// the CLI lists them, and the engine dispatches through it (handler()).
+struct Command {
+  CommandSpec spec;
+  Fn run = nullptr;
+};
+std::vector<Command> build();
+std::vector<Command> catalog_commands();   // catalog.cpp: models, hardware, model
+std::vector<Command> roofline_commands();  // roofline.cpp: roofline, sweep, report
+std::vector<Command> board_commands();     // board.cpp: batch ... lecture
+std::vector<Command> plan_commands();      // plan.cpp
+std::vector<Command> simulate_commands();  // simulate.cpp
+std::vector<Command> train_commands();     // train.cpp: train, scale
+std::vector<Command> tco_commands();       // tco.cpp
+std::vector<Command> validate_commands();  // validate.cpp: validate, calibrate, measure
+/// The function that answers the table's command `name`; nullptr when the table has none.
+Fn handler(std::string_view name);
+
 // Shared argument lists (commands.cpp).
 CommandSpec charted(CommandSpec c);  ///< --plot draws SVG or HTML
 
-// catalog.cpp
-Result<Answer> models(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> hardware(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> model_show(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// roofline.cpp
-Result<Answer> roofline(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> sweep(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> report(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
+// roofline.cpp: the roofline at the arguments, and many points of one scenario.
 Result<RooflineResult> evaluate(const Engine& e, const Args& a);
 /// roofline's answer at many (batch, context) points of one scenario, resolved once: the grid's
 /// fast path (io/grid.cpp). at()'s result, through roofline_fields, then price_source, are the
@@ -63,29 +65,6 @@ class RooflinePoints {
   std::array<std::pair<double, Bytes>, 8> kv_{};  // (context, KV bytes of one sequence)
   std::size_t kv_known_ = 0, kv_next_ = 0;
 };
-// board.cpp
-Result<Answer> batch(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> step(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> context(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> price(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> layout(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> cache(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> revnet(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> lecture(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// plan.cpp
-Result<Answer> plan(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// simulate.cpp
-Result<Answer> simulate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// train.cpp
-Result<Answer> train(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> scale(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// tco.cpp
-Result<Answer> tco(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-// validate.cpp
-Result<Answer> validate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> calibrate(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
-Result<Answer> measure(const Engine& e, const Args& a, const Progress& p, const Cancel& cancel);
 
 // Shared by the commands.
 /// The error a cancelled long call returns.

@@ -324,10 +324,10 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
 }
 
 // The plan family's commands in the table (commands.hpp).
-std::vector<CommandSpec> plan_specs() {
+std::vector<Command> plan_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
   {
     CommandSpec c =
         command("plan", "search mappings x batch x formats for the best deployment under SLOs; the Pareto frontier",
@@ -338,7 +338,7 @@ std::vector<CommandSpec> plan_specs() {
                    {"weight_dtype", "plan searches formats; --weight-dtypes limits them"},
                    {"kv_dtype", "plan searches formats; --kv-dtypes limits them"},
                    {"phase", "plan covers prefill and decode; --prefill-hw disaggregates them"}};
-    add(std::move(c));
+    add(std::move(c), plan);
   }
   return out;
 }

@@ -337,10 +337,10 @@ Result<Answer> report(const Engine& e, const Args& a, const Progress&, const Can
 }
 
 // The roofline family's commands in the table (commands.hpp).
-std::vector<CommandSpec> roofline_specs() {
+std::vector<Command> roofline_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
   {
     CommandSpec c =
         command("roofline", "one decode step or prefill chunk on one scale-up domain", roofline_arguments(false));
@@ -349,7 +349,7 @@ std::vector<CommandSpec> roofline_specs() {
     c.args.push_back(explain());
     c.redirects = {{"isl", "roofline takes --context and, for a prompt, --phase prefill"},
                    {"osl", "roofline is one step; plan takes --isl/--osl"}};
-    add(std::move(c));
+    add(std::move(c), roofline);
   }
   {
     CommandSpec c =
@@ -357,7 +357,7 @@ std::vector<CommandSpec> roofline_specs() {
     c.args.push_back(explain());
     c.long_running = true;
     c.chart = "svg+html";
-    add(std::move(c));
+    add(std::move(c), sweep);
   }
   {
     std::vector<ArgSpec> a = roofline_arguments(false);
@@ -366,7 +366,7 @@ std::vector<CommandSpec> roofline_specs() {
     CommandSpec c = command("report", "a deployment report: memory fit and decode cost across batch sizes", a);
     c.long_running = true;
     c.redirects = {{"batch", "report sweeps batch sizes itself; roofline takes --batch"}};
-    add(std::move(c));
+    add(std::move(c), report);
   }
   return out;
 }

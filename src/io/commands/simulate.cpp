@@ -354,10 +354,10 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
 }
 
 // The simulate family's commands in the table (commands.hpp).
-std::vector<CommandSpec> simulate_specs() {
+std::vector<Command> simulate_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
   {
     CommandSpec c = command("simulate",
                             "serve traffic in a discrete-event simulation: queues, p50/p99 TTFT and TPOT, goodput, "
@@ -367,7 +367,7 @@ std::vector<CommandSpec> simulate_specs() {
     c.api_caps = {{"requests", 1e6}, {"max_requests", 1e6}};
     c.redirects = {{"context", "simulate takes --isl and --osl (distributions allowed)"},
                    {"batch", "simulate forms batches itself; --max-seqs caps them"}};
-    add(std::move(c));
+    add(std::move(c), simulate);
   }
   return out;
 }

@@ -47,10 +47,10 @@ Result<Answer> tco(const Engine& e, const Args& a, const Progress&, const Cancel
 }
 
 // The tco family's commands in the table (commands.hpp).
-std::vector<CommandSpec> tco_specs() {
+std::vector<Command> tco_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
   {
     CommandSpec c =
         command("tco",
@@ -58,7 +58,7 @@ std::vector<CommandSpec> tco_specs() {
                 "capital; against renting, with the break-even utilization",
                 tco_arguments());
     c.redirects = {{"model", "tco prices hardware; roofline, plan and train take --model"}};
-    add(std::move(c));
+    add(std::move(c), tco);
   }
   return out;
 }

@@ -452,10 +452,10 @@ Result<Answer> scale(const Engine& e, const Args& a, const Progress& progress, c
 }
 
 // The train family's commands in the table (commands.hpp).
-std::vector<CommandSpec> train_specs() {
+std::vector<Command> train_commands() {
   using namespace argspec;  // NOLINT(google-build-using-namespace): the builders read as a table
-  std::vector<CommandSpec> out;
-  auto add = [&out](CommandSpec c) { out.push_back(std::move(c)); };
+  std::vector<Command> out;
+  auto add = [&out](CommandSpec c, Fn run) { out.push_back(Command{std::move(c), run}); };
   {
     CommandSpec c = command("train",
                             "a training run: memory per GPU, time per step, MFU, failures, days, GPU-hours, $ and "
@@ -463,7 +463,7 @@ std::vector<CommandSpec> train_specs() {
                             train_arguments(), true);
     c.redirects = {{"batch", "train takes --global-batch (sequences) or --batch-tokens"},
                    {"context", "train takes --seq-len"}};
-    add(std::move(c));
+    add(std::move(c), train);
   }
   {
     CommandSpec c =
@@ -472,7 +472,7 @@ std::vector<CommandSpec> train_specs() {
                 "inference $",
                 scale_arguments(), true);
     c.chart = "svg";
-    add(std::move(c));
+    add(std::move(c), scale);
   }
   return out;
 }

@@ -246,7 +246,7 @@ Result<Answer> measure(const Engine&, const Args& a, const Progress&, const Canc
 
 // The validate family's commands in the table (commands.hpp); each declares its arguments beside
 // its implementation (validate_args.hpp, measure_args.hpp).
-std::vector<CommandSpec> validate_specs() {
+std::vector<Command> validate_commands() {
   using argspec::command;
   CommandSpec validate = command("validate", "predict every row of a measurement CSV and report the error per metric",
                                  validate_arguments(), true);
@@ -263,7 +263,8 @@ std::vector<CommandSpec> validate_specs() {
   measure.measures = true;
   measure.chart = "svg";
   measure.writes_toml = true;
-  return {std::move(validate), std::move(calibrate), std::move(measure)};
+  return {
+      {std::move(validate), cmd::validate}, {std::move(calibrate), cmd::calibrate}, {std::move(measure), cmd::measure}};
 }
 
 }  // namespace llmecon::cmd
