@@ -32,7 +32,7 @@ SimConfig chat(long requests, double rate) {
   // The Azure 2023 conversation trace's lengths (data/workloads/azure-chat-2023.toml).
   c.workload.isl = LengthDist{LengthKind::kLognormal, 1155, 0.498};
   c.workload.osl = LengthDist{LengthKind::kLognormal, 211, 0.992};
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, rate};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(rate)};
   c.workload.requests = requests;
   return c;
 }
@@ -61,7 +61,7 @@ void simulate_find_rate(benchmark::State& state) {
   double rate = 0;
   for (auto _ : state) {
     const RateSearch r = find_rate(c).value();
-    rate = r.rate;
+    rate = r.rate.si();
   }
   state.counters["found_rate"] = rate;
 }

@@ -233,7 +233,8 @@ Analysis fast_mode_analysis(const Board& b, double context, double p, double s) 
 // ---------------------------------------------------------------------------------------------
 // §7 step
 
-Analysis step_analysis(const Board& b, double batch, double context, double provider) {
+Analysis step_analysis(const Board& b, double batch, double context, TokensPerSecond provider_rate) {
+  const double provider = provider_rate.si();
   Analysis a("step");
   a.step_model = kStepIdealPooled;
   const Seconds drain = b.hbm / b.mem_bw;  // F8

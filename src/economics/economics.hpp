@@ -80,7 +80,7 @@ Analysis batch_analysis(const Board& b, double context);
 /// whether the roofline allows it at this context.
 Analysis fast_mode_analysis(const Board& b, double context, double price_multiple, double speed_multiple);
 /// §7 step: the drain-time interval, queueing on the train, tokens/s per unit, traffic needed.
-Analysis step_analysis(const Board& b, double batch, double context, double provider_tokens_per_s);
+Analysis step_analysis(const Board& b, double batch, double context, TokensPerSecond provider);
 /// §8 context: the crossover context, MFU above it, the inverse from a pricing knee, and sparse
 /// attention variants.
 Analysis context_analysis(const Board& b, double batch, double knee_context, double topk, double index_bytes,
@@ -94,7 +94,7 @@ Analysis cache_analysis(const Board& b, const std::vector<double>& hold_times_s)
 /// §12 lifecycle: pre-training, RL and inference compute, the equal-cost split, Chinchilla.
 struct LifecycleInputs {
   double n_active = 100e9;
-  double traffic_tokens_per_s = 5e8;
+  TokensPerSecond traffic = units::tokens_per_s(5e8);  ///< inference traffic over all models (F29)
   double lifetime_s = 60 * 86400.0;
   double models_sharing_traffic = 10;
   double rl_multiplier = 3;    ///< 2 (rollouts only) .. 6 (train on all)

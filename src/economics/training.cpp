@@ -19,9 +19,9 @@ std::string num(double v) {
 
 Analysis lifecycle_analysis(const LifecycleInputs& in) {
   Analysis a("lifecycle");
-  const double d_inf = in.traffic_tokens_per_s * in.lifetime_s / in.models_sharing_traffic;  // F29
+  const double d_inf = in.traffic.si() * in.lifetime_s / in.models_sharing_traffic;  // F29
   a.figure("inference_tokens", d_inf, "tok", "D_inf = traffic x lifetime / models sharing it (F29)");
-  a.explain(fmt::format("D_inf = {} tok/s x {} / {} models (F29) = {}", num(in.traffic_tokens_per_s),
+  a.explain(fmt::format("D_inf = {} tok/s x {} / {} models (F29) = {}", num(in.traffic.si()),
                         format(seconds(in.lifetime_s)), num(in.models_sharing_traffic), num(d_inf)));
   const double pre = 6.0, rl = in.rl_multiplier * in.rl_inefficiency, inf = 2.0 * in.inference_inefficiency;
   a.figure("cost_per_token_pretrain", pre, "", "FLOPs per active parameter per token (F24)");

@@ -39,7 +39,7 @@ Json cdf_json(const Latency& d, double scale) {
 Json to_json(const SimResult& r) {
   Json out;
   const double chips = std::max(1, r.chips);
-  out["requests_per_s"] = r.requests_per_s;
+  out["requests_per_s"] = r.requests_per_s.si();
   out["output_tokens_per_s"] = r.output_throughput.si();
   out["input_tokens_per_s"] = r.input_throughput.si();
   out["output_tokens_per_s_per_chip"] = r.output_throughput.si() / chips;
@@ -67,10 +67,10 @@ Json to_json(const SimResult& r) {
   out["kv_blocks"] = {{"capacity", r.kv_blocks_capacity}, {"peak_per_replica", r.kv_blocks_peak}};
   out["replica_completed"] = r.replica_completed;
   out["imbalance"] = r.imbalance;
-  out["goodput_requests_per_s"] = r.goodput_requests_per_s;
+  out["goodput_requests_per_s"] = r.goodput_requests_per_s.si();
   if (r.load) {
-    out["load"] = {{"offered_requests_per_s", r.load->offered_requests_per_s},
-                   {"served_requests_per_s", r.load->served_requests_per_s},
+    out["load"] = {{"offered_requests_per_s", r.load->offered_requests_per_s.si()},
+                   {"served_requests_per_s", r.load->served_requests_per_s.si()},
                    {"e2e_early_s", r.load->e2e_early.si()},
                    {"e2e_late_s", r.load->e2e_late.si()},
                    {"overloaded", r.load->overloaded}};
@@ -134,13 +134,13 @@ Json grid_row_json(std::size_t index, const std::string& engine, const Mapping& 
               {"engine", engine},
               {"mapping", m.str()},
               {"rate", rate},
-              {"requests_per_s", r.requests_per_s},
+              {"requests_per_s", r.requests_per_s.si()},
               {"output_tokens_per_s", r.output_throughput.si()},
               {"ttft_s_p50", r.ttft.p50.si()},
               {"ttft_s_p99", r.ttft.p99.si()},
               {"tpot_ms_p50", r.tpot.p50.si() * 1e3},
               {"tpot_ms_p99", r.tpot.p99.si() * 1e3},
-              {"goodput_requests_per_s", r.goodput_requests_per_s},
+              {"goodput_requests_per_s", r.goodput_requests_per_s.si()},
               {"slo_met", r.slo_met},
               {"preemptions", r.preemptions},
               {"usd_per_mtok_output", r.cost_per_output_token.si() * 1e6},
@@ -155,16 +155,16 @@ Json to_json(const Capacity& cap, double osl) {
                        {"weight_dtype", std::string(name(o.weights))},
                        {"kv_dtype", std::string(name(o.kv))},
                        {"chips_per_replica", o.map.replica_chips()},
-                       {"rate_per_replica", o.rate_per_replica},
+                       {"rate_per_replica", o.rate_per_replica.si()},
                        {"replicas", o.replicas},
                        {"chips", o.chips},
                        {"usd_per_hour", usd_per_hour},
-                       {"usd_per_mtok_output", usd_per_hour / 3600 / (cap.rate * osl) * 1e6},
+                       {"usd_per_mtok_output", usd_per_hour / 3600 / (cap.rate.si() * osl) * 1e6},
                        {"ttft_s_p99", o.ttft_p99.si()},
                        {"tpot_ms_p99", o.tpot_p99.si() * 1e3},
                        {"batch_mean", o.batch_mean}});
   }
-  return Json{{"rate", cap.rate},
+  return Json{{"rate", cap.rate.si()},
               {"rate_tolerance", kRateTolerance},
               {"slo",
                {{"ttft_s_p99", cap.ttft_p99 ? Json(cap.ttft_p99->si()) : Json(nullptr)},

@@ -178,7 +178,7 @@ void claims_c1_c6(const Setting& set, Claims& cl) {
     rubin_like.hbm_capacity.value = units::gb(288);
     rubin_like.hbm_bandwidth.value = units::tb_per_s(20);
     const Board rb = abstract_board(rubin_like, 72, 700e9, 87.5e9, 1.0, 2048);
-    const Analysis a = step_analysis(rb, 2000, 0, 0);
+    const Analysis a = step_analysis(rb, 2000, 0, TokensPerSecond{});
     Claim& c =
         cl.numeric("C2", "The step ('the train') is the HBM drain time: Rubin ~15 ms", "Rubin: 288 GB HBM, 20 TB/s",
                    15e-3, a.get("drain_time_s"), "s", Check::kRelative, 0.05, "T; FC");
@@ -191,7 +191,7 @@ void claims_c1_c6(const Setting& set, Claims& cl) {
           {h, hw->drain_time().si(), "",
            fmt::format("{} / {} from the catalog", format(hw->hbm_capacity.value), format(hw->hbm_bandwidth.value))});
     }
-    const Analysis w = step_analysis(lec, 2000, 0, 0);
+    const Analysis w = step_analysis(lec, 2000, 0, TokensPerSecond{});
     Claim& c2 = cl.numeric("C2b", "Worst-case queueing latency is twice the step: 40 ms", "20 ms drain (blackboard)",
                            40e-3, w.get("worst_latency_s"), "s", Check::kRelative, 1e-9, "T; FC");
     c2.derivation = w.derivation;
@@ -201,14 +201,15 @@ void claims_c1_c6(const Setting& set, Claims& cl) {
     Hardware h64 = bb;
     h64.hbm_capacity.value = h64.hbm_bandwidth.value * seconds(1.0 / 64);  // 64 steps per second
     const Board b64 = abstract_board(h64, 64, 700e9, 87.5e9, 1.0, 2048);
-    const Analysis a = step_analysis(b64, 2000, 0, 500e6);
+    const Analysis a = step_analysis(b64, 2000, 0, units::tokens_per_s(500e6));
     Claim& c = cl.numeric("C3", "Tokens per second per serving unit = B x steps/s = 2000 x 64",
                           "B = 2,000 sequences, 64 steps/s", 128000, a.get("tokens_per_s"), "tok/s", Check::kRelative,
                           1e-9, "T; PD; CCM");
     c.derivation = a.derivation;
     c.corrected = 100000;
     c.corrected_note = "with the 20 ms train the same batch gives 100,000 tok/s; 2,400 x 64 gives 153,600";
-    const Analysis g = step_analysis(ds_gb, 2.5 * batch_analysis(ds_gb, 0).get("b_star"), 0, 500e6);
+    const Analysis g =
+        step_analysis(ds_gb, 2.5 * batch_analysis(ds_gb, 0).get("b_star"), 0, units::tokens_per_s(500e6));
     c.real.push_back({"deepseek-v3 on gb200 x72 at 2.5 B*", g.get("tokens_per_s"), "",
                       fmt::format("drain {} and B = 2.5 x {}; {} such units carry 500M tok/s",
                                   format(seconds(g.get("drain_time_s"))), n(batch_analysis(ds_gb, 0).get("b_star")),

@@ -51,7 +51,7 @@ Result<Capacity> size_capacity(const PlanRequest& rq, const PlanResult& r, const
       if (found.error().what.rfind("cancelled", 0) == 0) return found.error();
       continue;  // a layout the simulator refuses (no KV room) is no option
     }
-    if (found->rate <= 0) continue;
+    if (found->rate.si() <= 0) continue;
     CapacityOption o;
     o.map = m;
     o.weights = pick->weights;

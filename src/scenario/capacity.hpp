@@ -18,8 +18,8 @@
 namespace llmecon {
 
 struct CapacityAsk {
-  double rate = 1;             ///< requests/s the fleet must serve
-  double sim_requests = 1000;  ///< requests per simulated run (simulate's --requests default)
+  RequestsPerSecond rate = units::requests_per_s(1);  ///< what the fleet must serve
+  double sim_requests = 1000;                         ///< requests per simulated run (simulate's --requests default)
   std::function<bool()> cancelled;
   /// The lengths to simulate; none: the request's fixed isl and osl.
   std::optional<LengthDist> isl, osl;
@@ -31,7 +31,7 @@ struct CapacityOption {
   Mapping map;  ///< one replica (dp = 1)
   DType weights = DType::kBf16;
   DType kv = DType::kBf16;
-  double rate_per_replica = 0;  ///< requests/s one replica sustains within the SLO
+  RequestsPerSecond rate_per_replica{};  ///< what one replica sustains within the SLO
   double replicas = 0;
   double chips = 0;
   DollarsPerSecond cost{};  ///< the fleet's rent
@@ -41,7 +41,7 @@ struct CapacityOption {
 };
 
 struct Capacity {
-  double rate = 0;
+  RequestsPerSecond rate{};
   std::optional<Seconds> ttft_p99, tpot_p99;  ///< the SLO held
   std::size_t simulated_layouts = 0;          ///< distinct layouts simulated (at most 5)
   std::vector<CapacityOption> options;        ///< cheapest first; layouts the simulator refuses are none

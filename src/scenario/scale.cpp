@@ -26,7 +26,7 @@ Result<ScaleInputs> scale_reference(TrainSetup s, int chips, const std::function
   ScaleInputs in;
   const double step_usd = (s.price * best.time.step * static_cast<double>(chips)).si();
   in.train_usd_per_flop = step_usd / best.model_flops.si();
-  in.train_flops_per_s = best.model_flops.si() / best.time.step.si();
+  in.train_rate = units::flop_per_s(best.model_flops.si() / best.time.step.si());
   in.train_mfu = best.mfu;
   in.train_basis =
       fmt::format("{} on {} x {}, {}, MFU {:.1f}%", model.name, chips, hw.name, best.layout.str(), 100 * best.mfu);

@@ -124,7 +124,7 @@ std::optional<std::pair<long, long>> Sim::schedule_arrivals() {
   if (!open || (a.stages.empty() && !a.exact_count)) return std::nullopt;
   // One stage of requests / rate seconds when none are given (exact count).
   std::vector<std::pair<double, double>> stages = a.stages;
-  if (stages.empty()) stages.emplace_back(a.rate, static_cast<double>(c_.workload.requests) / a.rate);
+  if (stages.empty()) stages.emplace_back(a.rate.si(), static_cast<double>(c_.workload.requests) / a.rate.si());
   std::optional<std::pair<long, long>> reported;
   std::vector<double> times;
   double start = 0;
@@ -164,7 +164,7 @@ void Sim::next_arrival(SimTime now, int client) {
     case ArrivalKind::kPoisson:
     case ArrivalKind::kGamma:
     case ArrivalKind::kConstant:
-      next_open_ += to_ticks(units::seconds(gap(a.rate)));
+      next_open_ += to_ticks(units::seconds(gap(a.rate.si())));
       break;
     case ArrivalKind::kClosed:
       push(now + to_ticks(units::seconds(a.think_s)), ArrivalEv{client});

@@ -76,7 +76,7 @@ Result<WorkloadSettings> read_workload_settings(const Args& a) {
   w.lengths = given_text(a, "lengths");
   w.trace = given_text(a, "trace");
   w.trace_text = given_text(a, "trace_text");
-  w.rate = given_number<double>(a, "rate");
+  if (a.has("rate")) w.rate = units::requests_per_s(a.number("rate"));
   TRY(arrival, parse_arrival(a.text("arrival"), "--arrival"));
   w.arrival = arrival;
   if (a.has("stages")) {

@@ -114,8 +114,8 @@ constexpr double kOverloadGrowth = 10;  // requests
 // latencies in arrival order.
 SimResult::Load load_against_service(const std::vector<double>& e2e, double offered, double served, double window) {
   SimResult::Load l;
-  l.offered_requests_per_s = offered;
-  l.served_requests_per_s = served;
+  l.offered_requests_per_s = units::requests_per_s(offered);
+  l.served_requests_per_s = units::requests_per_s(served);
   // Arrivals less completions over the window: how many more requests are in the system at its end.
   l.overloaded = served < kOverloadServedShare * offered && (offered - served) * window >= kOverloadGrowth;
   const std::size_t tenth = e2e.size() / 10;
@@ -149,7 +149,7 @@ void rates_over(SimResult& out, const Completions& d, SimTime from, long counted
   const double span = tick_seconds(d.last - from);
   if (counted < 1 || !(span > 0)) return;
   const double share = static_cast<double>(counted) / static_cast<double>(d.n);
-  out.requests_per_s = static_cast<double>(counted) / span;
+  out.requests_per_s = units::requests_per_s(static_cast<double>(counted) / span);
   out.output_throughput = units::tokens(static_cast<double>(d.out) * share) / units::seconds(span);
   out.input_throughput = units::tokens(static_cast<double>(d.in) * share) / units::seconds(span);
   if (out.load) out.load->served_requests_per_s = out.requests_per_s;
@@ -221,7 +221,7 @@ SimResult Sim::collect() {
       out.output_throughput = units::tokens(static_cast<double>(out_tokens_)) / units::seconds(tick_seconds(hi));
       out.input_throughput = units::tokens(static_cast<double>(prefill_tokens_)) / units::seconds(tick_seconds(hi));
     }
-    out.requests_per_s = hi > 0 ? static_cast<double>(out.completed) / tick_seconds(hi) : 0;
+    out.requests_per_s = units::requests_per_s(hi > 0 ? static_cast<double>(out.completed) / tick_seconds(hi) : 0);
   } else {
     const Arrivals& a = c_.workload.arrivals;
     if (a.stages.empty()) {
@@ -239,10 +239,10 @@ SimResult Sim::collect() {
     const double win = tick_seconds(hi - lo);
     out.output_throughput = units::tokens(static_cast<double>(win_out_)) / units::seconds(win);
     out.input_throughput = units::tokens(static_cast<double>(win_in_)) / units::seconds(win);
-    out.requests_per_s = static_cast<double>(win_done_) / win;
+    out.requests_per_s = units::requests_per_s(static_cast<double>(win_done_) / win);
     if (c_.workload.arrivals.kind != ArrivalKind::kClosed) {
       out.load =
-          load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s, win);
+          load_against_service(e2e, static_cast<double>(counted_hi_ - counted_lo_) / win, out.requests_per_s.si(), win);
       if (c_.warmup_fraction == 0 && a.stages.empty()) {
         over_whole_run(out, done, first_arrival_);
       } else if (out.load->overloaded) {
@@ -376,7 +376,7 @@ Result<SimResult> simulate(const SimConfig& c) {
   if (w.arrivals.kind != ArrivalKind::kTrace && w.requests < 1) return Error{"--requests", "", "at least 1", ""};
   if ((w.arrivals.kind == ArrivalKind::kPoisson || w.arrivals.kind == ArrivalKind::kGamma ||
        w.arrivals.kind == ArrivalKind::kConstant) &&
-      !(w.arrivals.rate > 0)) {
+      !(w.arrivals.rate.si() > 0)) {
     return Error{"--rate", "", "a positive request rate", "requests per second"};
   }
   for (const auto& [rate, seconds] : w.arrivals.stages) {
@@ -411,7 +411,7 @@ Result<RateSearch> find_rate(const SimConfig& c) {
     SimConfig k = c;
     k.workload.arrivals.kind =
         c.workload.arrivals.kind == ArrivalKind::kGamma ? ArrivalKind::kGamma : ArrivalKind::kPoisson;
-    k.workload.arrivals.rate = rate;
+    k.workload.arrivals.rate = units::requests_per_s(rate);
     k.workload.requests = requests;
     k.progress = nullptr;
     TRY(r, simulate(k));
@@ -424,7 +424,7 @@ Result<RateSearch> find_rate(const SimConfig& c) {
   off.workload.requests = std::min(full, kCoarse);
   off.progress = nullptr;
   TRY(cap, simulate(off));
-  double hi = std::max(1e-6, cap.requests_per_s * 1.05), lo = 0;
+  double hi = std::max(1e-6, cap.requests_per_s.si() * 1.05), lo = 0;
   const long coarse = std::min(full, kCoarse);
   TRY(first, at(hi, coarse));
   if (first.slo_met) {
@@ -445,13 +445,13 @@ Result<RateSearch> find_rate(const SimConfig& c) {
   for (int k = 0; k < 4 && lo > 0; ++k) {
     TRY(r, at(lo, full));
     if (r.slo_met) {
-      out.rate = lo;
+      out.rate = units::requests_per_s(lo);
       out.at = std::move(r);
       return out;
     }
     lo *= 0.97;
   }
-  out.rate = 0;
+  out.rate = RequestsPerSecond{};
   return out;
 }
 

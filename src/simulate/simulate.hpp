@@ -55,10 +55,10 @@ std::string_view name(ArrivalKind k);
 
 struct Arrivals {
   ArrivalKind kind = ArrivalKind::kPoisson;
-  double rate = 1;     ///< requests per second (poisson, gamma, constant)
-  double cv = 1;       ///< gamma: coefficient of variation of the gaps
-  int clients = 1;     ///< closed loop
-  double think_s = 0;  ///< closed loop: seconds between an answer and the next request
+  RequestsPerSecond rate = units::requests_per_s(1);  ///< poisson, gamma, constant
+  double cv = 1;                                      ///< gamma: coefficient of variation of the gaps
+  int clients = 1;                                    ///< closed loop
+  double think_s = 0;                                 ///< closed loop: seconds between an answer and the next request
   /// Poisson gaps rescaled so that the requests span exactly requests / rate seconds (in each
   /// stage, rate x seconds requests over exactly its seconds), as load generators that fix the
   /// count send them (model.md §23.1).
@@ -292,7 +292,7 @@ struct SimResult {
   std::vector<std::string> drop_reasons;  ///< one per kind, with a count
   Seconds window{};                       ///< the measurement window
   Seconds makespan{};                     ///< to the last completion
-  double requests_per_s = 0;              ///< completed requests per second of the window
+  RequestsPerSecond requests_per_s{};     ///< completed requests per second of the window
   TokensPerSecond input_throughput{};     ///< prompt tokens prefilled per second of the window
   TokensPerSecond output_throughput{};    ///< output tokens per second of the window
   int chips = 0;
@@ -310,15 +310,15 @@ struct SimResult {
   long kv_blocks_capacity = 0, kv_blocks_peak = 0, kv_blocks_end = 0;
   std::vector<long> replica_completed;
   double imbalance = 0;  ///< max / mean - 1 of output tokens per replica
-  double goodput_requests_per_s = 0;
+  RequestsPerSecond goodput_requests_per_s{};
   /// Open-loop load against what was served (model.md §23.6): requests arriving per second of the
   /// window against those completing, and the mean end-to-end latency of the first and the last
   /// tenth of the counted requests. Overloaded: served under 90% of offered, the requests in the
   /// system growing by at least 10 over the window, so the run's latencies describe a growing
   /// queue, not a steady state.
   struct Load {
-    double offered_requests_per_s = 0;
-    double served_requests_per_s = 0;
+    RequestsPerSecond offered_requests_per_s{};
+    RequestsPerSecond served_requests_per_s{};
     Seconds e2e_early{}, e2e_late{};
     bool overloaded = false;
   };
@@ -351,8 +351,8 @@ struct SimResult {
 Result<SimResult> simulate(const SimConfig& c);
 
 struct RateSearch {
-  double rate = 0;  ///< the largest Poisson rate (requests/s) that met the SLO
-  SimResult at;     ///< the run at that rate
+  RequestsPerSecond rate{};  ///< the largest Poisson rate that met the SLO
+  SimResult at;              ///< the run at that rate
   std::vector<std::pair<double, bool>> tried;
 };
 /// The one capacity search, behind simulate --find-rate and plan --rate (model.md §23.7): the SLO

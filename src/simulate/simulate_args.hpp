@@ -66,7 +66,7 @@ struct WorkloadSettings {
   std::optional<std::string> lengths;             ///< --lengths: a CSV of pairs
   std::optional<std::string> trace;               ///< --trace: a file
   std::optional<std::string> trace_text;          ///< --trace-text: a trace's text
-  std::optional<double> rate;                     ///< --rate, req/s
+  std::optional<RequestsPerSecond> rate;          ///< --rate
   ArrivalShape arrival;                           ///< --arrival
   std::vector<std::pair<double, double>> stages;  ///< --stages: (rate, seconds) in turn
   std::optional<int> report_stage;                ///< --report-stage

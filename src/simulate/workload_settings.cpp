@@ -112,14 +112,14 @@ Result<Arrivals> arrivals(const WorkloadSettings& st, const std::optional<double
   if (!st.rate && !preset_rate && !st.find_rate && st.stages.empty()) {
     return Error{"--rate", "", "no arrival process", "--rate R, --concurrency N, --offline or --trace FILE"};
   }
-  r.rate = st.rate ? *st.rate : preset_rate.value_or(1);
+  r.rate = st.rate ? *st.rate : units::requests_per_s(preset_rate.value_or(1));
   r.kind = st.arrival.kind;
   r.exact_count = st.arrival.exact_count;
   if (st.arrival.kind == ArrivalKind::kGamma) r.cv = st.arrival.cv;
   TRY_STATUS(read_stages(st, r));
   if (!r.stages.empty()) {
     // The rate a staged run reports at: its reported stage's.
-    r.rate = r.stages[r.reported_stage() - 1].first;
+    r.rate = units::requests_per_s(r.stages[r.reported_stage() - 1].first);
   }
   return r;
 }

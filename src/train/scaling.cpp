@@ -88,8 +88,8 @@ Analysis scale_analysis(const ScaleInputs& in) {
   a.figure("overtraining_vs_optimal", best.dd / chin.dd, "x", "D over the compute-optimal D at the same loss");
   a.figure("train_flops", 6.0 * best.n * best.dd, "FLOP", "6 N D");
   a.figure("train_usd", best.train, "$", "6 N D x training $/FLOP");
-  a.figure("train_days", in.train_flops_per_s > 0 ? 6.0 * best.n * best.dd / in.train_flops_per_s / 86400.0 : 0.0,
-           "day", "6 N D / the cluster's achieved FLOP/s");
+  a.figure("train_days", in.train_rate.si() > 0 ? 6.0 * best.n * best.dd / in.train_rate.si() / 86400.0 : 0.0, "day",
+           "6 N D / the cluster's achieved FLOP/s");
   a.figure("inference_usd_per_mtok", 2.0 * best.n * in.serve_usd_per_flop * 1e6, "$/Mtok",
            "2 N x serving $/FLOP, per million tokens");
   a.figure("inference_usd", best.serve, "$", "2 N D_inf x serving $/FLOP");

@@ -453,7 +453,7 @@ struct ScaleInputs {
   double target_loss = 0;       ///< 0: the loss the budget reaches compute-optimally
   double inference_tokens = 0;  ///< tokens served over the model's life (D_inf)
   double train_usd_per_flop = 0;
-  double train_flops_per_s = 0;   ///< the training cluster's achieved model FLOP/s
+  FlopsPerSecond train_rate{};    ///< the training cluster's achieved model FLOP/s
   double serve_usd_per_flop = 0;  ///< serving, per 2 N FLOPs of a generated token
   double train_mfu = 0, serve_mfu = 0;
   double rl_multiplier = 3;  ///< FLOPs per parameter per RL token (F25)

@@ -114,6 +114,9 @@ std::string format(DollarsPerSecond v) {
 std::string format(TokensPerSecond v) {
   return dec(v.si(), "tok/s");
 }
+std::string format(RequestsPerSecond v) {
+  return dec(v.si(), "req/s");
+}
 std::string format(Watts v) {
   return dec(v.si(), "W");
 }
@@ -150,7 +153,7 @@ constexpr Dim kF = dims::kFlop;
 constexpr Dim kS = dims::kSecond;
 constexpr Dim kJ = dims::kJoule;
 constexpr Dim kT = dims::kToken;
-constexpr std::array<UnitDef, 55> kUnits{{
+constexpr std::array<UnitDef, 56> kUnits{{
     {"B", 1.0, kB},
     {"kB", 1e3, kB},
     {"KB", 1e3, kB},
@@ -206,6 +209,7 @@ constexpr std::array<UnitDef, 55> kUnits{{
     {"Mtok", 1e6, kT},
     {"Btok", 1e9, kT},
     {"$", 1.0, dims::kUsd},
+    {"req", 1.0, dims::kRequest},
 }};
 
 const UnitDef* find_unit(std::string_view name) {
@@ -259,6 +263,7 @@ std::string example_units(Dim d) {
   if (d == dims::kUsd - dims::kByte) return "$17.5/GB";
   if (d == dims::kJoule - dims::kSecond) return "W, kW";
   if (d == dims::kToken) return "tok, ktok, Mtok";
+  if (d == dims::kRequest - dims::kSecond) return "req/s, req/min, req/h";
   return "a unit of the right dimension";
 }
 

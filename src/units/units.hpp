@@ -1,7 +1,7 @@
 // units/units.hpp: physical quantities as types.
 //
 // Every quantity stores one double in SI base units (byte, FLOP, second, US dollar, token,
-// joule). Its dimension is part of the type, so adding bytes to seconds does not compile and
+// joule, request). Its dimension is part of the type, so adding bytes to seconds does not compile and
 // dividing FLOPs by FLOP/s yields seconds. Values enter only through named factories and leave
 // only through a named unit (division by a unit value) or `si()`.
 //
@@ -22,7 +22,7 @@
 
 namespace llmecon {
 
-/// Exponents of the six base dimensions. A structural type, so it can be a template argument.
+/// Exponents of the seven base dimensions. A structural type, so it can be a template argument.
 struct Dim {
   int byte = 0;
   int flop = 0;
@@ -30,13 +30,16 @@ struct Dim {
   int usd = 0;
   int token = 0;
   int joule = 0;
+  int request = 0;  ///< a served request (an API call), counted apart from its tokens
 
   constexpr bool operator==(const Dim&) const = default;
   constexpr Dim operator+(const Dim& o) const {
-    return {byte + o.byte, flop + o.flop, second + o.second, usd + o.usd, token + o.token, joule + o.joule};
+    return {byte + o.byte,   flop + o.flop,   second + o.second,  usd + o.usd,
+            token + o.token, joule + o.joule, request + o.request};
   }
   constexpr Dim operator-(const Dim& o) const {
-    return {byte - o.byte, flop - o.flop, second - o.second, usd - o.usd, token - o.token, joule - o.joule};
+    return {byte - o.byte,   flop - o.flop,   second - o.second,  usd - o.usd,
+            token - o.token, joule - o.joule, request - o.request};
   }
   constexpr bool dimensionless() const { return *this == Dim{}; }
 };
@@ -132,6 +135,7 @@ inline constexpr Dim kSecond{0, 0, 1, 0, 0, 0};
 inline constexpr Dim kUsd{0, 0, 0, 1, 0, 0};
 inline constexpr Dim kToken{0, 0, 0, 0, 1, 0};
 inline constexpr Dim kJoule{0, 0, 0, 0, 0, 1};
+inline constexpr Dim kRequest{0, 0, 0, 0, 0, 0, 1};
 }  // namespace dims
 
 using Bytes = Quantity<dims::kByte>;
@@ -151,6 +155,8 @@ using FlopsPerToken = Quantity<dims::kFlop - dims::kToken>;
 using DollarsPerToken = Quantity<dims::kUsd - dims::kToken>;
 using SecondsPerToken = Quantity<dims::kSecond - dims::kToken>;
 using JoulesPerToken = Quantity<dims::kJoule - dims::kToken>;
+using Requests = Quantity<dims::kRequest>;
+using RequestsPerSecond = Quantity<dims::kRequest - dims::kSecond>;
 
 namespace units {
 namespace internal {
@@ -273,6 +279,9 @@ constexpr BytesPerToken bytes_per_token(double v) {
 constexpr TokensPerSecond tokens_per_s(double v) {
   return internal::make<TokensPerSecond>(v, 1.0);
 }
+constexpr RequestsPerSecond requests_per_s(double v) {
+  return internal::make<RequestsPerSecond>(v, 1.0);
+}
 constexpr DollarsPerToken usd_per_token(double v) {
   return internal::make<DollarsPerToken>(v, 1.0);
 }
@@ -298,6 +307,7 @@ std::string format(BytesPerToken v);
 std::string format(DollarsPerToken v);
 std::string format(Joules v);
 std::string format(JoulesPerToken v);
+std::string format(RequestsPerSecond v);
 /// Byte size with binary prefixes: "80 GiB".
 std::string format_binary(Bytes v);
 

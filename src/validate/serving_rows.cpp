@@ -91,9 +91,9 @@ bool row_load(const Measurement& m, const std::optional<RowWorkload>& workload, 
                       w.report_stage.value_or(static_cast<int>(w.stages.size())));
   } else if (w.rate) {
     w.requests = requests_or(1000);
-    how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(*w.rate), w.requests);
+    how = fmt::format("Poisson arrivals at {} req/s, {} requests", format_number(w.rate->si()), w.requests);
   } else if (server) {
-    w.rate = 1;
+    w.rate = units::requests_per_s(1);
     w.requests = requests_or(1000);
   } else {
     return false;
@@ -114,7 +114,7 @@ std::optional<SimResult> run_row(SimConfig& c, const std::optional<RowWorkload>&
       return std::nullopt;
     }
     how = fmt::format("{} {}: the highest Poisson rate meeting its limits, {} req/s, {} requests",
-                      workload->preset.name, workload->mode, format_number(found->rate), c.workload.requests);
+                      workload->preset.name, workload->mode, format_number(found->rate.si()), c.workload.requests);
     r = std::move(found->at);
   } else {
     r = simulate(c);
@@ -200,7 +200,7 @@ std::optional<double> serving_metric(const SimResult& r, const std::string& metr
   if (metric == "output_tokens_per_s") return r.output_throughput.si();
   if (metric == "input_tokens_per_s") return r.input_throughput.si();
   if (metric == "total_tokens_per_s") return (r.input_throughput + r.output_throughput).si();
-  if (metric == "requests_per_s") return r.requests_per_s;
+  if (metric == "requests_per_s") return r.requests_per_s.si();
   // "<family>[_pNN]_<unit>": the mean, or the NN-th percentile, of a latency in s or ms.
   const std::pair<const char*, const Latency*> families[] = {
       {"ttft", &r.ttft}, {"tpot", &r.tpot}, {"itl", &r.itl}, {"e2e", &r.e2e}};

@@ -191,7 +191,7 @@ TEST(Economics, RevnetIsConstantInDepth) {
 
 TEST(Economics, StepFromDrainTime) {
   const Board b = board_from(models().load("deepseek-v3").value(), *hw().find("blackboard"), 64, Precision{});
-  const Analysis a = step_analysis(b, 2400, 0, 5e8);
+  const Analysis a = step_analysis(b, 2400, 0, units::tokens_per_s(5e8));
   EXPECT_NEAR(a.get("drain_time_s"), 0.020, 1e-12);
   EXPECT_NEAR(a.get("worst_latency_s"), 0.040, 1e-12);
   EXPECT_NEAR(a.get("tokens_per_s"), 2400 / 0.020, 1e-6);

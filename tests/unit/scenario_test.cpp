@@ -197,18 +197,18 @@ TEST(Capacity, AFleetPerLayoutCheapestFirst) {
   PlanRequest rq = on_eight_h100(m);
   const PlanResult plan_result = plan(rq);
   // No latency target: nothing to size a fleet against.
-  const auto none = size_capacity(rq, plan_result, CapacityAsk{10, 200, nullptr, {}, {}});
+  const auto none = size_capacity(rq, plan_result, CapacityAsk{units::requests_per_s(10), 200, nullptr, {}, {}});
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().where, "--rate");
   rq.ttft = units::ms(500);
   rq.tpot = units::ms(40);
-  const auto cap = size_capacity(rq, plan_result, CapacityAsk{30, 200, nullptr, {}, {}});
+  const auto cap = size_capacity(rq, plan_result, CapacityAsk{units::requests_per_s(30), 200, nullptr, {}, {}});
   ASSERT_TRUE(cap) << cap.error().message();
   ASSERT_FALSE(cap->options.empty());
   EXPECT_LE(cap->options.size(), cap->simulated_layouts);
   for (std::size_t i = 0; i < cap->options.size(); ++i) {
     const CapacityOption& o = cap->options[i];
-    EXPECT_EQ(o.replicas, std::ceil(30 / o.rate_per_replica));
+    EXPECT_EQ(o.replicas, std::ceil(30 / o.rate_per_replica.si()));
     EXPECT_EQ(o.chips, o.replicas * o.map.replica_chips());
     EXPECT_LE(o.ttft_p99.si(), 0.5);  // the rate one replica sustains meets the SLO
     EXPECT_LE(o.tpot_p99.si(), 0.04);
@@ -217,7 +217,8 @@ TEST(Capacity, AFleetPerLayoutCheapestFirst) {
     }
   }
   // Cancelled before the first simulation.
-  const auto stop = size_capacity(rq, plan_result, CapacityAsk{30, 200, [] { return true; }, {}, {}});
+  const auto stop =
+      size_capacity(rq, plan_result, CapacityAsk{units::requests_per_s(30), 200, [] { return true; }, {}, {}});
   ASSERT_FALSE(stop);
   EXPECT_EQ(stop.error().what.rfind("cancelled", 0), 0U);
 }
@@ -239,7 +240,7 @@ TEST(Scale, TrainingAndServingRatesFromTheReference) {
   EXPECT_LT(ref->serve_mfu, ref->train_mfu);  // decode is memory-bound
   EXPECT_EQ(ref->reference_params, m.params_active_matmul());
   // The training rate is the cluster's price over what it achieves.
-  EXPECT_NEAR(ref->train_usd_per_flop, h100->price.value.si() * 64 / ref->train_flops_per_s,
+  EXPECT_NEAR(ref->train_usd_per_flop, h100->price.value.si() * 64 / ref->train_rate.si(),
               1e-9 * ref->train_usd_per_flop);
   // Too few chips to hold a 405B model's training state.
   const ModelSpec big = catalogs().models.resolve("llama-3.1-405b", "model").value();

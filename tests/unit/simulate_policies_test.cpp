@@ -95,7 +95,7 @@ cuda_graphs = true
   EXPECT_EQ(toy->admission, "one-at-a-time");
   SimConfig c = base();
   c.workload.requests = 200;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 4};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(4)};
   apply_engine(c.scheduler, *toy);
   const SimResult one = simulate(c).value();
   EXPECT_EQ(one.completed, 200);
@@ -117,7 +117,7 @@ cuda_graphs = true
 TEST(SimulatePolicies, TokenRatioWithRoomMatchesOnDemand) {
   SimConfig c = base();
   c.workload.requests = 400;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 4};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(4)};
   const SimResult on_demand = simulate(c).value();
   c.scheduler.admission = "token-ratio";
   const SimResult ratio = simulate(c).value();
@@ -154,7 +154,7 @@ TEST(SimulatePolicies, SharedPrefixServesGroupPromptsFromTheCache) {
   EXPECT_EQ(sp.users, 50);
   sp.apply(c.workload);
   EXPECT_EQ(c.workload.requests, 200);
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(2)};
   const SimResult r = simulate(c).value();
   EXPECT_EQ(r.completed, 200);
   EXPECT_EQ(r.input_tokens, 200L * (2048 + 256));
@@ -180,7 +180,7 @@ TEST(SimulatePolicies, SharedPrefixRejectsMalformedShapes) {
 TEST(SimulatePolicies, UnstreamedTtftIsTheEndToEndTime) {
   SimConfig c = base();
   c.workload.requests = 300;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 3};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(3)};
   const SimResult streamed = simulate(c).value();
   c.workload.stream = false;
   const SimResult whole = simulate(c).value();

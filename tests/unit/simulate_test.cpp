@@ -40,7 +40,7 @@ TEST(Simulate, MD1WaitMatchesPollaczekKhinchine) {
   c.workload.requests = 100000;
   const double s = unloaded_prefill(c, 1024);
   for (const double rho : {0.5, 0.8}) {
-    c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, rho / s};
+    c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(rho / s)};
     const SimResult r = simulate(c).value();
     const double w = rho * s / (2 * (1 - rho));
     EXPECT_NEAR(r.queue.mean.si(), w, 0.02 * w) << "rho " << rho << " service " << s;
@@ -54,18 +54,18 @@ TEST(Simulate, ClosedLoopObeysLittlesLaw) {
   c.workload.requests = 20000;
   const int n = 32;
   const double think = 0.5;
-  c.workload.arrivals = Arrivals{ArrivalKind::kClosed, 1, 1, n, think};
+  c.workload.arrivals = Arrivals{ArrivalKind::kClosed, units::requests_per_s(1), 1, n, think};
   c.workload.isl = LengthDist{LengthKind::kUniform, 256, 2048};
   c.workload.osl = LengthDist{LengthKind::kUniform, 16, 256};
   const SimResult r = simulate(c).value();
-  const double little = r.requests_per_s * (r.e2e.mean.si() + think);
+  const double little = r.requests_per_s.si() * (r.e2e.mean.si() + think);
   EXPECT_NEAR(little, n, 0.01 * n);
 }
 
 TEST(Simulate, ConservesRequestsTokensAndBlocks) {
   SimConfig c = base();
   c.workload.requests = 3000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 30};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(30)};
   c.workload.isl = LengthDist{LengthKind::kLognormal, 2000, 0.8};
   c.workload.osl = LengthDist{LengthKind::kLognormal, 300, 0.8};
   c.workload.prefix_hit = 0.5;
@@ -96,7 +96,7 @@ TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   c.decode.power.host = units::watts(350);
   c.decode.power.pue = 1.25;
   c.workload.requests = 400;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 2};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(2)};
   const SimResult slow = simulate(c).value();
   const double idle = (70 + 350 * 0.5) * 1.25 * 8, full = (700 + 350 * 0.75) * 1.25 * 8;
   ASSERT_GT(slow.run.si(), 0);
@@ -106,7 +106,7 @@ TEST(Simulate, EnergyLiesBetweenIdleAndFullPower) {
   EXPECT_NEAR(slow.energy_per_output_token.si() * static_cast<double>(slow.emitted_tokens), slow.energy.si(),
               1e-9 * slow.energy.si());
   EXPECT_LT(slow.energy_per_token.si(), slow.energy_per_output_token.si());
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(8)};
   const SimResult fast = simulate(c).value();
   EXPECT_LT(fast.energy_per_output_token.si(), slow.energy_per_output_token.si());
 }
@@ -117,7 +117,7 @@ TEST(Simulate, EnergySpansFirstArrivalToLastCompletion) {
   SimConfig c = base();
   c.decode.power.idle = units::watts(70);
   c.decode.power.host = units::watts(350);
-  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, units::requests_per_s(0)};
   for (int i = 0; i < 40; ++i) {
     TraceRequest r;
     r.t_s = 0.25 * i;
@@ -150,7 +150,7 @@ TEST(Simulate, TokensInEqualTokensOutUnderPreemption) {
 TEST(Simulate, LowRateGivesUnloadedPrefillAndBatchOneDecode) {
   SimConfig c = base();
   c.workload.requests = 200;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 0.01};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(0.01)};
   const SimResult r = simulate(c).value();
   EXPECT_NEAR(r.ttft.p50.si(), unloaded_prefill(c, 1024), 0.01 * unloaded_prefill(c, 1024));
   // TPOT: batch-1 steps over contexts 1024..1151.
@@ -178,7 +178,7 @@ TEST(Simulate, SaturationMatchesLargestBatchThroughput) {
 TEST(Simulate, SameSeedSameResultOtherSeedOther) {
   SimConfig c = base();
   c.workload.requests = 2000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kGamma, 20, 3};
+  c.workload.arrivals = Arrivals{ArrivalKind::kGamma, units::requests_per_s(20), 3};
   c.workload.isl = LengthDist{LengthKind::kNormal, 1500, 500};
   const SimResult a = simulate(c).value();
   const SimResult b = simulate(c).value();
@@ -193,9 +193,9 @@ TEST(Simulate, SameSeedSameResultOtherSeedOther) {
 TEST(Simulate, QueueingAppearsNearSaturation) {
   SimConfig c = base();
   c.workload.requests = 4000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(1)};
   const SimResult light = simulate(c).value();
-  c.workload.arrivals.rate = 200;
+  c.workload.arrivals.rate = units::requests_per_s(200);
   const SimResult heavy = simulate(c).value();
   EXPECT_GT(heavy.ttft.p99.si(), 10 * light.ttft.p99.si());
   EXPECT_GT(heavy.tpot.p50.si(), light.tpot.p50.si());
@@ -209,26 +209,26 @@ TEST(Simulate, OverloadIsReportedAndSteadyLoadIsNot) {
   SimConfig c = base();
   c.workload.requests = 3000;
   c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
-  const double capacity = simulate(c).value().requests_per_s;  // every request at once: saturated
-  EXPECT_FALSE(simulate(c).value().load.has_value());          // offline: no offered rate
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, capacity / 4};
+  const double capacity = simulate(c).value().requests_per_s.si();  // every request at once: saturated
+  EXPECT_FALSE(simulate(c).value().load.has_value());               // offline: no offered rate
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(capacity / 4)};
   const SimResult light = simulate(c).value();
   ASSERT_TRUE(light.load);
-  EXPECT_NEAR(light.load->offered_requests_per_s, capacity / 4, 0.1 * capacity / 4);
-  EXPECT_NEAR(light.load->served_requests_per_s, light.load->offered_requests_per_s,
-              0.05 * light.load->offered_requests_per_s);
+  EXPECT_NEAR(light.load->offered_requests_per_s.si(), capacity / 4, 0.1 * capacity / 4);
+  EXPECT_NEAR(light.load->served_requests_per_s.si(), light.load->offered_requests_per_s.si(),
+              0.05 * light.load->offered_requests_per_s.si());
   EXPECT_FALSE(light.load->overloaded);
   // At three times capacity, and with arrivals far faster than one answer (the arrival window
   // ends before anything completes), the served rate is the service rate, not what the window saw
   // complete.
   for (const double times : {3.0, 1000.0}) {
-    c.workload.arrivals.rate = times * capacity;
+    c.workload.arrivals.rate = units::requests_per_s(times * capacity);
     const SimResult heavy = simulate(c).value();
     ASSERT_TRUE(heavy.load);
     EXPECT_TRUE(heavy.load->overloaded) << times;
-    EXPECT_LT(heavy.load->served_requests_per_s, 1.1 * capacity) << times;
-    EXPECT_GT(heavy.load->served_requests_per_s, 0.8 * capacity) << times;
-    EXPECT_NEAR(heavy.requests_per_s, heavy.load->served_requests_per_s, 1e-9) << times;
+    EXPECT_LT(heavy.load->served_requests_per_s.si(), 1.1 * capacity) << times;
+    EXPECT_GT(heavy.load->served_requests_per_s.si(), 0.8 * capacity) << times;
+    EXPECT_NEAR(heavy.requests_per_s.si(), heavy.load->served_requests_per_s.si(), 1e-9) << times;
     EXPECT_GT(heavy.output_throughput.si(), 0) << times;
     if (times < 10) {
       EXPECT_GT(heavy.load->e2e_late.si(), 1.5 * heavy.load->e2e_early.si());
@@ -278,7 +278,7 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
 TEST(Simulate, MultiStepWindowsHoldAdmissionsAndPadFinishedSequences) {
   SimConfig c = base();
   c.warmup_fraction = 0;
-  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  c.workload.arrivals = Arrivals{ArrivalKind::kTrace, units::requests_per_s(0)};
   const double p = unloaded_prefill(c, 512);
   const double d = decode_step(c, 1, 513);
   for (const double t : {0.0, p + 1.5 * d}) {
@@ -297,7 +297,7 @@ TEST(Simulate, MultiStepWindowsHoldAdmissionsAndPadFinishedSequences) {
   // first decode. Every step scheduled: 1 + 2 + 2 sequences, then 38 iterations of 1. In windows of
   // 16: 1, 2, then a window of 16 at 2 (the short one padding after its last token), then 23 of 1.
   SimConfig o = base();
-  o.workload.arrivals = Arrivals{ArrivalKind::kTrace, 0};
+  o.workload.arrivals = Arrivals{ArrivalKind::kTrace, units::requests_per_s(0)};
   for (const int out : {3, 40}) {
     TraceRequest r;
     r.input = 256;
@@ -336,20 +336,20 @@ TEST(Simulate, AToldKvPoolReplacesTheMemoryRule) {
 // describe the reported stage, every request that arrived in it.
 TEST(Simulate, StagedLoadReportsOneStage) {
   SimConfig c = base();
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(1)};
   c.workload.arrivals.stages = {{2, 200}, {6, 200}};
   const SimResult last = simulate(c).value();
   // 400 and 1200 expected: within four standard deviations of a Poisson count.
   EXPECT_NEAR(static_cast<double>(last.arrived), 1600, 4 * std::sqrt(1600.0));
   EXPECT_NEAR(static_cast<double>(last.counted), 1200, 4 * std::sqrt(1200.0));
   ASSERT_TRUE(last.load);
-  EXPECT_NEAR(last.load->offered_requests_per_s, 6, 0.6);
+  EXPECT_NEAR(last.load->offered_requests_per_s.si(), 6, 0.6);
   c.workload.arrivals.report_stage = 1;
   const SimResult first = simulate(c).value();
   EXPECT_EQ(first.arrived, last.arrived);  // the same arrivals, another stage reported
   EXPECT_EQ(first.counted + last.counted, first.arrived);
   ASSERT_TRUE(first.load);
-  EXPECT_NEAR(first.load->offered_requests_per_s, 2, 0.3);
+  EXPECT_NEAR(first.load->offered_requests_per_s.si(), 2, 0.3);
   EXPECT_LT(first.ttft.p99.si(), last.ttft.p99.si() * 1.5);
   c.workload.arrivals.report_stage = 3;
   EXPECT_FALSE(simulate(c).ok());
@@ -359,7 +359,7 @@ TEST(Simulate, StagedLoadReportsOneStage) {
 // the arrivals span the stage.
 TEST(Simulate, ExactCountFillsTheStage) {
   SimConfig c = base();
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 1};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(1)};
   c.workload.arrivals.exact_count = true;
   c.workload.arrivals.stages = {{3, 100}};
   const SimResult r = simulate(c).value();
@@ -378,7 +378,7 @@ TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   // them flowing but each carries prefill work: p99 inter-token gaps differ.
   SimConfig c = base();
   c.workload.requests = 2000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 8};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(8)};
   c.workload.isl = LengthDist::fixed(6000);
   c.scheduler.max_batched_tokens = 512;
   const SimResult chunked = simulate(c).value();
@@ -425,7 +425,7 @@ TEST(Simulate, DisaggregatedPoolsMoveKv) {
   c.scheduler.kind = SchedulerKind::kDisaggregated;
   c.prefill = c.decode;
   c.workload.requests = 1000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 5};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(5)};
   const SimResult r = simulate(c).value();
   EXPECT_EQ(r.completed, 1000);
   EXPECT_EQ(r.chips, 16);
@@ -438,7 +438,7 @@ TEST(Simulate, PrefixAffinityRoutesToTheCache) {
   SimConfig c = base();
   c.replicas = 4;
   c.workload.requests = 4000;
-  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, 20};
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(20)};
   c.workload.prefix_hit = 1;
   c.workload.prefix_tokens = 800;
   c.workload.prefix_groups = 8;
@@ -456,10 +456,10 @@ TEST(Simulate, FindRateMeetsTheSlo) {
   c.workload.requests = 1500;
   c.slo = parse_slo("ttft_p99=2s,tpot_p99=60ms", "--slo").value();
   const RateSearch s = find_rate(c).value();
-  EXPECT_GT(s.rate, 0);
+  EXPECT_GT(s.rate.si(), 0);
   EXPECT_TRUE(s.at.slo_met);
   bool failed_above = false;
-  for (const auto& [rate, met] : s.tried) failed_above = failed_above || (!met && rate > s.rate);
+  for (const auto& [rate, met] : s.tried) failed_above = failed_above || (!met && rate > s.rate.si());
   EXPECT_TRUE(failed_above);
 }
 

@@ -65,9 +65,9 @@ Result<Answer> batch(const Engine& e, const Args& a, const Progress&, const Canc
 
 Result<Answer> step(const Engine& e, const Args& a, const Progress&, const Cancel&) {
   TRY(b, board_args(e, a));
-  return on_board(
-      step_analysis(b.board, practical_batch(a, b.board), a.number("context"), a.number("provider_tokens_per_s")),
-      b.board, a.flag("explain"));
+  return on_board(step_analysis(b.board, practical_batch(a, b.board), a.number("context"),
+                                units::tokens_per_s(a.number("provider_tokens_per_s"))),
+                  b.board, a.flag("explain"));
 }
 
 Result<Answer> context(const Engine& e, const Args& a, const Progress&, const Cancel&) {
@@ -122,7 +122,7 @@ Result<Answer> lifecycle(const Engine& e, const Args& a, const Progress&, const 
     in.n_active = m.params_active_matmul();
   }
   in.n_active = a.number_or("n_active", in.n_active);
-  in.traffic_tokens_per_s = a.number("traffic_tokens_per_s");
+  in.traffic = units::tokens_per_s(a.number("traffic_tokens_per_s"));
   in.lifetime_s = a.number("lifetime_days") * 86400;
   in.models_sharing_traffic = a.number("models");
   in.rl_multiplier = a.number("rl_multiplier");

@@ -292,7 +292,8 @@ Result<Answer> plan(const Engine& e, const Args& a, const Progress& progress, co
     x.launch = std::move(launched);
   }
   if (a.has("rate")) {
-    auto cap = size_capacity(rq, main, CapacityAsk{a.number("rate"), a.number("sim_requests"), cancel, isl, osl});
+    auto cap = size_capacity(
+        rq, main, CapacityAsk{units::requests_per_s(a.number("rate")), a.number("sim_requests"), cancel, isl, osl});
     if (!cap) return cap.error().what.rfind("cancelled", 0) == 0 ? cancelled_error() : cap.error();
     out["capacity"] = to_json(*cap, rq.osl);
     x.capacity = std::move(cap).value();

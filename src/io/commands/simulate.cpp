@@ -167,7 +167,7 @@ Result<Json> run_grid(const Engine& e, const Args& a, const SimSettings& setting
       layouts.push_back(m);
     }
   }
-  std::vector<double> rates{w.arrivals.rate};
+  std::vector<double> rates{w.arrivals.rate.si()};
   if (a.has("grid_rates")) rates = a.numbers("grid_rates");
   const std::size_t total = engines.size() * layouts.size() * rates.size();
   if (total * static_cast<std::size_t>(w.requests) > 100'000'000) {
@@ -186,7 +186,7 @@ Result<Json> run_grid(const Engine& e, const Args& a, const SimSettings& setting
         apply_scheduler(g.scheduler, ge, settings.scheduler, static_cast<double>(model.max_context));
         scale_caps_to_ranks(g.scheduler, *ge, m.dp_attn);
         g.workload.arrivals.kind = ArrivalKind::kPoisson;
-        g.workload.arrivals.rate = rate;
+        g.workload.arrivals.rate = units::requests_per_s(rate);
         g.progress = nullptr;
         TRY(r, llmecon::simulate(g));
         lines.push_back(grid_row_json(i, ge->name, m, rate, r));
@@ -235,7 +235,7 @@ SimText describe(const Scenario& sc, const SimConfig& c, const std::string& arri
   x.replicas = c.replicas;
   x.chips_per_replica = in.map.replica_chips();
   x.seed = w.seed;
-  if (open_rate && w.arrivals.stages.empty()) x.rate = w.arrivals.rate;
+  if (open_rate && w.arrivals.stages.empty()) x.rate = w.arrivals.rate.si();
   if (w.arrivals.kind == ArrivalKind::kClosed) {
     x.clients = w.arrivals.clients;
     x.think_s = w.arrivals.think_s;
@@ -289,7 +289,7 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
     out["concurrency"] = w.arrivals.clients;
     out["think_s"] = w.arrivals.think_s;
   } else if (w.arrivals.kind != ArrivalKind::kOffline && w.arrivals.kind != ArrivalKind::kTrace) {
-    out["rate"] = w.arrivals.rate;
+    out["rate"] = w.arrivals.rate.si();
   }
   if (!w.arrivals.stages.empty()) {
     Json stages = Json::array();
@@ -322,14 +322,14 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
   SimResult result;
   if (a.flag("find_rate")) {
     TRY(found, find_rate(c));
-    out["found_rate"] = found.rate;
+    out["found_rate"] = found.rate.si();
     out["rate_tolerance"] = kRateTolerance;  // the bisection's bracket when it stops
     Json tried = Json::array();
     for (const auto& [rate, met] : found.tried) tried.push_back({{"rate", rate}, {"slo_met", met}});
     out["tried"] = tried;
-    out["rate"] = found.rate;
-    x.rate = found.rate;
-    x.found_rate = found.rate;
+    out["rate"] = found.rate.si();
+    x.rate = found.rate.si();
+    x.found_rate = found.rate.si();
     x.tried = found.tried.size();
     result = std::move(found.at);
   } else {

@@ -26,14 +26,15 @@ std::vector<std::string> point_row(const PlanPoint& p, DType native) {
 }
 
 std::string capacity_text(const Capacity& c, double osl) {
-  std::string out = fmt::format("\ncapacity at {} req/s (SLO at p99, {} layouts simulated):\n", format_number(c.rate),
-                                c.simulated_layouts);
+  std::string out = fmt::format("\ncapacity at {} req/s (SLO at p99, {} layouts simulated):\n",
+                                format_number(c.rate.si()), c.simulated_layouts);
   std::vector<std::vector<std::string>> rows;
   for (const CapacityOption& o : c.options) {
     const double usd_per_hour = o.cost.si() * 3600;
-    rows.push_back({o.map.str(), format_number(o.rate_per_replica), format_number(o.replicas), format_number(o.chips),
-                    "$" + format_number(usd_per_hour), "$" + format_number(usd_per_hour / 3600 / (c.rate * osl) * 1e6),
-                    format(o.ttft_p99), format_number(o.tpot_p99.si() * 1e3) + " ms"});
+    rows.push_back({o.map.str(), format_number(o.rate_per_replica.si()), format_number(o.replicas),
+                    format_number(o.chips), "$" + format_number(usd_per_hour),
+                    "$" + format_number(usd_per_hour / 3600 / (c.rate.si() * osl) * 1e6), format(o.ttft_p99),
+                    format_number(o.tpot_p99.si() * 1e3) + " ms"});
   }
   return out +
          text_table({"replica", "req/s each", "replicas", "chips", "$/h", "$/Mtok out", "TTFT p99", "TPOT p99"}, rows);
@@ -74,14 +75,14 @@ std::string text(const SimResult& r, const SimText& x) {
   for (const std::string& d : r.drop_reasons) out += "  dropped: " + d + "\n";
   const double chips = std::max(1, r.chips);
   out += fmt::format("throughput: {} req/s, {} output tok/s ({} per chip), {} input tok/s\n",
-                     format_number(r.requests_per_s), format_number(r.output_throughput.si()),
+                     format_number(r.requests_per_s.si()), format_number(r.output_throughput.si()),
                      format_number(r.output_throughput.si() / chips), format_number(r.input_throughput.si()));
   if (r.load && r.load->overloaded) {
     out += fmt::format(
         "OVERLOADED: offered {} req/s, served {} req/s (end to end {} for the first tenth counted, {} for the "
         "last): these latencies describe a growing queue, not a steady state (fewer req/s per replica, or more "
         "replicas)\n",
-        format_number(r.load->offered_requests_per_s), format_number(r.load->served_requests_per_s),
+        format_number(r.load->offered_requests_per_s.si()), format_number(r.load->served_requests_per_s.si()),
         format(r.load->e2e_early), format(r.load->e2e_late));
   }
   out += fmt::format("cost: ${}/Mtok output, ${}/Mtok blended, at the achieved rate\n",
@@ -114,7 +115,7 @@ std::string text(const SimResult& r, const SimText& x) {
   }
   if (!r.slo.empty()) {
     out += fmt::format("\nSLO {}: goodput {} req/s\n", r.slo_met ? "met" : "missed",
-                       format_number(r.goodput_requests_per_s));
+                       format_number(r.goodput_requests_per_s.si()));
     for (const auto& s : r.slo) {
       out += fmt::format("  {} p{}: {} against {} {}\n", s.metric, s.pct, format(s.observed), format(s.bound),
                          s.met ? "ok" : "MISSED");
