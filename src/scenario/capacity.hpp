@@ -2,7 +2,7 @@
 // serving simulator (plan --rate; model.md §23.7).
 //
 //   const PlanResult planned = plan(rq);                            // rq with --ttft-ms/--tpot-ms
-//   TRY(cap, size_capacity(rq, planned, CapacityAsk{20, 1000}));  // 20 requests/s
+//   TRY(cap, size_capacity(rq, planned, CapacityAsk{units::requests_per_s(20), 1000}));
 //   cap.options.front().replicas;                                   // the cheapest layout's fleet
 #pragma once
 

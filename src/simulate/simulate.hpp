@@ -9,7 +9,7 @@
 //
 //   SimConfig c;
 //   c.decode = DeploymentInput{&model, &hw, Mapping{.tp = 8}, Precision::native(model)};
-//   c.workload.arrivals = {ArrivalKind::kPoisson, /*rate=*/10};
+//   c.workload.arrivals = {ArrivalKind::kPoisson, units::requests_per_s(10)};
 //   c.workload.isl = LengthDist::fixed(2048);  c.workload.osl = LengthDist::fixed(256);
 //   c.workload.requests = 10000;
 //   auto r = simulate(c);   // Result<SimResult>; the same seed gives the same result

@@ -36,6 +36,11 @@ GIVENS = {
     "scenario/scale.hpp": ("const TrainSetup& setup", "Status"),
     "scenario/scaleup.hpp": ("const PlanRequest& rq, const TcoCatalog& tco", "Status"),
     "scenario/scenario.hpp": ("const Catalogs& catalogs, const Args& args", "Status"),
+    "scenario/serving.hpp": (
+        "const Catalogs& catalogs, const Args& args, const SimSettings& settings, const Scenario& scenario, "
+        "SimConfig& config",
+        "Status",
+    ),
     "simulate/simulate.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
     "simulate/simulate_args.hpp": ("", "Status"),
     "tco/tco.hpp": ("const Hardware& hw", "void"),
