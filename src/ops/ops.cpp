@@ -110,7 +110,8 @@ std::vector<std::pair<int, int>> like_layers(const ModelSpec& m, bool detail) {
 
 StepCost step_cost(const ModelSpec& m, std::span<const SeqGroup> groups_in, const Precision& p, ExpertTouch touch,
                    bool detail) {
-  using namespace ops_internal;
+  using ops_internal::Accumulator, ops_internal::Pass, ops_internal::add_embedding, ops_internal::add_head,
+      ops_internal::ffn_of, ops_internal::mixer_of;
   StepCost c;
   // Every GEMM sees all the pass's tokens at once; attention is per group (model.md §4, §23.2).
   const Pass pass(m, groups_in, p, touch);

@@ -92,7 +92,7 @@ std::optional<TrainRow> read_train_row(const Measurement& m, const Setup& s, dou
     if (!a.has("tokens")) return std::nullopt;
     ts.tokens = a.number("tokens");
   }
-  return TrainRow{std::move(ts), std::move(*args), mfu_peak_ratio(m, *s.hw)};
+  return TrainRow{ts, std::move(*args), mfu_peak_ratio(m, *s.hw)};
 }
 
 // A row that states no degrees: the layout its stack's search chooses (model.md §24.6), flagged
