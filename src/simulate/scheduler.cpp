@@ -11,13 +11,18 @@ namespace llmecon::sim_internal {
 
 // ---- the replica as its admission policy sees it (policy.hpp) ----
 
+namespace {
+RequestView view_of(const Request& q) {
+  return RequestView{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+}
+}  // namespace
+
 class Sim::View final : public ReplicaView {
  public:
   View(Sim& sim, Replica& rep) : sim_(sim), rep_(rep) {}
   [[nodiscard]] std::size_t running() const override { return rep_.running.size(); }
   [[nodiscard]] RequestView request(std::size_t i) const override {
-    const Request& q = sim_.reqs_[static_cast<std::size_t>(rep_.running[i])];
-    return RequestView{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+    return view_of(sim_.reqs_[static_cast<std::size_t>(rep_.running[i])]);
   }
   [[nodiscard]] long available_blocks() const override { return rep_.kv.available(); }
   [[nodiscard]] int block_tokens() const override { return sim_.block_; }
@@ -69,7 +74,7 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
   }
   if (chunk <= 0) return false;
   // The policy's own condition, then the blocks for the context it holds (model.md §23.4).
-  const RequestView view{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+  const RequestView view = view_of(q);
   View replica(*this, rep);
   if (!rep.admission->admits(view, chunk, replica)) return false;
   if (!grow(rep, q, rep.admission->hold(view, chunk))) return false;

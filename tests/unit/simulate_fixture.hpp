@@ -3,11 +3,34 @@
 // simulate_policies_test.cpp change what each case needs).
 #pragma once
 
+#include <string>
+
 #include "parallel/parallel.hpp"
 #include "simulate/simulate.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon::testing_catalogs {
+
+// The least a serving-engine profile needs (data/engines/*.toml): the overhead table last, so a
+// test can append to it.
+inline std::string minimal_engine_profile() {
+  return R"(name = "s"
+display_name = "s"
+notes = ""
+[memory]
+rule = "total"
+fraction = 0.9
+[batching]
+max_seqs = 256
+max_batched_tokens = 8192
+chunked_prefill = true
+[kv]
+fp8_checkpoint = "bf16"
+[overhead]
+host = "0 us"
+cuda_graphs = true
+)";
+}
 
 inline const ModelSpec& llama70() {
   static const ModelSpec m = models().load("llama-3.1-70b").value();

@@ -65,32 +65,11 @@ TEST(SimulatePolicies, AToyAdmissionPolicyRunsFromAnEngineProfile) {
   ASSERT_GE(names.size(), 4U);
   EXPECT_EQ(names[0], "on-demand");
   EXPECT_NE(std::find(names.begin(), names.end(), "one-at-a-time"), names.end());
-  const auto toy = parse_engine_toml(R"(name = "toy"
-display_name = "toy"
-sources = []
-notes = "one request at a time"
-
-[memory]
-rule = "total"
-fraction = 0.9
-
-[batching]
-max_seqs = 256
-max_batched_tokens = 8192
-chunked_prefill = true
-kv_block_tokens = 16
-prefix_caching = false
-kv_admission = "one-at-a-time"
-schedule = "decode-first"
-
-[kv]
-fp8_checkpoint = "bf16"
-
-[overhead]
-host = "0 us"
-cuda_graphs = true
-)",
-                                     "toy.toml");
+  // The least profile, with the toy policy named in its [batching] table.
+  std::string profile = testing_catalogs::minimal_engine_profile();
+  const std::string chunked = "chunked_prefill = true\n";
+  profile.insert(profile.find(chunked) + chunked.size(), "kv_admission = \"one-at-a-time\"\n");
+  const auto toy = parse_engine_toml(profile, "toy.toml");
   ASSERT_TRUE(toy) << toy.error().message();
   EXPECT_EQ(toy->admission, "one-at-a-time");
   SimConfig c = base();

@@ -9,6 +9,7 @@
 #include "io/facade.hpp"
 #include "parallel/parallel.hpp"
 #include "roofline/roofline.hpp"
+#include "simulate_fixture.hpp"
 #include "test_catalogs.hpp"
 
 namespace llmecon {
@@ -335,26 +336,6 @@ TEST(ServingEngines, ProfilesParseCiteAndDiffer) {
   EXPECT_EQ(bad.error().field, "memory.rule");
 }
 
-// The least a profile needs: the overhead table last, so a test can append to it.
-std::string minimal_profile() {
-  return R"(name = "s"
-display_name = "s"
-notes = ""
-[memory]
-rule = "total"
-fraction = 0.9
-[batching]
-max_seqs = 256
-max_batched_tokens = 8192
-chunked_prefill = true
-[kv]
-fp8_checkpoint = "bf16"
-[overhead]
-host = "0 us"
-cuda_graphs = true
-)";
-}
-
 // A release line (model.md §18.4): vLLM's V0 engine is picked by the version a row or a user
 // states, on dot boundaries ("0.6.3" is V0, "0.60" or "0.10.1" is not), else vLLM's own profile.
 TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
@@ -377,7 +358,7 @@ TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
   EXPECT_TRUE(*v0.unchunked_prefill_first);
   EXPECT_FALSE(v0.prefill_first);
   // A release line names both its engine and its versions.
-  const std::string base = minimal_profile();
+  const std::string base = testing_catalogs::minimal_engine_profile();
   auto half = parse_engine_toml("engine = \"vllm\"\n" + base, "r.toml");
   ASSERT_FALSE(half);
   EXPECT_EQ(half.error().field, "versions");
@@ -452,7 +433,7 @@ cuda_graphs = true
 // weight stream alone: a 2048-token prefill of Llama-3.1-8B on one H100 is compute-bound, so half
 // the rate nearly doubles its compute time; a batch-1 decode step reads its weights in the same time.
 TEST(ServingEngines, SustainedComputeScalesOnlyWhatComputes) {
-  const std::string base = minimal_profile();
+  const std::string base = testing_catalogs::minimal_engine_profile();
   const ServingEngine e =
       parse_engine_toml(base + "[efficiency]\ncompute_sustained = 0.5\nsource = \"test\"\n", "s.toml").value();
   EXPECT_DOUBLE_EQ(e.compute_sustained, 0.5);
