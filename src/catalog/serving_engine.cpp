@@ -12,6 +12,27 @@ namespace llmecon {
 
 namespace {
 
+constexpr const char* kScheduleHint =
+    "decode-first (the running decodes, then new prefills), prefill-first, or a registered schedule";
+constexpr const char* kAdmissionHint =
+    "on-demand (blocks as tokens arrive, preempting when out), reserve (the whole output up front), token-ratio "
+    "(SGLang's estimate), or a registered policy";
+
+// A scheduling policy's name under [batching] (absent: nullopt). The simulator's registry (a
+// layer above the catalog) is checked when a simulation starts; here only its spelling.
+Result<std::optional<std::string>> policy_name(const TomlReader& rd, const toml::table& batching,
+                                               const std::string& origin, const char* key, const char* hint) {
+  TRY(name, rd.str(batching, "batching", key, false));
+  if (name.empty()) return std::optional<std::string>{};
+  const bool spelled = std::all_of(name.begin(), name.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  if (!spelled || name.size() > 64) {
+    return Error{origin, std::string("batching.") + key, "'" + name + "' is not a policy's name",
+                 std::string(hint) + " (lowercase letters, digits and '-')"};
+  }
+  return std::optional<std::string>{name};
+}
+
 // [batching]: the scheduler's caps, chunking, KV blocks, prefix caching, order and KV admission.
 Status read_batching(const TomlReader& rd, const toml::table& root, const std::string& origin, ServingEngine& e) {
   TRY(batching, rd.table(root, "", "batching", true));
@@ -32,40 +53,18 @@ Status read_batching(const TomlReader& rd, const toml::table& root, const std::s
   }
   TRY(prefix, rd.boolean(*batching, "batching", "prefix_caching"));
   if (prefix) e.prefix_caching = *prefix;
-  // An order key: absent, or whether it puts prefills first.
-  auto order = [&](const char* key) -> Result<std::optional<bool>> {
-    TRY(v, rd.str(*batching, "batching", key, false));
-    if (v.empty()) return std::optional<bool>{};
-    if (v != "decode-first" && v != "prefill-first") {
-      return Error{origin, std::string("batching.") + key, "unknown order '" + v + "'",
-                   "decode-first or prefill-first"};
-    }
-    return std::optional<bool>{v == "prefill-first"};
-  };
-  TRY(schedule, order("schedule"));
-  e.prefill_first = schedule.value_or(false);
-  TRY(unchunked, order("unchunked_schedule"));
-  e.unchunked_prefill_first = unchunked;
+  TRY(schedule, policy_name(rd, *batching, origin, "schedule", kScheduleHint));
+  if (schedule) e.schedule = *schedule;
+  TRY(unchunked, policy_name(rd, *batching, origin, "unchunked_schedule", kScheduleHint));
+  e.unchunked_schedule = unchunked;
   TRY(budget, rd.str(*batching, "batching", "unchunked_budget", false));
   if (!budget.empty() && budget != "context") {
     return Error{origin, "batching.unchunked_budget", "unknown budget '" + budget + "'",
                  "context (max(the model's context, 2048) tokens when prefills are not chunked)"};
   }
   e.unchunked_budget_context = budget == "context";
-  TRY(admission, rd.str(*batching, "batching", "kv_admission", false));
-  if (!admission.empty()) {
-    // A policy's name: the simulator's registry (a layer above the catalog) is checked when a
-    // simulation starts; here only its spelling.
-    const bool spelled = std::all_of(admission.begin(), admission.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-    });
-    if (!spelled || admission.size() > 64) {
-      return Error{origin, "batching.kv_admission", "'" + admission + "' is not an admission policy's name",
-                   "on-demand (blocks as tokens arrive, preempting when out), reserve (the whole output up front), "
-                   "token-ratio (SGLang's estimate), or a registered policy (lowercase letters, digits and '-')"};
-    }
-    e.admission = admission;
-  }
+  TRY(admission, policy_name(rd, *batching, origin, "kv_admission", kAdmissionHint));
+  if (admission) e.admission = *admission;
   TRY(caps, rd.str(*batching, "batching", "caps_per", false));
   if (!caps.empty() && caps != "rank" && caps != "instance") {
     return Error{origin, "batching.caps_per", "unknown scope '" + caps + "'",

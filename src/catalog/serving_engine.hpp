@@ -70,10 +70,13 @@ struct ServingEngine {
   bool chunked_prefill = true;
   int kv_block_tokens = 16;    ///< tokens per paged-KV block
   bool prefix_caching = true;  ///< cached prefix blocks reused across requests
-  bool prefill_first = false;  ///< a new prefill batch runs before the running decodes
-  /// The order when prefills are not chunked, where the engine changes it then (vLLM V0: prefills
-  /// first without chunking, decodes first with it); absent: `prefill_first` either way.
-  std::optional<bool> unchunked_prefill_first;
+  /// The order an iteration is filled in: the name of a schedule policy of the simulator's
+  /// registry (simulate/policy.hpp: decode-first, the running decodes before new prefills;
+  /// prefill-first; or one registered beside them), checked when a simulation starts.
+  std::string schedule = "decode-first";
+  /// The schedule when prefills are not chunked, where the engine changes it then (vLLM V0:
+  /// prefill-first without chunking, decode-first with it); absent: `schedule` either way.
+  std::optional<std::string> unchunked_schedule;
   /// Without chunking the token budget is max(the model's context, 2048) unless one is told (vLLM
   /// V0's SchedulerConfig: whole prompts need a budget that holds the longest).
   bool unchunked_budget_context = false;

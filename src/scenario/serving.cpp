@@ -43,6 +43,13 @@ Result<Mapping> parse_layout(const std::string& text) {
 
 namespace {
 
+// How the engine note names a schedule: ", decodes first", ", prefills first", else its name.
+std::string schedule_words(const std::string& schedule) {
+  if (schedule == "decode-first") return ", decodes first";
+  if (schedule == "prefill-first") return ", prefills first";
+  return ", schedule " + schedule;
+}
+
 // Disaggregated: the prefill pool's chip (--prefill-hw, kept alive by `prefill_owner`), chips
 // and layout (the planner's best for one prompt at a time); a prefill flag without the pool is
 // refused.
@@ -121,16 +128,15 @@ Status place_replica(const Catalogs& cat, const Args& a, const SimSettings& sett
     notes.push_back(fmt::format("layout not stated: the planner's best on {} chips, {}", chips, in.map.str()));
   }
   TRY_STATUS(place_prefill_pool(cat, a, chips, c, notes, prefill_owner));
-  notes.push_back(
-      fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}{}{}", engine->name,
-                  format_number(s.max_batched_tokens), format_number(s.max_seqs), s.block_tokens,
-                  s.chunked_prefill ? "chunked prefill" : "whole prompts", s.prefix_caching ? ", prefix caching" : "",
-                  s.priority == Priority::kPrefillFirst ? ", prefills first" : ", decodes first",
-                  s.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", s.decode_steps) : "",
-                  in.compute_sustained != 1.0
-                      ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)", format_number(in.compute_sustained))
-                      : "",
-                  host_time_clause(*engine)));
+  notes.push_back(fmt::format("engine {}: {} tokens and {} sequences per iteration, KV blocks of {}, {}{}{}{}{}{}",
+                              engine->name, format_number(s.max_batched_tokens), format_number(s.max_seqs),
+                              s.block_tokens, s.chunked_prefill ? "chunked prefill" : "whole prompts",
+                              s.prefix_caching ? ", prefix caching" : "", schedule_words(s.schedule),
+                              s.decode_steps > 1 ? fmt::format(", {} decode steps per scheduling", s.decode_steps) : "",
+                              in.compute_sustained != 1.0 ? fmt::format(", GEMMs at {} of the chip's rate (§18.4)",
+                                                                        format_number(in.compute_sustained))
+                                                          : "",
+                              host_time_clause(*engine)));
   if (!sc.kv_stated) {
     // The format decides how many sequences fit (model.md §18.4): say which one was taken.
     notes.push_back(fmt::format("KV format not stated: {}, {}'s default for {} weights", name(in.precision.kv),

@@ -35,9 +35,9 @@ std::vector<ArgSpec> simulate_arguments() {
            choice("scheduler", "continuous (iteration-level, chunked prefill), static, or disaggregated pools",
                   names_in(kSchedulerNames)),
            choice("priority", "which work an iteration takes first: the engine's order, decodes or prefills",
-                  engine_or(names_in(kPriorityNames))),
+                  engine_or(schedule_names())),
            choice("preemption", "when KV runs out: recompute the victim, or swap it to host memory",
-                  names_in(kPreemptionNames)),
+                  preemption_names()),
            choice("admission",
                   "KV admission: the engine's, on-demand (blocks as tokens come, the newest preempted when out), "
                   "reserve (the whole output up front) or token-ratio (SGLang's estimate)",

@@ -10,6 +10,24 @@ namespace llmecon::sim_internal {
 
 // ---- setup ----
 
+namespace {
+
+// One replica's policy of `name` from its registry (policy.hpp); an Error names the flag, where
+// the name came from and the registered names.
+template <class Policy>
+Result<std::unique_ptr<Policy>> make_policy(std::unique_ptr<Policy> (*make)(std::string_view, const Scheduler&),
+                                            std::vector<std::string> (*names)(), const Scheduler& s,
+                                            const std::string& name, const char* flag, const char* from,
+                                            const char* what) {
+  std::unique_ptr<Policy> policy = make(name, s);
+  if (policy) return policy;
+  std::string known;
+  for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
+  return Error{flag, "", fmt::format("no {} '{}' (from {})", what, name, from), "one of " + known};
+}
+
+}  // namespace
+
 Status Sim::build_replicas() {
   const Scheduler& s = c_.scheduler;
   block_ = std::max(1, s.block_tokens);
@@ -36,16 +54,15 @@ Status Sim::build_replicas() {
       r.prefill_pool = prefill;
       r.in = &in;
       r.memo = memos_.back().get();
-      r.admission = make_admission(s.admission, s);
-      if (!r.admission) {
-        std::string names;
-        for (const std::string& name : admission_names()) names += (names.empty() ? "" : ", ") + name;
-        return Error{"--admission", "",
-                     "no admission policy '" + s.admission +
-                         "' (from --admission or the engine profile's "
-                         "batching.kv_admission)",
-                     "one of " + names};
-      }
+      TRY(admission, make_policy(make_admission, admission_names, s, s.admission, "--admission",
+                                 "--admission or the engine profile's batching.kv_admission", "admission policy"));
+      TRY(schedule, make_policy(make_schedule, schedule_names, s, s.schedule, "--priority",
+                                "--priority or the engine profile's batching.schedule", "schedule"));
+      TRY(preemption, make_policy(make_preemption, preemption_names, s, s.preemption, "--preemption", "--preemption",
+                                  "preemption policy"));
+      r.admission = std::move(admission);
+      r.schedule = std::move(schedule);
+      r.preemption = std::move(preemption);
       const long host =
           tier_ != nullptr ? static_cast<long>(tier_->capacity.si() * in.map.replica_chips() / block_bytes_) : 0;
       r.kv = KvCache(static_cast<long>(kv.tokens) / block_, block_, host);

@@ -52,7 +52,7 @@ void Sim::preempt(Replica& rep, int r) {
   Request& q = reqs_[static_cast<std::size_t>(r)];
   ++preemptions_;
   rep.running.erase(std::find(rep.running.begin(), rep.running.end(), r));
-  const bool swap = c_.scheduler.preemption == Preemption::kSwap && tier_ != nullptr;
+  const bool swap = tier_ != nullptr && rep.preemption->swaps(view_of(q));
   if (swap) {
     rep.extra_s += q.blocks * block_bytes_ / (tier_->bandwidth.si() * rep.in->map.replica_chips());
     q.swapped = true;

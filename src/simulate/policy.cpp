@@ -1,4 +1,4 @@
-// The admission policies and their registry (policy.hpp, docs/model.md §23.4).
+// The built-in scheduling policies and their registries (policy.hpp, docs/model.md §23.4).
 #include "simulate/policy.hpp"
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 
 namespace llmecon {
 namespace {
+
+// ---- admission ----
 
 /// vLLM: blocks for the next chunk only; when a decode runs out, the newest request is preempted
 /// (the scheduler's own rule). Every hook's default.
@@ -110,55 +112,150 @@ class TokenRatioPolicy final : public AdmissionPolicy {
   double promised_ = 0;  // tokens the running requests are expected to need
 };
 
-// The policies in registration order, the built-in ones first.
-struct Registry {
-  Registry() {
-    policies.emplace_back("on-demand", [](const Scheduler&) { return std::make_unique<OnDemand>(); });
-    policies.emplace_back("reserve", [](const Scheduler&) { return std::make_unique<Reserve>(); });
-    policies.emplace_back("token-ratio",
-                          [](const Scheduler& s) { return std::make_unique<TokenRatioPolicy>(s.token_ratio); });
+// ---- schedules ----
+
+/// Fills an iteration decodes first (vLLM V1, SGLang, TensorRT-LLM) or prefills first (vLLM V0
+/// without chunking: a step of waiting prompts, and the decodes only when none can start).
+/// Without chunking a prompt goes whole: an engine that does not chunk sizes its token budget to
+/// its longest prompt (vLLM refuses max_num_batched_tokens below max_model_len, TensorRT-LLM
+/// max_num_tokens below max_input_len), so a prompt past the budget still runs beside the
+/// iteration's decodes, as its only prefill (model.md §23.4).
+class Ordered final : public SchedulePolicy {
+ public:
+  Ordered(bool prefill_first, bool chunked) : prefill_first_(prefill_first), chunked_(chunked) {}
+
+  void form(IterationBuilder& it) override {
+    if (prefill_first_) {
+      it.prefills();
+      if (it.empty()) it.decodes();
+    } else {
+      it.decodes();
+      it.prefills();
+    }
   }
-  std::mutex mu;
-  std::vector<std::pair<std::string, AdmissionFactory>> policies;
+  [[nodiscard]] int chunk(const ChunkAsk& a) const override {
+    const int budgeted = SchedulePolicy::chunk(a);
+    if (chunked_) return budgeted;
+    if (a.starting) return a.remaining > a.budget && a.prefilling ? 0 : a.remaining;
+    return budgeted < a.remaining && a.planned ? 0 : budgeted;
+  }
+
+ private:
+  bool prefill_first_;
+  bool chunked_;
 };
 
-Registry& registry() {
-  static Registry r;
+// ---- preemption ----
+
+/// vLLM V1's only mode, and V0's default: the victim's KV is dropped and recomputed.
+class Recompute final : public PreemptionPolicy {
+ public:
+  [[nodiscard]] bool swaps(const RequestView& /*victim*/) const override { return false; }
+};
+
+/// vLLM V0's swap space: the victim's KV goes to host memory and comes back.
+class Swap final : public PreemptionPolicy {
+ public:
+  [[nodiscard]] bool swaps(const RequestView& /*victim*/) const override { return true; }
+  [[nodiscard]] bool wants_host_tier() const override { return true; }
+};
+
+// ---- registries ----
+
+// One kind's policies in registration order, the built-in ones first.
+template <class Policy>
+class Registry {
+ public:
+  using Factory = PolicyFactory<Policy>;
+  explicit Registry(std::vector<std::pair<std::string, Factory>> built_in) : policies_(std::move(built_in)) {}
+
+  void add(const std::string& name, Factory make) {
+    const std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [n, f] : policies_) {
+      if (n == name) {
+        f = std::move(make);
+        return;
+      }
+    }
+    policies_.emplace_back(name, std::move(make));
+  }
+  std::unique_ptr<Policy> make(std::string_view name, const Scheduler& s) {
+    Factory factory;
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [n, f] : policies_) {
+        if (n == name) factory = f;
+      }
+    }
+    return factory ? factory(s) : nullptr;
+  }
+  std::vector<std::string> names() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const auto& p : policies_) out.push_back(p.first);
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<std::string, Factory>> policies_;
+};
+
+Registry<AdmissionPolicy>& admissions() {
+  static Registry<AdmissionPolicy> r({
+      {"on-demand", [](const Scheduler&) { return std::make_unique<OnDemand>(); }},
+      {"reserve", [](const Scheduler&) { return std::make_unique<Reserve>(); }},
+      {"token-ratio", [](const Scheduler& s) { return std::make_unique<TokenRatioPolicy>(s.token_ratio); }},
+  });
+  return r;
+}
+
+Registry<SchedulePolicy>& schedules() {
+  static Registry<SchedulePolicy> r({
+      {"decode-first", [](const Scheduler& s) { return std::make_unique<Ordered>(false, s.chunked_prefill); }},
+      {"prefill-first", [](const Scheduler& s) { return std::make_unique<Ordered>(true, s.chunked_prefill); }},
+  });
+  return r;
+}
+
+Registry<PreemptionPolicy>& preemptions() {
+  static Registry<PreemptionPolicy> r({
+      {"recompute", [](const Scheduler&) { return std::make_unique<Recompute>(); }},
+      {"swap", [](const Scheduler&) { return std::make_unique<Swap>(); }},
+  });
   return r;
 }
 
 }  // namespace
 
 void register_admission(const std::string& name, AdmissionFactory make) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mu);
-  for (auto& [n, f] : r.policies) {
-    if (n == name) {
-      f = std::move(make);
-      return;
-    }
-  }
-  r.policies.emplace_back(name, std::move(make));
+  admissions().add(name, std::move(make));
 }
-
 std::unique_ptr<AdmissionPolicy> make_admission(std::string_view name, const Scheduler& s) {
-  Registry& r = registry();
-  AdmissionFactory make;
-  {
-    const std::lock_guard<std::mutex> lock(r.mu);
-    for (const auto& [n, f] : r.policies) {
-      if (n == name) make = f;
-    }
-  }
-  return make ? make(s) : nullptr;
+  return admissions().make(name, s);
+}
+std::vector<std::string> admission_names() {
+  return admissions().names();
 }
 
-std::vector<std::string> admission_names() {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mu);
-  std::vector<std::string> out;
-  for (const auto& p : r.policies) out.push_back(p.first);
-  return out;
+void register_schedule(const std::string& name, ScheduleFactory make) {
+  schedules().add(name, std::move(make));
+}
+std::unique_ptr<SchedulePolicy> make_schedule(std::string_view name, const Scheduler& s) {
+  return schedules().make(name, s);
+}
+std::vector<std::string> schedule_names() {
+  return schedules().names();
+}
+
+void register_preemption(const std::string& name, PreemptionFactory make) {
+  preemptions().add(name, std::move(make));
+}
+std::unique_ptr<PreemptionPolicy> make_preemption(std::string_view name, const Scheduler& s) {
+  return preemptions().make(name, s);
+}
+std::vector<std::string> preemption_names() {
+  return preemptions().names();
 }
 
 }  // namespace llmecon

@@ -1,13 +1,23 @@
 // simulate/policy.hpp: scheduling policies as objects, registered by name (docs/model.md §23.4).
 //
-// An admission policy decides how a continuous-batching replica admits requests against its KV
-// memory: whether a waiting request may start, how much context its blocks must hold when it
-// does, and what the policy does before and after an iteration is formed (SGLang's token-ratio
-// estimate retracts decodes and decays its ratio there). A serving engine's profile names its
-// policy (`[batching] kv_admission = "NAME"`) and `simulate --admission NAME` overrides it; the
-// simulator makes one policy object per replica from the registry, so a policy may keep state of
-// its own. Built in: on-demand (vLLM), reserve (TensorRT-LLM's GUARANTEED_NO_EVICT) and
-// token-ratio (SGLang). A new engine release's policy is one class and one register call:
+// A continuous-batching replica runs three policies, each an object made per replica from a
+// registry keyed by name, so a policy may keep state of its own:
+//
+// - admission: whether a waiting request may start, how much context its KV blocks must hold
+//   when it does, and what the policy does before and after an iteration is formed (SGLang's
+//   token-ratio estimate retracts decodes and decays its ratio there). Built in: on-demand (vLLM),
+//   reserve (TensorRT-LLM's GUARANTEED_NO_EVICT) and token-ratio (SGLang). A profile names it
+//   (`[batching] kv_admission`), `simulate --admission` overrides it.
+// - schedule: the order an iteration is filled in (decodes, then prompt chunks and new requests,
+//   or prefills first) and how much of a prompt one iteration takes (a chunk of the token budget,
+//   or the whole prompt when prefills are not chunked). Built in: decode-first (vLLM V1, SGLang,
+//   TensorRT-LLM) and prefill-first (vLLM V0 without chunking). A profile names it
+//   (`[batching] schedule`, `unchunked_schedule`), `simulate --priority` overrides it.
+// - preemption: what happens to a request sent back to the queue when KV runs out: recompute
+//   (its KV dropped, its prompt and output so far prefilled again) or swap (its KV to the host
+//   tier and back). `simulate --preemption` names it.
+//
+// A new engine release's policy is one class and one register call:
 //
 //   class OneAtATime final : public AdmissionPolicy {
 //    public:
@@ -16,6 +26,7 @@
 //   register_admission("one-at-a-time", [](const Scheduler&) { return std::make_unique<OneAtATime>(); });
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,16 +85,79 @@ class AdmissionPolicy {
   virtual void formed(bool /*decoded*/, bool /*preempted*/) {}
 };
 
-/// Makes one replica's policy from the scheduler it runs under (its constants: token_ratio).
-using AdmissionFactory = std::function<std::unique_ptr<AdmissionPolicy>(const Scheduler&)>;
+/// What a schedule may do while one iteration is formed (the simulator implements it).
+class IterationBuilder {
+ public:
+  virtual ~IterationBuilder() = default;
+  /// Plans one token for each running request that decodes, in admission order, while the
+  /// token budget lasts; a decode whose next block does not fit preempts the newest running
+  /// request (itself, when it is the newest).
+  virtual void decodes() = 0;
+  /// Plans the next chunk of each running request with prompt left, then admits waiting requests
+  /// (through the admission policy) while the budget, the sequence cap and the KV allow; none when
+  /// the iteration had to preempt and holds work already.
+  virtual void prefills() = 0;
+  /// Whether nothing is planned yet.
+  [[nodiscard]] virtual bool empty() const = 0;
+};
 
-/// Registers a policy under `name`, replacing one of that name; the built-in ones are registered
-/// before the first look-up. Thread-safe.
+/// A prompt's claim on an iteration, as a schedule's chunk() sees it.
+struct ChunkAsk {
+  int remaining = 1;        ///< prompt tokens not yet computed
+  double budget = 0;        ///< tokens the iteration has left
+  bool starting = false;    ///< a waiting request being admitted (false: a running one's next chunk)
+  bool prefilling = false;  ///< a prompt chunk is already in the iteration
+  bool planned = false;     ///< anything is already in the iteration
+};
+
+/// One replica's schedule: the order an iteration is filled in and a prompt's chunk. form()
+/// has no default; chunk() chunks to the budget.
+class SchedulePolicy {
+ public:
+  virtual ~SchedulePolicy() = default;
+  /// Fills one iteration through the builder's steps.
+  virtual void form(IterationBuilder& it) = 0;
+  /// Tokens of the prompt that join the iteration; 0: none now (the request waits).
+  [[nodiscard]] virtual int chunk(const ChunkAsk& a) const {
+    return static_cast<int>(std::min<double>(a.remaining, a.budget));
+  }
+};
+
+/// One replica's preemption: what happens to a running request sent back to the queue.
+class PreemptionPolicy {
+ public:
+  virtual ~PreemptionPolicy() = default;
+  /// True: the victim's KV blocks move to the host tier and back when it resumes (the moves
+  /// cost their bytes over the tier's bandwidth); false: they are dropped and its prompt and
+  /// output so far are prefilled again. Without a host tier every victim is recomputed.
+  [[nodiscard]] virtual bool swaps(const RequestView& victim) const = 0;
+  /// Whether the policy wants a host tier (the chip's DDR unless `--host-tier` names one).
+  [[nodiscard]] virtual bool wants_host_tier() const { return false; }
+};
+
+/// Makes one replica's policy from the scheduler it runs under (its constants: token_ratio,
+/// chunked_prefill).
+template <class Policy>
+using PolicyFactory = std::function<std::unique_ptr<Policy>(const Scheduler&)>;
+using AdmissionFactory = PolicyFactory<AdmissionPolicy>;
+using ScheduleFactory = PolicyFactory<SchedulePolicy>;
+using PreemptionFactory = PolicyFactory<PreemptionPolicy>;
+
+// Each registry: register_X adds a policy under `name`, replacing one of that name (the built-in
+// ones are registered before the first look-up; thread-safe); make_X makes a new policy object of
+// `name` for one replica, nullptr when no policy has that name; X_names lists the registered
+// names, the built-in ones first in the order above, then the others in registration order.
+
 void register_admission(const std::string& name, AdmissionFactory make);
-/// A new policy object of `name` for one replica; nullptr when no policy has that name.
 std::unique_ptr<AdmissionPolicy> make_admission(std::string_view name, const Scheduler& s);
-/// The registered names: the built-in ones first (on-demand, reserve, token-ratio), then the
-/// others in the order they were registered.
-std::vector<std::string> admission_names();
+std::vector<std::string> admission_names();  ///< on-demand, reserve, token-ratio, ...
+
+void register_schedule(const std::string& name, ScheduleFactory make);
+std::unique_ptr<SchedulePolicy> make_schedule(std::string_view name, const Scheduler& s);
+std::vector<std::string> schedule_names();  ///< decode-first, prefill-first, ...
+
+void register_preemption(const std::string& name, PreemptionFactory make);
+std::unique_ptr<PreemptionPolicy> make_preemption(std::string_view name, const Scheduler& s);
+std::vector<std::string> preemption_names();  ///< recompute, swap, ...
 
 }  // namespace llmecon

@@ -9,13 +9,7 @@
 
 namespace llmecon::sim_internal {
 
-// ---- the replica as its admission policy sees it (policy.hpp) ----
-
-namespace {
-RequestView view_of(const Request& q) {
-  return RequestView{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
-}
-}  // namespace
+// ---- the replica as its policies see it (policy.hpp) ----
 
 class Sim::View final : public ReplicaView {
  public:
@@ -31,6 +25,19 @@ class Sim::View final : public ReplicaView {
  private:
   Sim& sim_;
   Replica& rep_;
+};
+
+class Sim::Builder final : public IterationBuilder {
+ public:
+  Builder(Sim& sim, Replica& rep, Forming& f) : sim_(sim), rep_(rep), f_(f) {}
+  void decodes() override { sim_.plan_decodes(rep_, f_); }
+  void prefills() override { sim_.plan_prefills(rep_, f_); }
+  [[nodiscard]] bool empty() const override { return rep_.plan.empty(); }
+
+ private:
+  Sim& sim_;
+  Replica& rep_;
+  Forming& f_;
 };
 
 // ---- iterations ----
@@ -60,20 +67,10 @@ bool Sim::admit(Replica& rep, int r, double& budget) {
     rep.running.push_back(r);
     return true;
   }
-  const int rem = q.prompt - q.done;
-  int chunk = static_cast<int>(std::min<double>(rem, budget));
-  if (!c_.scheduler.chunked_prefill) {
-    // Without chunking a prompt goes whole. An engine that does not chunk sizes its token budget
-    // to its longest prompt (vLLM refuses max_num_batched_tokens below max_model_len, TensorRT-LLM
-    // max_num_tokens below max_input_len), so a prompt past the budget still runs beside the
-    // iteration's decodes, as its only prefill (model.md §23.4).
-    if (rem > budget) {
-      if (rep.plan.pk > 0) return false;  // a prompt is already prefilling
-    }
-    chunk = rem;
-  }
+  // The schedule's chunk (model.md §23.4), then the admission policy's own condition, then the
+  // blocks for the context it holds.
+  const int chunk = rep.schedule->chunk(ChunkAsk{q.prompt - q.done, budget, true, rep.plan.pk > 0, !rep.plan.empty()});
   if (chunk <= 0) return false;
-  // The policy's own condition, then the blocks for the context it holds (model.md §23.4).
   const RequestView view = view_of(q);
   View replica(*this, rep);
   if (!rep.admission->admits(view, chunk, replica)) return false;
@@ -108,85 +105,82 @@ bool Sim::continue_window(Replica& rep) {
   return true;
 }
 
+void Sim::plan_decodes(Replica& rep, Forming& f) {
+  // The plan holds no decode yet (decodes come first, or only when nothing else runs), and its
+  // decode sums are whole numbers, so they are kept in integer locals and added once, exactly (and
+  // `budget - rows` is the budget as one-at-a-time subtraction leaves it).
+  long seen = 0, rows = 0;
+  std::int64_t ctx = 0;
+  std::size_t i = 0;
+  for (; i < rep.running.size() && f.budget - static_cast<double>(rows) >= 1;) {
+    const int r = rep.running[i];
+    Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.done < q.prompt) {
+      ++seen;
+      ++i;
+      continue;
+    }
+    bool self = false;
+    while (!grow(rep, q, q.done + 1)) {
+      const int victim = rep.running.back();
+      preempt(rep, victim);
+      f.preempted = true;
+      if (victim == r) {
+        self = true;
+        break;
+      }
+    }
+    if (self) break;
+    rep.plan.items.emplace_back(r, 1);
+    ctx += q.done;
+    ++rows;
+    ++i;
+  }
+  if (i == rep.running.size()) f.partials = seen;
+  f.budget -= static_cast<double>(rows);
+  rep.plan.dseq += static_cast<double>(rows);
+  rep.plan.dctx += static_cast<double>(ctx);
+  f.decoded = f.decoded || rows > 0;
+}
+
+void Sim::plan_prefills(Replica& rep, Forming& f) {
+  // Partial prefills first, then new requests. A running request with prompt left was admitted
+  // in an earlier iteration, so it is not in this plan yet; growing its blocks never changes the
+  // running list.
+  for (std::size_t i = 0; f.partials != 0 && i < rep.running.size(); ++i) {
+    const int r = rep.running[i];
+    Request& q = reqs_[static_cast<std::size_t>(r)];
+    if (q.done >= q.prompt || f.budget < 1) continue;
+    const int chunk =
+        rep.schedule->chunk(ChunkAsk{q.prompt - q.done, f.budget, false, rep.plan.pk > 0, !rep.plan.empty()});
+    if (chunk <= 0) continue;
+    if (!grow(rep, q, q.done + chunk)) break;
+    rep.plan.add(r, chunk, q);
+    f.budget -= chunk;
+  }
+  // No new requests in an iteration that had to preempt, unless nothing else can run.
+  if (f.preempted && !rep.plan.empty()) return;
+  View replica(*this, rep);
+  rep.admission->before_admitting(replica);
+  while (!rep.waiting.empty() && f.budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
+    const int r = rep.waiting.front();
+    if (!admit(rep, r, f.budget)) break;
+    rep.waiting.pop_front();
+  }
+}
+
 bool Sim::form_continuous(Replica& rep) {
   if (rep.window_left > 0 && continue_window(rep)) return true;
-  double budget = c_.scheduler.max_batched_tokens;
-  const bool prefill_first = c_.scheduler.priority == Priority::kPrefillFirst;
+  Forming f;
+  f.budget = c_.scheduler.max_batched_tokens;
   View replica(*this, rep);
-  bool preempted = rep.admission->begin(replica);
-  bool decoded = false;
-  long partials = -1;  // running requests with prompt left, once decodes() has seen them all
-  auto decodes = [&]() {
-    // The plan is empty here (decodes come first, or only when nothing else runs), and its decode
-    // sums are whole numbers, so they are kept in integer locals and added once, exactly (and
-    // `budget - rows` is the budget as one-at-a-time subtraction leaves it).
-    long seen = 0, rows = 0;
-    std::int64_t ctx = 0;
-    std::size_t i = 0;
-    for (; i < rep.running.size() && budget - static_cast<double>(rows) >= 1;) {
-      const int r = rep.running[i];
-      Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (q.done < q.prompt) {
-        ++seen;
-        ++i;
-        continue;
-      }
-      bool self = false;
-      while (!grow(rep, q, q.done + 1)) {
-        const int victim = rep.running.back();
-        preempt(rep, victim);
-        preempted = true;
-        if (victim == r) {
-          self = true;
-          break;
-        }
-      }
-      if (self) break;
-      rep.plan.items.emplace_back(r, 1);
-      ctx += q.done;
-      ++rows;
-      ++i;
-    }
-    if (i == rep.running.size()) partials = seen;
-    budget -= static_cast<double>(rows);
-    rep.plan.dseq += static_cast<double>(rows);
-    rep.plan.dctx += static_cast<double>(ctx);
-    decoded = decoded || rows > 0;
-  };
-  auto prefills = [&]() {
-    // Partial prefills first, then new requests.
-    // A running request with prompt left was admitted in an earlier iteration, so it is not in
-    // this plan yet; growing its blocks never changes the running list.
-    for (std::size_t i = 0; partials != 0 && i < rep.running.size(); ++i) {
-      const int r = rep.running[i];
-      Request& q = reqs_[static_cast<std::size_t>(r)];
-      if (q.done >= q.prompt || budget < 1) continue;
-      const int chunk = static_cast<int>(std::min<double>(q.prompt - q.done, budget));
-      if (!c_.scheduler.chunked_prefill && chunk < q.prompt - q.done && !rep.plan.empty()) continue;
-      if (!grow(rep, q, q.done + chunk)) break;
-      rep.plan.add(r, chunk, q);
-      budget -= chunk;
-    }
-    // No new requests in an iteration that had to preempt, unless nothing else can run.
-    if (preempted && !rep.plan.empty()) return;
-    rep.admission->before_admitting(replica);
-    while (!rep.waiting.empty() && budget >= 1 && static_cast<double>(rep.running.size()) < c_.scheduler.max_seqs) {
-      const int r = rep.waiting.front();
-      if (!admit(rep, r, budget)) break;
-      rep.waiting.pop_front();
-    }
-  };
-  if (prefill_first) {
-    prefills();
-    if (rep.plan.empty()) decodes();
-  } else {
-    decodes();
-    prefills();
-  }
+  f.preempted = rep.admission->begin(replica);
+  Builder it(*this, rep, f);
+  rep.schedule->form(it);
   // Requests admitted with their whole context (swapped in, or prefilled on the other pool)
   // decode at once when nothing else would run.
-  if (rep.plan.empty() && !rep.running.empty()) decodes();
-  rep.admission->formed(decoded, preempted);
+  if (rep.plan.empty() && !rep.running.empty()) plan_decodes(rep, f);
+  rep.admission->formed(f.decoded, f.preempted);
   rep.plan_seqs = static_cast<double>(rep.plan.items.size());
   if (c_.scheduler.decode_steps > 1 && rep.plan.pk == 0 && !rep.plan.empty()) {
     rep.window.clear();

@@ -3,6 +3,7 @@
 #include "simulate/simulate_args.hpp"
 
 #include "args/arg_builders.hpp"
+#include "simulate/policy.hpp"
 
 namespace llmecon {
 
@@ -55,13 +56,15 @@ SchedulerSettings read_scheduler(const Args& a) {
   s.decode_steps = static_cast<int>(a.number("scheduler_steps"));
   if (a.flag("no_chunked_prefill")) s.chunked_prefill = false;
   if (a.flag("no_prefix_caching")) s.prefix_caching = false;
-  // The table checked each choice: every name here is one of the enum's.
-  const std::string prio = a.text("priority");
-  if (prio != "engine") s.priority = value_in(kPriorityNames, prio).value_or(Priority::kDecodeFirst);
-  s.preemption = value_in(kPreemptionNames, a.text("preemption")).value_or(Preemption::kRecompute);
+  // The table checked each choice: every policy name here is one of its registry's.
+  if (a.text("priority") != "engine") s.schedule = a.text("priority");
+  s.preemption = a.text("preemption");
   if (a.text("admission") != "engine") s.admission = a.text("admission");
   s.host_tier = a.text("host_tier") == "none" ? "" : a.text("host_tier");
-  if (s.preemption == Preemption::kSwap && s.host_tier.empty()) s.host_tier = "ddr";
+  if (s.host_tier.empty()) {
+    const auto preemption = make_preemption(s.preemption, Scheduler{});
+    if (preemption && preemption->wants_host_tier()) s.host_tier = "ddr";
+  }
   return s;
 }
 
@@ -134,7 +137,7 @@ void apply_scheduler(Scheduler& s, const ServingEngine* engine, const SchedulerS
   if (st.chunked_prefill) s.chunked_prefill = *st.chunked_prefill;
   if (st.prefix_caching) s.prefix_caching = s.prefix_caching && *st.prefix_caching;
   if (engine != nullptr) apply_unchunked(s, *engine, context, st.max_batched_tokens.has_value());
-  if (st.priority) s.priority = *st.priority;
+  if (st.schedule) s.schedule = *st.schedule;
   s.preemption = st.preemption;
   if (st.admission) s.admission = *st.admission;
   s.host_tier = st.host_tier;

@@ -143,6 +143,11 @@ struct alignas(64) Request {
   std::int64_t trace_row = -1;
 };
 
+/// What a policy sees of a request (policy.hpp).
+inline RequestView view_of(const Request& q) {
+  return RequestView{q.isl, q.osl, q.prompt, q.done, q.generated, q.blocks, q.shared};
+}
+
 // An iteration's work as it is formed: (request, tokens) in order, and the sums its cost needs,
 // kept as entries are added (a request's done and prompt do not change while it is planned).
 struct Plan {
@@ -184,11 +189,14 @@ struct Replica {
   long completed = 0;
   double extra_s = 0;  // swap and tier transfers of the iteration being formed
   bool static_active = false;
-  std::vector<int> window;                     // multi-step scheduling: the decode batch the window's iterations repeat
-  int window_left = 0;                         // iterations of it still to run
-  std::unique_ptr<AdmissionPolicy> admission;  // its admission policy, with any state of its own (policy.hpp)
-  double busy_s = 0;                           // seconds of iterations
-  double joules = 0;                           // facility energy of its iterations (model.md §25.6)
+  std::vector<int> window;  // multi-step scheduling: the decode batch the window's iterations repeat
+  int window_left = 0;      // iterations of it still to run
+  // Its policies, each with any state of its own (policy.hpp).
+  std::unique_ptr<AdmissionPolicy> admission;
+  std::unique_ptr<SchedulePolicy> schedule;
+  std::unique_ptr<PreemptionPolicy> preemption;
+  double busy_s = 0;  // seconds of iterations
+  double joules = 0;  // facility energy of its iterations (model.md §25.6)
 };
 
 struct ArrivalEv {
@@ -252,10 +260,22 @@ class Sim {
   bool continue_window(Replica& rep);
   bool form_continuous(Replica& rep);
   bool form_static(Replica& rep);
+  /// An iteration being formed: its token budget left, and what happened so far.
+  struct Forming {
+    double budget = 0;
+    bool preempted = false;  // a running request went back to the queue
+    bool decoded = false;    // a decode is planned
+    long partials = -1;      // running requests with prompt left, once plan_decodes saw them all
+  };
+  void plan_decodes(Replica& rep, Forming& f);
+  void plan_prefills(Replica& rep, Forming& f);
   bool admit(Replica& rep, int r, double& budget);
-  /// What an admission policy sees of a replica and may do to it (scheduler.cpp).
+  /// What an admission policy sees of a replica and may do to it, and what a schedule may do
+  /// while an iteration is formed (scheduler.cpp).
   class View;
+  class Builder;
   friend class View;
+  friend class Builder;
   void end_iteration(Replica& rep, SimTime now);
   void end_prefill(Replica& rep, int r, int tok, SimTime now);
   void emit_token(Replica& rep, Request& q, SimTime now);

@@ -26,13 +26,12 @@ void apply_engine(Scheduler& s, const ServingEngine& e) {
   s.prefix_caching = e.prefix_caching;
   s.admission = e.admission;
   s.token_ratio = e.token_ratio;
-  s.priority = e.prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+  s.schedule = e.schedule;
 }
 
 void apply_unchunked(Scheduler& s, const ServingEngine& e, double context, bool budget_told) {
   if (s.chunked_prefill) return;
-  if (e.unchunked_prefill_first)
-    s.priority = *e.unchunked_prefill_first ? Priority::kPrefillFirst : Priority::kDecodeFirst;
+  if (e.unchunked_schedule) s.schedule = *e.unchunked_schedule;
   if (e.unchunked_budget_context && !budget_told) s.max_batched_tokens = std::max(context, 2048.0);
 }
 

@@ -187,12 +187,6 @@ inline constexpr NameTable<SchedulerKind, 3> kSchedulerNames{{{SchedulerKind::kC
 inline std::string_view name(SchedulerKind k) {
   return name_in(kSchedulerNames, k);
 }
-enum class Priority { kDecodeFirst, kPrefillFirst };
-inline constexpr NameTable<Priority, 2> kPriorityNames{
-    {{Priority::kDecodeFirst, "decode-first"}, {Priority::kPrefillFirst, "prefill-first"}}};
-enum class Preemption { kRecompute, kSwap };
-inline constexpr NameTable<Preemption, 2> kPreemptionNames{
-    {{Preemption::kRecompute, "recompute"}, {Preemption::kSwap, "swap"}}};
 enum class Router { kRoundRobin, kLeastTokens, kPrefixAffinity };
 /// Router's names, in the order `simulate --router` lists them (least-tokens, the default, first).
 inline constexpr NameTable<Router, 3> kRouterNames{{{Router::kLeastTokens, "least-tokens"},
@@ -204,8 +198,8 @@ inline std::string_view name(Router r) {
 
 struct Scheduler {
   SchedulerKind kind = SchedulerKind::kContinuous;
-  Priority priority = Priority::kDecodeFirst;
-  Preemption preemption = Preemption::kRecompute;
+  std::string schedule = "decode-first";  ///< the schedule policy's name (policy.hpp): order and chunks
+  std::string preemption = "recompute";   ///< the preemption policy's name (policy.hpp)
   double max_batched_tokens = 8192;
   double max_seqs = 256;
   bool chunked_prefill = true;
@@ -223,11 +217,11 @@ struct Scheduler {
 
 /// What a serving engine's profile says of its scheduler (model.md §23.4): token budget (8192,
 /// vLLM's server default, when the engine has none), sequence cap (at most 10^5), KV block,
-/// chunked prefill, prefix caching, admission rule and order. The kind, preemption and host tier
-/// are left as they are.
+/// chunked prefill, prefix caching, admission policy and schedule. The kind, preemption and host
+/// tier are left as they are.
 void apply_engine(Scheduler& s, const ServingEngine& e);
 /// What the engine does when prefills are not chunked, once `s.chunked_prefill` is settled: its
-/// order (vLLM V0: prefills first; an engine that keeps one order leaves it) and, unless a budget
+/// schedule (vLLM V0: prefills first; an engine that keeps one schedule leaves it) and, unless a budget
 /// was told, its token budget (vLLM V0: max(context, 2048), `context` the model's).
 void apply_unchunked(Scheduler& s, const ServingEngine& e, double context, bool budget_told);
 /// The caps of an engine whose caps bind each attention data-parallel rank, over the replica's

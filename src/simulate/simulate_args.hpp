@@ -53,10 +53,10 @@ struct SchedulerSettings {
   int decode_steps = 1;                      ///< --scheduler-steps
   std::optional<bool> chunked_prefill;       ///< false: --no-chunked-prefill
   std::optional<bool> prefix_caching;        ///< false: --no-prefix-caching
-  std::optional<Priority> priority;          ///< --priority (engine: absent)
-  Preemption preemption = Preemption::kRecompute;
-  std::optional<std::string> admission;  ///< --admission: an admission policy's name (engine: absent)
-  std::string host_tier;                 ///< --host-tier ("": none)
+  std::optional<std::string> schedule;       ///< --priority: a schedule policy's name (engine: absent)
+  std::string preemption = "recompute";      ///< --preemption: a preemption policy's name
+  std::optional<std::string> admission;      ///< --admission: an admission policy's name (engine: absent)
+  std::string host_tier;                     ///< --host-tier ("": none)
 };
 
 /// What the flags say of the workload, its arrivals and its SLO (model.md §23.1, §23.3).

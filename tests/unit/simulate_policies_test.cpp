@@ -91,6 +91,93 @@ TEST(SimulatePolicies, AToyAdmissionPolicyRunsFromAnEngineProfile) {
   EXPECT_NE(refused.error().hint.find("one-at-a-time"), std::string::npos);
 }
 
+// A schedule added through the registry alone (policy.hpp), and named by an engine profile's
+// TOML: no prompt joins an iteration that decodes, and a prompt goes in chunks of at most 256
+// tokens. One 2048-token prompt then takes 8 prefill iterations where decode-first with an
+// 8192-token budget takes one, and under steady traffic a new request waits for the running
+// decodes to end, so its first token comes later.
+class ExclusiveChunks final : public SchedulePolicy {
+ public:
+  void form(IterationBuilder& it) override {
+    it.decodes();
+    if (it.empty()) it.prefills();
+  }
+  [[nodiscard]] int chunk(const ChunkAsk& a) const override { return std::min(256, SchedulePolicy::chunk(a)); }
+};
+
+TEST(SimulatePolicies, AToyScheduleRunsFromAnEngineProfile) {
+  register_schedule("exclusive-256", [](const Scheduler&) { return std::make_unique<ExclusiveChunks>(); });
+  const std::vector<std::string> names = schedule_names();
+  ASSERT_GE(names.size(), 3U);
+  EXPECT_EQ(names[0], "decode-first");
+  EXPECT_EQ(names[1], "prefill-first");
+  EXPECT_NE(std::find(names.begin(), names.end(), "exclusive-256"), names.end());
+  std::string profile = testing_catalogs::minimal_engine_profile();
+  const std::string chunked = "chunked_prefill = true\n";
+  profile.insert(profile.find(chunked) + chunked.size(), "schedule = \"exclusive-256\"\n");
+  const auto toy = parse_engine_toml(profile, "toy.toml");
+  ASSERT_TRUE(toy) << toy.error().message();
+  EXPECT_EQ(toy->schedule, "exclusive-256");
+  SimConfig c = base();
+  c.workload.requests = 1;
+  c.workload.isl = LengthDist::fixed(2048);
+  c.workload.osl = LengthDist::fixed(10);
+  c.workload.arrivals = Arrivals{ArrivalKind::kOffline};
+  const SimResult whole = simulate(c).value();
+  apply_engine(c.scheduler, *toy);
+  const SimResult chunks = simulate(c).value();
+  EXPECT_EQ(whole.iterations, 1 + 9);
+  EXPECT_EQ(chunks.iterations, 8 + 9);
+  EXPECT_EQ(chunks.prefill_tokens, 2048);
+  c.workload.requests = 300;
+  c.workload.isl = LengthDist::fixed(1024);
+  c.workload.osl = LengthDist::fixed(128);
+  c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(4)};
+  const SimResult toy_run = simulate(c).value();
+  c.scheduler.schedule = "decode-first";
+  const SimResult mixed = simulate(c).value();
+  EXPECT_EQ(toy_run.completed, 300);
+  EXPECT_EQ(toy_run.output_tokens, 300L * 128);
+  EXPECT_EQ(toy_run.kv_blocks_end, 0);
+  EXPECT_GT(toy_run.ttft.mean.si(), mixed.ttft.mean.si());
+  c.scheduler.schedule = "no-such-schedule";
+  const auto refused = simulate(c);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, "--priority");
+  EXPECT_NE(refused.error().hint.find("exclusive-256"), std::string::npos);
+}
+
+// A preemption policy added through the registry alone: every victim swapped. With a host tier
+// the victims' KV comes back from it, so no prompt is prefilled twice (recompute prefills each
+// victim again); without one every victim is recomputed. A name the registry does not hold is
+// refused naming the flag.
+class SwapAll final : public PreemptionPolicy {
+ public:
+  [[nodiscard]] bool swaps(const RequestView& /*victim*/) const override { return true; }
+};
+
+TEST(SimulatePolicies, AToyPreemptionPolicySwapsThroughTheHostTier) {
+  register_preemption("swap-all", [](const Scheduler&) { return std::make_unique<SwapAll>(); });
+  EXPECT_EQ(preemption_names()[0], "recompute");
+  SimConfig c = testing_catalogs::sim_tight_kv(120);
+  const SimResult recompute = simulate(c).value();
+  ASSERT_GT(recompute.preemptions, 0);
+  EXPECT_GT(recompute.prefill_tokens, recompute.input_tokens);
+  c.scheduler.preemption = "swap-all";
+  const SimResult no_tier = simulate(c).value();
+  EXPECT_EQ(no_tier.prefill_tokens, recompute.prefill_tokens);
+  c.scheduler.host_tier = "ddr";
+  const SimResult swapped = simulate(c).value();
+  EXPECT_GT(swapped.preemptions, 0);
+  EXPECT_EQ(swapped.completed, 120);
+  EXPECT_EQ(swapped.output_tokens, 120L * 2000);
+  EXPECT_EQ(swapped.prefill_tokens, swapped.input_tokens);
+  c.scheduler.preemption = "no-such-preemption";
+  const auto refused = simulate(c);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, "--preemption");
+}
+
 // With memory to spare the token-ratio rule admits like the others: no retraction, the same
 // requests in the same order, and the same latencies within the step model's rounding.
 TEST(SimulatePolicies, TokenRatioWithRoomMatchesOnDemand) {

@@ -248,11 +248,11 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
   Scheduler s;
   apply_engine(s, v0);
   apply_unchunked(s, v0, 131072, false);
-  EXPECT_EQ(s.priority, Priority::kDecodeFirst);
+  EXPECT_EQ(s.schedule, "decode-first");
   EXPECT_EQ(s.max_batched_tokens, 512);  // chunked: the profile's budget
   s.chunked_prefill = false;
   apply_unchunked(s, v0, 131072, false);
-  EXPECT_EQ(s.priority, Priority::kPrefillFirst);
+  EXPECT_EQ(s.schedule, "prefill-first");
   // Whole prompts: V0's budget is max(max_model_len, 2048), unless one was told.
   EXPECT_EQ(s.max_batched_tokens, 131072);
   apply_engine(s, v0);
@@ -267,7 +267,7 @@ TEST(Simulate, TheUnchunkedOrderFollowsTheEngine) {
   s.chunked_prefill = false;
   const double budget = s.max_batched_tokens;
   apply_unchunked(s, v1, 131072, false);
-  EXPECT_EQ(s.priority, Priority::kDecodeFirst);
+  EXPECT_EQ(s.schedule, "decode-first");
   EXPECT_EQ(s.max_batched_tokens, budget);
 }
 
@@ -382,7 +382,7 @@ TEST(Simulate, ChunkedPrefillSlowsDecodesItRidesWith) {
   c.workload.isl = LengthDist::fixed(6000);
   c.scheduler.max_batched_tokens = 512;
   const SimResult chunked = simulate(c).value();
-  c.scheduler.priority = Priority::kPrefillFirst;
+  c.scheduler.schedule = "prefill-first";
   c.scheduler.chunked_prefill = false;
   const SimResult stall = simulate(c).value();
   EXPECT_GT(stall.itl.max.si(), chunked.itl.max.si());

@@ -354,9 +354,9 @@ TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
   EXPECT_FALSE(find_engine(engines, "lmdeploy-v01")->chunked_prefill);
   const ServingEngine& v0 = *find_engine(engines, "vllm-v0");
   EXPECT_GT(v0.host_per_sequence.si(), 0);
-  ASSERT_TRUE(v0.unchunked_prefill_first.has_value());
-  EXPECT_TRUE(*v0.unchunked_prefill_first);
-  EXPECT_FALSE(v0.prefill_first);
+  ASSERT_TRUE(v0.unchunked_schedule.has_value());
+  EXPECT_EQ(*v0.unchunked_schedule, "prefill-first");
+  EXPECT_EQ(v0.schedule, "decode-first");
   // A release line names both its engine and its versions.
   const std::string base = testing_catalogs::minimal_engine_profile();
   auto half = parse_engine_toml("engine = \"vllm\"\n" + base, "r.toml");
