@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parallel/comm.hpp"
+#include "parallel/collectives.hpp"
 
 namespace llmecon {
 
@@ -96,62 +96,12 @@ struct StageEval {
   StageTime time;
 };
 
-// One stage of a replica processing a micro-batch of sequence groups (each adding new tokens after
-// its cached ones); the replica holds `held` times the micro-batch's sequences in all
-// (model.md §16.2-16.3, §23.2).
-// A stage's communication per micro-batch of T new tokens (model.md §16.3-16.4): tensor-parallel
-// all-reduces, the MoE all-to-all, ring attention and the pipeline send, before the efficiency.
+// A stage's communication per micro-batch of T new tokens, before the efficiency: the sum of
+// its collectives (collectives.hpp, model.md §16.3-16.4).
 Seconds stage_comm(const DeploymentInput& in, const StepCost& sc, double T, double head_split, int domain) {
-  const ModelSpec& m = *in.model;
-  const Hardware& hw = *in.hw;
-  const Mapping& mp = in.map;
-  const Precision& p = in.precision;
-  const double g = mp.stage_chips(), pp = mp.pp;
-  const double ba = bytes_per_element(p.act);
-  // What GEMMs write, and so what tensor-parallel all-reduces and pipeline sends carry: bf16 even
-  // when their inputs are fp8 (model.md §16.3). The MoE all-to-all stays at the activation
-  // format, both ways.
-  const double bo = std::max(ba, bytes_per_element(DType::kBf16));
-  const double dm = d(m.d_model);
-  const double layers = d(m.n_layers()) / pp;
-  double moe_layers = 0;
-  for (const auto& l : m.layers) moe_layers += l.moe ? 1 : 0;
-  moe_layers /= pp;
-  const double dense_layers = layers - moe_layers;
-  const Bytes group_act = units::bytes(T / (d(mp.dp_attn) * d(mp.cp)) * dm * bo);
+  const parallel_internal::CommPass pass(in, sc, T, head_split, domain);
   Seconds comm{};
-  if (mp.tp > 1) {
-    // Attention output all-reduce every layer; dense MLP all-reduce on dense layers.
-    const Seconds ar = best_all_reduce(mp.tp, group_act, hw, domain);
-    comm += ar * (layers + dense_layers);
-  }
-  if (moe_layers > 0) {
-    if (mp.ep > 1) {
-      // Dispatch (at the activation format) and combine over the EP group, a token once to each
-      // distinct rank holding one of its experts (model.md §16.4).
-      const Bytes per_chip_out = units::bytes(T / g * d(m.moe.top_k) * dm * bo);
-      // With expert tensor parallelism (etp chips per EP rank) the ranks sit etp chips apart, so
-      // only domain / etp of them share a scale-up domain.
-      const int etp = mp.stage_chips() / mp.ep;
-      const int ranks_per_domain = std::max(1, domain / etp);
-      comm += expert_all_to_all(mp.ep, ranks_per_domain, m.moe.top_k, m.moe.group_limit, T / g, dm * ba, hw) *
-              (2.0 * moe_layers);
-      if (etp > 1) comm += best_all_reduce(etp, per_chip_out, hw, domain) * moe_layers;
-    } else if (g > 1) {
-      // Experts tensor-parallel over the stage: gather tokens, reduce-scatter outputs.
-      comm += best_all_reduce(mp.stage_chips(), units::bytes(T / d(mp.cp) * dm * bo), hw, domain) * moe_layers;
-    }
-  }
-  if (mp.cp > 1) {
-    // Ring attention: each chip passes its KV chunk around the cp ring, every layer.
-    const Bytes chunk = sc.kv_write / (pp * d(mp.dp_attn) * head_split * d(mp.cp));
-    comm += collective_time(Collective::kAllGather, Algorithm::kRing, mp.cp, chunk * d(mp.cp), hw.scale_up);
-  }
-  if (mp.pp > 1) {
-    // Activations to the next stage.
-    const Link& link = mp.replica_chips() <= domain ? hw.scale_up : hw.scale_out;
-    comm += collective_time(Collective::kSendRecv, Algorithm::kDirect, 2, units::bytes(T / g * dm * bo), link);
-  }
+  for (const parallel_internal::CollectiveOp* op : parallel_internal::stage_collectives()) op->add(pass, comm);
   return comm;
 }
 
@@ -195,7 +145,10 @@ ChipMemory stage_memory(const DeploymentInput& in, std::span<const SeqGroup> gro
   return mem;
 }
 
-// `memory`: whether the stage's memory is wanted too (an iteration's time alone skips it).
+// One stage of a replica processing a micro-batch of sequence groups (each adding new tokens after
+// its cached ones); the replica holds `held` times the micro-batch's sequences in all
+// (model.md §16.2-16.3, §23.2). `memory`: whether the stage's memory is wanted too (an
+// iteration's time alone skips it).
 StageEval stage(const DeploymentInput& in, std::span<const SeqGroup> groups, double held, bool memory = true) {
   const ModelSpec& m = *in.model;
   const Hardware& hw = *in.hw;

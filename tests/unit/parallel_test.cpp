@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "catalog/efficiency.hpp"
+#include "parallel/collectives.hpp"
 #include "parallel/comm.hpp"
 #include "parallel/parallel.hpp"
 #include "test_catalogs.hpp"
@@ -53,6 +54,56 @@ TEST(Collectives, HopperAllReduceAgainstMeasuredOneShotKernels) {
   EXPECT_NEAR(all_reduce(6 * 6144 * 2), 7.0e-6, 0.2 * 7.0e-6);
   EXPECT_NEAR(all_reduce(138 * 6144 * 2), 13.0e-6, 0.2 * 13.0e-6);
   EXPECT_NEAR(all_reduce(32 * 8192 * 2), 7.0e-6, 0.2 * 7.0e-6);
+}
+
+// A stage's collectives are objects (collectives.hpp), each adding its own term only: a dense
+// model at TP8 pays the tensor all-reduce (after attention and the MLP, every layer) and nothing
+// else, and that is the whole of the stage's communication as evaluate_decode reports it; expert
+// parallelism adds the MoE exchange, context parallelism the ring, pipeline stages the send.
+TEST(Collectives, EachTermIsOneCollectiveObject) {
+  using parallel_internal::CommPass;
+  const auto ops = parallel_internal::stage_collectives();
+  ASSERT_EQ(ops.size(), 4U);
+  EXPECT_EQ(ops[0]->name(), "tensor all-reduce");
+  EXPECT_EQ(ops[1]->name(), "MoE dispatch and combine");
+  EXPECT_EQ(ops[2]->name(), "ring attention");
+  EXPECT_EQ(ops[3]->name(), "pipeline send");
+  auto terms = [&](const DeploymentInput& in, double tokens) {
+    const StepCost sc = step_cost(*in.model, Step{Phase::kDecode, tokens, 1, 4096}, in.precision);
+    const CommPass pass(in, sc, tokens, 1, in.hw->domain_size);
+    std::vector<double> t;
+    for (const auto* op : ops) {
+      Seconds one{};
+      op->add(pass, one);
+      t.push_back(one.si());
+    }
+    return t;
+  };
+  const ModelSpec llama = models().load("llama-3.1-70b").value();
+  DeploymentInput in;
+  in.model = &llama;
+  in.hw = hw().find("h100-sxm");
+  in.map = Mapping{8, 1, 1, 1, 1, 1};
+  const std::vector<double> tp = terms(in, 64);
+  const double layers = llama.n_layers();
+  EXPECT_DOUBLE_EQ(tp[0], best_all_reduce(8, bytes(64.0 * llama.d_model * 2), *in.hw, 8).si() * 2 * layers);
+  EXPECT_EQ(tp[1], 0);
+  EXPECT_EQ(tp[2], 0);
+  EXPECT_EQ(tp[3], 0);
+  const PhaseResult decode = evaluate_decode(in, 64, 4095);
+  EXPECT_NEAR(decode.stage.comm.si() * in.eff.comm, tp[0], 1e-12 * tp[0]);
+  in.map = Mapping{4, 1, 1, 1, 2, 1};
+  const std::vector<double> piped = terms(in, 64);
+  EXPECT_GT(piped[3], 0);
+  EXPECT_EQ(piped[2], 0);
+  in.map = Mapping{4, 1, 1, 2, 1, 1};
+  EXPECT_GT(terms(in, 64)[2], 0);
+  const ModelSpec ds = models().load("deepseek-v3").value();
+  in.model = &ds;
+  in.map = Mapping{1, 8, 8, 1, 1, 1};
+  const std::vector<double> ep = terms(in, 64);
+  EXPECT_EQ(ep[0], 0);
+  EXPECT_GT(ep[1], 0);
 }
 
 TEST(Collectives, HierarchicalAcrossDomains) {
