@@ -110,7 +110,7 @@ struct SimText {
   std::uint64_t seed = 1;
   std::optional<double> rate;
   std::optional<int> clients;
-  double think_s = 0;
+  Seconds think{};
   std::optional<double> found_rate;
   std::size_t tried = 0;  ///< rates the search ran
   std::vector<std::string> envelope, warnings;

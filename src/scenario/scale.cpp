@@ -24,8 +24,8 @@ Result<ScaleInputs> scale_reference(TrainSetup s, int chips, const std::function
   }
   const TrainResult& best = found.ranked.front();
   ScaleInputs in;
-  const double step_usd = (s.price * best.time.step * static_cast<double>(chips)).si();
-  in.train_usd_per_flop = step_usd / best.model_flops.si();
+  const Dollars step_usd = s.price * best.time.step * static_cast<double>(chips);
+  in.train_usd_per_flop = step_usd / best.model_flops;
   in.train_rate = units::flop_per_s(best.model_flops.si() / best.time.step.si());
   in.train_mfu = best.mfu;
   in.train_basis =
@@ -43,7 +43,7 @@ Result<ScaleInputs> scale_reference(TrainSetup s, int chips, const std::function
   ri.step.batch = std::max(1.0, std::min(kPracticalBatchFactor * bstar, max_fitting_batch(ri)));
   const RooflineResult rr = roofline_unchecked(ri);
   const double n_active = model.params_active_matmul();
-  in.serve_usd_per_flop = rr.usd_per_token.si() / (2.0 * n_active);
+  in.serve_usd_per_flop = rr.usd_per_token / FlopsPerToken(units::flops(2.0 * n_active) / units::tokens(1));
   in.serve_mfu = rr.mfu;
   in.reference_params = n_active;
   in.serve_basis = fmt::format("{} decode on {} x {} at batch {} and 4096 tokens of context, {}/Mtok, MFU {:.1f}%",

@@ -140,13 +140,15 @@ std::optional<std::pair<long, long>> Sim::schedule_arrivals() {
       a.kind == ArrivalKind::kPoisson || a.kind == ArrivalKind::kGamma || a.kind == ArrivalKind::kConstant;
   if (!open || (a.stages.empty() && !a.exact_count)) return std::nullopt;
   // One stage of requests / rate seconds when none are given (exact count).
-  std::vector<std::pair<double, double>> stages = a.stages;
-  if (stages.empty()) stages.emplace_back(a.rate.si(), static_cast<double>(c_.workload.requests) / a.rate.si());
+  std::vector<LoadStage> stages = a.stages;
+  if (stages.empty()) {
+    stages.push_back(LoadStage{a.rate, units::seconds(static_cast<double>(c_.workload.requests) / a.rate.si())});
+  }
   std::optional<std::pair<long, long>> reported;
   std::vector<double> times;
   double start = 0;
   for (std::size_t s = 0; s < stages.size(); ++s) {
-    const auto [rate, seconds] = stages[s];
+    const double rate = stages[s].rate.si(), seconds = stages[s].length.si();
     const std::size_t first = times.size();
     if (a.exact_count && a.kind == ArrivalKind::kPoisson) {
       // rate x seconds exponential gaps, scaled to fill the stage exactly.
@@ -184,7 +186,7 @@ void Sim::next_arrival(SimTime now, int client) {
       next_open_ += to_ticks(units::seconds(gap(a.rate.si())));
       break;
     case ArrivalKind::kClosed:
-      push(now + to_ticks(units::seconds(a.think_s)), ArrivalEv{client});
+      push(now + to_ticks(a.think), ArrivalEv{client});
       return;
     case ArrivalKind::kOffline:
       return;

@@ -88,7 +88,7 @@ Result<WorkloadSettings> read_workload_settings(const Args& a) {
   }
   w.report_stage = given_number<int>(a, "report_stage");
   w.concurrency = given_number<int>(a, "concurrency");
-  w.think_s = a.number("think_s");
+  w.think = units::seconds(a.number("think_s"));
   w.offline = a.flag("offline");
   w.find_rate = a.flag("find_rate");
   w.requests = static_cast<long>(a.number("requests"));

@@ -233,7 +233,7 @@ SimResult Sim::collect() {
       out.rule = fmt::format(
           "latencies of requests {} to {}, those arriving in stage {} of {} ({} req/s); rates over the window from "
           "the first of them arriving to the last arriving",
-          counted_lo_ + 1, counted_hi_, k, a.stages.size(), format_number(a.stages[k - 1].first));
+          counted_lo_ + 1, counted_hi_, k, a.stages.size(), format_number(a.stages[k - 1].rate.si()));
     }
     const double win = tick_seconds(hi - lo);
     out.output_throughput = units::tokens(static_cast<double>(win_out_)) / units::seconds(win);
@@ -378,8 +378,8 @@ Result<SimResult> simulate(const SimConfig& c) {
       !(w.arrivals.rate.si() > 0)) {
     return Error{"--rate", "", "a positive request rate", "requests per second"};
   }
-  for (const auto& [rate, seconds] : w.arrivals.stages) {
-    if (!(rate > 0) || !(seconds > 0))
+  for (const LoadStage& stage : w.arrivals.stages) {
+    if (!(stage.rate.si() > 0) || !(stage.length.si() > 0))
       return Error{"--stages", "", "each stage needs a positive rate and duration", "5:600,10:600"};
   }
   if (w.arrivals.report_stage < 0 || w.arrivals.report_stage > static_cast<int>(w.arrivals.stages.size())) {

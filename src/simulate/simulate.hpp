@@ -47,25 +47,31 @@ enum class ArrivalKind {
   kPoisson,   ///< exponential gaps at `rate`
   kGamma,     ///< gamma gaps at `rate` with coefficient of variation `cv` (burstiness)
   kConstant,  ///< one request every 1/rate
-  kClosed,    ///< `clients` clients, each sending its next request `think_s` after an answer
+  kClosed,    ///< `clients` clients, each sending its next request `think` after an answer
   kOffline,   ///< every request at t = 0
   kTrace,     ///< the trace's timestamps
 };
 std::string_view name(ArrivalKind k);
+
+/// One stage of staged load: arrivals at `rate` for `length`.
+struct LoadStage {
+  RequestsPerSecond rate{};
+  Seconds length{};
+};
 
 struct Arrivals {
   ArrivalKind kind = ArrivalKind::kPoisson;
   RequestsPerSecond rate = units::requests_per_s(1);  ///< poisson, gamma, constant
   double cv = 1;                                      ///< gamma: coefficient of variation of the gaps
   int clients = 1;                                    ///< closed loop
-  double think_s = 0;                                 ///< closed loop: seconds between an answer and the next request
+  Seconds think{};                                    ///< closed loop: between an answer and the next request
   /// Poisson gaps rescaled so that the requests span exactly requests / rate seconds (in each
   /// stage, rate x seconds requests over exactly its seconds), as load generators that fix the
   /// count send them (model.md §23.1).
   bool exact_count = false;
   /// Staged load (open loop): (rate, seconds) in turn, arrivals of `kind` at each stage's rate;
   /// the statistics describe stage `report_stage` (1-based; 0: the last).
-  std::vector<std::pair<double, double>> stages = {};
+  std::vector<LoadStage> stages = {};
   int report_stage = 0;
   /// The stage the statistics describe, from 1: report_stage, else the last (0 without stages).
   [[nodiscard]] std::size_t reported_stage() const {
@@ -96,7 +102,7 @@ struct LengthDist {
 Result<LengthDist> parse_length_dist(std::string_view text, const std::string& flag);
 /// Staged load, "5:600,10:600": each stage's rate (req/s) and seconds, 1 to 100 stages; an Error
 /// names `flag`.
-Result<std::vector<std::pair<double, double>>> parse_stages(std::string_view text, const std::string& flag);
+Result<std::vector<LoadStage>> parse_stages(std::string_view text, const std::string& flag);
 
 /// One request of a trace. Prefix reuse is either a prefix id with its length, or the trace's
 /// block hashes (Mooncake: one hash per `hash_block` tokens).

@@ -63,18 +63,18 @@ struct SchedulerSettings {
 struct WorkloadSettings {
   std::string workload = "none";  ///< --workload: a preset's name (NAME:interactive), a .toml file or none
   std::optional<LengthDist> isl, osl;
-  std::optional<std::string> lengths;             ///< --lengths: a CSV of pairs
-  std::optional<std::string> trace;               ///< --trace: a file
-  std::optional<std::string> trace_text;          ///< --trace-text: a trace's text
-  std::optional<RequestsPerSecond> rate;          ///< --rate
-  ArrivalShape arrival;                           ///< --arrival
-  std::vector<std::pair<double, double>> stages;  ///< --stages: (rate, seconds) in turn
-  std::optional<int> report_stage;                ///< --report-stage
-  std::optional<int> concurrency;                 ///< --concurrency: closed-loop clients
-  double think_s = 0;                             ///< --think-s
-  bool offline = false;                           ///< --offline
-  bool find_rate = false;                         ///< --find-rate
-  long requests = 1000;                           ///< --requests (the table's default when not given)
+  std::optional<std::string> lengths;     ///< --lengths: a CSV of pairs
+  std::optional<std::string> trace;       ///< --trace: a file
+  std::optional<std::string> trace_text;  ///< --trace-text: a trace's text
+  std::optional<RequestsPerSecond> rate;  ///< --rate
+  ArrivalShape arrival;                   ///< --arrival
+  std::vector<LoadStage> stages;          ///< --stages: rate and length in turn
+  std::optional<int> report_stage;        ///< --report-stage
+  std::optional<int> concurrency;         ///< --concurrency: closed-loop clients
+  Seconds think{};                        ///< --think-s
+  bool offline = false;                   ///< --offline
+  bool find_rate = false;                 ///< --find-rate
+  long requests = 1000;                   ///< --requests (the table's default when not given)
   bool requests_given = false;
   double max_requests = 1e6;  ///< --max-requests
   std::uint64_t seed = 1;

@@ -336,8 +336,8 @@ std::string LengthDist::str() const {
   return "";
 }
 
-Result<std::vector<std::pair<double, double>>> parse_stages(std::string_view text, const std::string& flag) {
-  std::vector<std::pair<double, double>> out;
+Result<std::vector<LoadStage>> parse_stages(std::string_view text, const std::string& flag) {
+  std::vector<LoadStage> out;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
@@ -348,7 +348,7 @@ Result<std::vector<std::pair<double, double>>> parse_stages(std::string_view tex
     if (!rate || !secs || !(*rate > 0) || !(*secs > 0) || *rate > 1e7 || *secs > 1e7) {
       return Error{flag, "", "'" + std::string(item) + "' is not RATE:SECONDS", "5:600,10:600 (req/s for seconds)"};
     }
-    out.emplace_back(*rate, *secs);
+    out.push_back(LoadStage{units::requests_per_s(*rate), units::seconds(*secs)});
     start = comma + 1;
   }
   if (out.size() > 100) return Error{flag, "", "at most 100 stages", "5:600,10:600"};

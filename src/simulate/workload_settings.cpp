@@ -54,7 +54,7 @@ Status read_stages(const WorkloadSettings& st, Arrivals& r) {
   if (st.stages.empty()) return {};
   r.stages = st.stages;
   double requests = 0;
-  for (const auto& [rate, seconds] : r.stages) requests += rate * seconds;
+  for (const LoadStage& stage : r.stages) requests += stage.rate.si() * stage.length.si();
   if (requests > st.max_requests) {
     return Error{"--stages", "",
                  fmt::format("the stages send about {} requests, past --max-requests", format_number(requests)),
@@ -81,7 +81,7 @@ Status arrival_conflicts(const WorkloadSettings& st) {
                  "searches an open-loop request rate, which a trace, --offline or --concurrency fixes",
                  "drop --find-rate, or give the workload's lengths (--isl/--osl, --workload) without them"};
   }
-  if (st.think_s > 0 && !st.concurrency) {
+  if (st.think.si() > 0 && !st.concurrency) {
     return Error{"--think-s", "", "is a closed loop's pause between a client's requests",
                  "give --concurrency N with it, or drop it"};
   }
@@ -106,7 +106,7 @@ Result<Arrivals> arrivals(const WorkloadSettings& st, const std::optional<double
   if (st.concurrency) {
     r.kind = ArrivalKind::kClosed;
     r.clients = *st.concurrency;
-    r.think_s = st.think_s;
+    r.think = st.think;
     return r;
   }
   if (!st.rate && !preset_rate && !st.find_rate && st.stages.empty()) {
@@ -119,7 +119,7 @@ Result<Arrivals> arrivals(const WorkloadSettings& st, const std::optional<double
   TRY_STATUS(read_stages(st, r));
   if (!r.stages.empty()) {
     // The rate a staged run reports at: its reported stage's.
-    r.rate = units::requests_per_s(r.stages[r.reported_stage() - 1].first);
+    r.rate = r.stages[r.reported_stage() - 1].rate;
   }
   return r;
 }

@@ -70,8 +70,8 @@ Analysis scale_analysis(const ScaleInputs& in) {
     const double n = n_floor * std::pow(10.0, 4.0 * i / 240.0);
     const auto dd = f.tokens_for(n, target);
     if (!dd) continue;
-    pts.push_back(
-        Point{n, *dd, 6.0 * n * *dd * in.train_usd_per_flop, 2.0 * n * in.inference_tokens * in.serve_usd_per_flop});
+    pts.push_back(Point{n, *dd, (units::flops(6.0 * n * *dd) * in.train_usd_per_flop).si(),
+                        (units::flops(2.0 * n * in.inference_tokens) * in.serve_usd_per_flop).si()});
   }
   if (pts.empty()) {
     a.figure("params", std::nan(""), "param", "inference-aware optimum", "no N reaches the target loss");
@@ -90,7 +90,7 @@ Analysis scale_analysis(const ScaleInputs& in) {
   a.figure("train_usd", best.train, "$", "6 N D x training $/FLOP");
   a.figure("train_days", in.train_rate.si() > 0 ? 6.0 * best.n * best.dd / in.train_rate.si() / 86400.0 : 0.0, "day",
            "6 N D / the cluster's achieved FLOP/s");
-  a.figure("inference_usd_per_mtok", 2.0 * best.n * in.serve_usd_per_flop * 1e6, "$/Mtok",
+  a.figure("inference_usd_per_mtok", (units::flops(2.0 * best.n) * in.serve_usd_per_flop).si() * 1e6, "$/Mtok",
            "2 N x serving $/FLOP, per million tokens");
   a.figure("inference_usd", best.serve, "$", "2 N D_inf x serving $/FLOP");
   a.figure("total_usd", total(best), "$", "training + lifetime inference");
@@ -98,13 +98,13 @@ Analysis scale_analysis(const ScaleInputs& in) {
   a.figure("chinchilla_train_tokens", chin.dd, "tok", "compute-optimal D at the same loss");
   a.figure("chinchilla_total_usd", total(chin), "$", "training + inference at the compute-optimal N");
   a.figure("saving", 1.0 - total(best) / total(chin), "", "share of the compute-optimal total saved");
-  a.explain(fmt::format("training $/FLOP = {} ({}); serving $/FLOP = {} ({})", num(in.train_usd_per_flop),
-                        in.train_basis, num(in.serve_usd_per_flop), in.serve_basis));
+  a.explain(fmt::format("training $/FLOP = {} ({}); serving $/FLOP = {} ({})", num(in.train_usd_per_flop.si()),
+                        in.train_basis, num(in.serve_usd_per_flop.si()), in.serve_basis));
   a.explain(
       fmt::format("minimise 6 N D(N) x {} + 2 N x {} x {} with L(N, D(N)) = {}: N = {}, D = {} ({} tokens per "
                   "parameter), total ${}",
-                  num(in.train_usd_per_flop), num(in.inference_tokens), num(in.serve_usd_per_flop), num(target),
-                  num(best.n), num(best.dd), num(best.dd / best.n), num(total(best))));
+                  num(in.train_usd_per_flop.si()), num(in.inference_tokens), num(in.serve_usd_per_flop.si()),
+                  num(target), num(best.n), num(best.dd), num(best.dd / best.n), num(total(best))));
   // The lecture's equal-cost split (F28) at the real MFUs: 6 D_pre / MFU_train = 2 D_inf / MFU_serve
   // = r D_RL / MFU_serve (RL rollouts priced as decode).
   if (in.train_mfu > 0 && in.serve_mfu > 0 && in.inference_tokens > 0) {

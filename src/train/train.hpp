@@ -449,12 +449,12 @@ const LossFit* find_loss_fit(std::string_view name);
 /// reference model by `train` and the step model, and applied to every N (model.md §24.7).
 struct ScaleInputs {
   const LossFit* fit = nullptr;
-  double budget_flops = 0;      ///< training compute budget; 0: use target_loss
-  double target_loss = 0;       ///< 0: the loss the budget reaches compute-optimally
-  double inference_tokens = 0;  ///< tokens served over the model's life (D_inf)
-  double train_usd_per_flop = 0;
-  FlopsPerSecond train_rate{};    ///< the training cluster's achieved model FLOP/s
-  double serve_usd_per_flop = 0;  ///< serving, per 2 N FLOPs of a generated token
+  double budget_flops = 0;              ///< training compute budget; 0: use target_loss
+  double target_loss = 0;               ///< 0: the loss the budget reaches compute-optimally
+  double inference_tokens = 0;          ///< tokens served over the model's life (D_inf)
+  DollarsPerFlop train_usd_per_flop{};  ///< training, per model FLOP
+  FlopsPerSecond train_rate{};          ///< the training cluster's achieved model FLOP/s
+  DollarsPerFlop serve_usd_per_flop{};  ///< serving, per 2 N FLOPs of a generated token
   double train_mfu = 0, serve_mfu = 0;
   double rl_multiplier = 3;  ///< FLOPs per parameter per RL token (F25)
   double reference_params = 0;

@@ -153,6 +153,7 @@ using FlopsPerByte = Quantity<dims::kFlop - dims::kByte>;
 using BytesPerToken = Quantity<dims::kByte - dims::kToken>;
 using FlopsPerToken = Quantity<dims::kFlop - dims::kToken>;
 using DollarsPerToken = Quantity<dims::kUsd - dims::kToken>;
+using DollarsPerFlop = Quantity<dims::kUsd - dims::kFlop>;
 using SecondsPerToken = Quantity<dims::kSecond - dims::kToken>;
 using JoulesPerToken = Quantity<dims::kJoule - dims::kToken>;
 using Requests = Quantity<dims::kRequest>;

@@ -84,8 +84,9 @@ bool row_load(const Measurement& m, const std::optional<RowWorkload>& workload, 
     w.rate.reset();
     w.requests = 1;
     std::string stages;
-    for (const auto& [rate, seconds] : w.stages) {
-      stages += fmt::format("{}{}:{}", stages.empty() ? "" : ",", format_number(rate), format_number(seconds));
+    for (const LoadStage& stage : w.stages) {
+      stages += fmt::format("{}{}:{}", stages.empty() ? "" : ",", format_number(stage.rate.si()),
+                            format_number(stage.length.si()));
     }
     how = fmt::format("staged Poisson arrivals ({}), stage {} reported", stages,
                       w.report_stage.value_or(static_cast<int>(w.stages.size())));

@@ -240,8 +240,8 @@ TEST(Scale, TrainingAndServingRatesFromTheReference) {
   EXPECT_LT(ref->serve_mfu, ref->train_mfu);  // decode is memory-bound
   EXPECT_EQ(ref->reference_params, m.params_active_matmul());
   // The training rate is the cluster's price over what it achieves.
-  EXPECT_NEAR(ref->train_usd_per_flop, h100->price.value.si() * 64 / ref->train_rate.si(),
-              1e-9 * ref->train_usd_per_flop);
+  EXPECT_NEAR(ref->train_usd_per_flop.si(), h100->price.value.si() * 64 / ref->train_rate.si(),
+              1e-9 * ref->train_usd_per_flop.si());
   // Too few chips to hold a 405B model's training state.
   const ModelSpec big = catalogs().models.resolve("llama-3.1-405b", "model").value();
   s.model = &big;

@@ -54,7 +54,7 @@ TEST(Simulate, ClosedLoopObeysLittlesLaw) {
   c.workload.requests = 20000;
   const int n = 32;
   const double think = 0.5;
-  c.workload.arrivals = Arrivals{ArrivalKind::kClosed, units::requests_per_s(1), 1, n, think};
+  c.workload.arrivals = Arrivals{ArrivalKind::kClosed, units::requests_per_s(1), 1, n, units::seconds(think)};
   c.workload.isl = LengthDist{LengthKind::kUniform, 256, 2048};
   c.workload.osl = LengthDist{LengthKind::kUniform, 16, 256};
   const SimResult r = simulate(c).value();
@@ -337,7 +337,8 @@ TEST(Simulate, AToldKvPoolReplacesTheMemoryRule) {
 TEST(Simulate, StagedLoadReportsOneStage) {
   SimConfig c = base();
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(1)};
-  c.workload.arrivals.stages = {{2, 200}, {6, 200}};
+  c.workload.arrivals.stages = {{units::requests_per_s(2), units::seconds(200)},
+                                {units::requests_per_s(6), units::seconds(200)}};
   const SimResult last = simulate(c).value();
   // 400 and 1200 expected: within four standard deviations of a Poisson count.
   EXPECT_NEAR(static_cast<double>(last.arrived), 1600, 4 * std::sqrt(1600.0));
@@ -361,7 +362,7 @@ TEST(Simulate, ExactCountFillsTheStage) {
   SimConfig c = base();
   c.workload.arrivals = Arrivals{ArrivalKind::kPoisson, units::requests_per_s(1)};
   c.workload.arrivals.exact_count = true;
-  c.workload.arrivals.stages = {{3, 100}};
+  c.workload.arrivals.stages = {{units::requests_per_s(3), units::seconds(100)}};
   const SimResult r = simulate(c).value();
   EXPECT_EQ(r.arrived, 300);
   EXPECT_EQ(r.counted, 300);  // a stage counts every request that arrives in it

@@ -1201,8 +1201,8 @@ TEST(Train, ScalingLaws) {
   ScaleInputs in;
   in.fit = h;
   in.budget_flops = 5.76e23;
-  in.train_usd_per_flop = 1e-18;
-  in.serve_usd_per_flop = 3e-18;
+  in.train_usd_per_flop = units::usd(1e-18) / units::flops(1);
+  in.serve_usd_per_flop = units::usd(3e-18) / units::flops(1);
   in.inference_tokens = 0;
   const Analysis none = scale_analysis(in);
   in.inference_tokens = 1e14;

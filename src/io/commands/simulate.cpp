@@ -87,9 +87,9 @@ SimText describe(const Scenario& sc, const SimConfig& c, const std::string& arri
   x.arrival = arrival;
   if (!w.arrivals.stages.empty()) {
     std::string said;
-    for (const auto& [rate, seconds] : w.arrivals.stages) {
-      said += fmt::format("{}{} req/s for {}", said.empty() ? "" : ", ", format_number(rate),
-                          format(units::seconds(seconds)));
+    for (const LoadStage& stage : w.arrivals.stages) {
+      said += fmt::format("{}{} req/s for {}", said.empty() ? "" : ", ", format_number(stage.rate.si()),
+                          format(stage.length));
     }
     x.arrival += fmt::format(" in stages: {}; reporting stage {}", said, w.arrivals.reported_stage());
   }
@@ -101,7 +101,7 @@ SimText describe(const Scenario& sc, const SimConfig& c, const std::string& arri
   if (open_rate && w.arrivals.stages.empty()) x.rate = w.arrivals.rate.si();
   if (w.arrivals.kind == ArrivalKind::kClosed) {
     x.clients = w.arrivals.clients;
-    x.think_s = w.arrivals.think_s;
+    x.think = w.arrivals.think;
   }
   return x;
 }
@@ -152,13 +152,15 @@ Result<Answer> simulate(const Engine& e, const Args& a, const Progress& progress
            {"seed", w.seed}};
   if (w.arrivals.kind == ArrivalKind::kClosed) {
     out["concurrency"] = w.arrivals.clients;
-    out["think_s"] = w.arrivals.think_s;
+    out["think_s"] = w.arrivals.think.si();
   } else if (w.arrivals.kind != ArrivalKind::kOffline && w.arrivals.kind != ArrivalKind::kTrace) {
     out["rate"] = w.arrivals.rate.si();
   }
   if (!w.arrivals.stages.empty()) {
     Json stages = Json::array();
-    for (const auto& [rate, seconds] : w.arrivals.stages) stages.push_back({{"rate", rate}, {"seconds", seconds}});
+    for (const LoadStage& stage : w.arrivals.stages) {
+      stages.push_back({{"rate", stage.rate.si()}, {"seconds", stage.length.si()}});
+    }
     out["stages"] = std::move(stages);
     out["report_stage"] = w.arrivals.reported_stage();
   }

@@ -62,7 +62,7 @@ std::string scaleup_text(const std::vector<ScaleUpOption>& sweep) {
 std::string text(const SimResult& r, const SimText& x) {
   std::string arrival = x.arrival;
   if (x.rate) arrival += fmt::format(" at {} req/s", format_number(*x.rate));
-  if (x.clients) arrival += fmt::format(", {} clients, think {}", *x.clients, format(units::seconds(x.think_s)));
+  if (x.clients) arrival += fmt::format(", {} clients, think {}", *x.clients, format(x.think));
   std::string out = fmt::format("simulate: {} on {} replica(s) of {} x {} ({}), {} engine, {} scheduler\n", x.model,
                                 x.replicas, x.chips_per_replica, x.hardware, x.mapping, x.engine, x.scheduler);
   out += fmt::format("workload: {}; input {}, output {}; seed {}\n", arrival, x.isl, x.osl, x.seed);
