@@ -160,12 +160,5 @@ Uncertainty uncertainty(const Args& a) {
   return a.flag("ideal") ? Uncertainty{0, 0, 1, 1, true} : Uncertainty{};
 }
 
-Json quantiles_json(const Quantiles& x) {
-  Json out{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
-  if (x.point) out["point"] = *x.point;
-  if (x.point_rank) out["point_percentile"] = 100.0 * *x.point_rank;
-  return out;
-}
-
 }  // namespace cmd
 }  // namespace llmecon

@@ -138,4 +138,23 @@ StepCost step_cost(const ModelSpec& m, const Step& s, const Precision& p, Expert
   return step_cost(m, std::span<const SeqGroup>(&g, 1), p, touch, detail);
 }
 
+std::vector<OpCost> ops_by_kind(const std::vector<OpCost>& ops) {
+  std::vector<OpCost> by_kind(kOpKindCount);
+  for (const OpCost& op : ops) {
+    OpCost& k = by_kind[static_cast<std::size_t>(op.kind)];
+    k.kind = op.kind;
+    k.flops += op.flops;
+    k.weights += op.weights;
+    k.kv_read += op.kv_read;
+    k.kv_write += op.kv_write;
+    k.act += op.act;
+  }
+  std::vector<OpCost> out;
+  for (const OpCost& k : by_kind) {
+    if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
+    out.push_back(k);
+  }
+  return out;
+}
+
 }  // namespace llmecon

@@ -98,6 +98,10 @@ struct OpCost {
   Bytes act{};
 };
 
+/// A pass's operator costs summed by kind, in OpKind order, each kind with any work or traffic
+/// (layer -1).
+std::vector<OpCost> ops_by_kind(const std::vector<OpCost>& ops);
+
 /// One kind of kernel in a pass: `count` identical launches (one per layer of identical layers,
 /// merged across them), each with these costs. The per-operator step model (model.md §18) times
 /// each against the chip's achievable rates.

@@ -9,6 +9,7 @@
 // order stage_collectives() lists. A new collective's physics lands in one class of
 // collectives.cpp and one entry of that list.
 //
+//   using namespace parallel_internal;
 //   const CommPass pass(in, cost, tokens, head_split, domain);
 //   Seconds comm{};
 //   for (const CollectiveOp* op : stage_collectives()) op->add(pass, comm);

@@ -24,6 +24,10 @@ GIVENS = {
     "ops/ops.hpp": ("const ModelSpec& model", "void"),
     "ops/pass.hpp": ("const ModelSpec& model, std::span<const SeqGroup> groups, const Layer& layer", "void"),
     "parallel/parallel.hpp": ("const ModelSpec& model, const Hardware& hw", "void"),
+    "parallel/collectives.hpp": (
+        "const DeploymentInput& in, const StepCost& cost, double tokens, double head_split, int domain",
+        "void",
+    ),
     "plan/plan.hpp": ("const ModelSpec& m, const Hardware& hw", "void"),
     "io/encode.hpp": ("const SimConfig& config", "Status"),
     "io/fields.hpp": ("const RooflineResult& result", "void"),

@@ -362,14 +362,15 @@ TEST(ServingEngines, AReleaseLineIsPickedByItsVersions) {
   auto half = parse_engine_toml("engine = \"vllm\"\n" + base, "r.toml");
   ASSERT_FALSE(half);
   EXPECT_EQ(half.error().field, "versions");
-  // Both order keys take decode-first or prefill-first, and name themselves when they do not.
+  // Both schedule keys take a schedule policy's name (the registry, a layer above, is checked when
+  // a simulation starts), and name themselves when the text cannot be one.
   std::string odd = base;
-  odd.insert(odd.find("[kv]"), "unchunked_schedule = \"sideways\"\n");
+  odd.insert(odd.find("[kv]"), "unchunked_schedule = \"Side ways\"\n");
   auto sideways = parse_engine_toml(odd, "r.toml");
   ASSERT_FALSE(sideways);
   EXPECT_EQ(sideways.error().field, "batching.unchunked_schedule");
   odd = base;
-  odd.insert(odd.find("[kv]"), "schedule = \"sideways\"\n");
+  odd.insert(odd.find("[kv]"), "schedule = \"prefill first\"\n");
   sideways = parse_engine_toml(odd, "r.toml");
   ASSERT_FALSE(sideways);
   EXPECT_EQ(sideways.error().field, "batching.schedule");

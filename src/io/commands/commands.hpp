@@ -73,8 +73,6 @@ inline Error cancelled_error() {
 }
 /// The priors behind --range (model.md §21); with --ideal only the catalog's spec ranges.
 Uncertainty uncertainty(const Args& a);
-/// {"p10", "p50", "p90"} of a sample.
-Json quantiles_json(const Quantiles& x);
 /// The items of a comma-separated list, empty ones dropped.
 std::vector<std::string> split_list(const std::string& text);
 

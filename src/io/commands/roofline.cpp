@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "io/encode.hpp"
 
 namespace llmecon::cmd {
 namespace {
@@ -65,42 +66,6 @@ Result<Resolved> resolve(const Engine& e, const Args& a) {
   r.in.power = s.power;
   if (!s.ideal) apply_engine(r.in, *s.engine);  // the pure roofline fills all of HBM (F21)
   return r;
-}
-
-Json ops_json(const ModelSpec& m, const RooflineInput& in, Json& by_kind_out, std::vector<OpCost>& kinds) {
-  // Per layer and operator (model.md §4), and the same summed by operator kind.
-  const StepCost detail = step_cost(m, in.step, in.precision, in.touch, true);
-  Json ops = Json::array();
-  std::vector<OpCost> by_kind(kOpKindCount);
-  for (const auto& op : detail.ops) {
-    ops.push_back({{"layer", op.layer},
-                   {"op", std::string(name(op.kind))},
-                   {"flops", op.flops.si()},
-                   {"bytes_weights", op.weights.si()},
-                   {"bytes_kv_read", op.kv_read.si()},
-                   {"bytes_kv_write", op.kv_write.si()},
-                   {"bytes_act", op.act.si()}});
-    OpCost& k = by_kind[static_cast<std::size_t>(op.kind)];
-    k.kind = op.kind;
-    k.flops += op.flops;
-    k.weights += op.weights;
-    k.kv_read += op.kv_read;
-    k.kv_write += op.kv_write;
-    k.act += op.act;
-  }
-  by_kind_out = Json::array();
-  for (std::size_t i = 0; i < kOpKindCount; ++i) {
-    const OpCost& k = by_kind[i];
-    if (k.flops.si() == 0 && k.weights.si() == 0 && k.kv_read.si() == 0 && k.kv_write.si() == 0) continue;
-    kinds.push_back(k);
-    by_kind_out.push_back({{"op", std::string(name(static_cast<OpKind>(i)))},
-                           {"flops", k.flops.si()},
-                           {"bytes_weights", k.weights.si()},
-                           {"bytes_kv_read", k.kv_read.si()},
-                           {"bytes_kv_write", k.kv_write.si()},
-                           {"bytes_act", k.act.si()}});
-  }
-  return ops;
 }
 
 }  // namespace
@@ -189,9 +154,12 @@ Result<Answer> roofline(const Engine& e, const Args& a, const Progress&, const C
         {std::string("usd_per_mtok_") + priced_tokens(res.in.step.phase), quantiles_json(x.range->usd_per_mtok)}};
   }
   if (a.flag("ops")) {
-    Json kinds;
-    x.ops_by_kind.emplace();
-    Json ops = ops_json(res.model(), res.in, kinds, *x.ops_by_kind);
+    // Per layer and operator (model.md §4), and the same summed by operator kind.
+    const StepCost detail = step_cost(res.model(), res.in.step, res.in.precision, res.in.touch, true);
+    x.ops_by_kind = ops_by_kind(detail.ops);
+    Json kinds = Json::array(), ops = Json::array();
+    for (const OpCost& op : *x.ops_by_kind) kinds.push_back(to_json(op, false));
+    for (const OpCost& op : detail.ops) ops.push_back(to_json(op, true));
     out["ops_by_kind"] = std::move(kinds);
     out["ops"] = std::move(ops);
   }

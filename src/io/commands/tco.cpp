@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "io/encode.hpp"
 #include "roofline/roofline.hpp"
 #include "tco/tco.hpp"
 #include "tco/tco_args.hpp"

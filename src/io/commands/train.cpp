@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "io/encode.hpp"
 #include "scenario/scale.hpp"
 #include "train/train.hpp"
 #include "train/train_args.hpp"
@@ -114,21 +115,6 @@ Result<TrainLayout> stated_layout(const Args& a, const TrainSetup& s, int chips)
     return Error{flag_of(issue->key), "", issue->why, hint};
   }
   return l;
-}
-
-Json layout_json(const TrainLayout& l) {
-  return {{"tp", l.tp},
-          {"pp", l.pp},
-          {"ep", l.ep},
-          {"cp", l.cp},
-          {"dp", l.dp},
-          {"zero", l.zero},
-          {"recompute", std::string(name(l.recompute))},
-          {"recompute_modules", l.recompute == Recompute::kSelective ? recompute_modules_name(l.modules) : ""},
-          {"schedule", std::string(name(l.schedule))},
-          {"chunks", l.chunks},
-          {"micro_batch", l.micro_batch},
-          {"text", l.str()}};
 }
 
 // One layout's result as an analysis: figures with units, the memory and time tables.
@@ -412,7 +398,7 @@ Result<Answer> train(const Engine& e, const Args& a, const Progress& progress, c
   Json out = to_json(an);
   out["model"] = t.model->name;
   out["hardware"] = t.hw->name;
-  out["layout"] = layout_json(layout);
+  out["layout"] = to_json(layout);
   out["layout_searched"] = search;
   std::optional<RangeText> range;
   if (a.flag("range") && r.feasible) {

@@ -1,4 +1,5 @@
-// The JSON of the analyses' typed results (encode.hpp).
+// The JSON of serving results (encode.hpp): simulations, their charts, traces and grid rows,
+// and plan --rate's fleets.
 #include <fmt/format.h>
 
 #include <algorithm>

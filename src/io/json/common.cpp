@@ -1,9 +1,11 @@
-// JSON and CSV of the engine's typed results (the keys documented in docs/cli.md).
+// The JSON of the engine's common results (encode.hpp, facade.hpp): roofline points, analyses,
+// efficiencies, quantiles and operator costs, and the CSV of rows (the keys docs/cli.md documents).
 #include <array>
 #include <cmath>
 #include <utility>
 
-#include "commands/commands.hpp"
+#include "io/commands/commands.hpp"
+#include "io/encode.hpp"
 #include "io/facade.hpp"
 #include "io/fields.hpp"
 
@@ -169,6 +171,21 @@ Json to_json(const Analysis& a) {
   out["table_labels"] = labels;
   out["notes"] = a.notes;
   out["explain"] = a.derivation;
+  return out;
+}
+
+Json quantiles_json(const Quantiles& x) {
+  Json out{{"p10", x.p10}, {"p50", x.p50}, {"p90", x.p90}};
+  if (x.point) out["point"] = *x.point;
+  if (x.point_rank) out["point_percentile"] = 100.0 * *x.point_rank;
+  return out;
+}
+
+Json to_json(const OpCost& op, bool with_layer) {
+  Json out{{"op", std::string(name(op.kind))},   {"flops", op.flops.si()},
+           {"bytes_weights", op.weights.si()},   {"bytes_kv_read", op.kv_read.si()},
+           {"bytes_kv_write", op.kv_write.si()}, {"bytes_act", op.act.si()}};
+  if (with_layer) out["layer"] = op.layer;
   return out;
 }
 
