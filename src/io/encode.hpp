@@ -28,7 +28,8 @@ Json charts_json(const SimResult& r);
 /// Its iterations and requests in the Chrome trace-event format (Perfetto, chrome://tracing).
 Json chrome_trace_json(const SimResult& r);
 /// One point of simulate's grid as one JSON line.
-Json grid_row_json(std::size_t index, const std::string& engine, const Mapping& m, double rate, const SimResult& r);
+Json grid_row_json(std::size_t index, const std::string& engine, const Mapping& m, RequestsPerSecond rate,
+                   const SimResult& r);
 /// plan --rate's fleets; `osl` prices them per output token.
 Json to_json(const Capacity& cap, double osl);
 

@@ -153,7 +153,7 @@ Status place_replica(const Catalogs& cat, const Args& a, const SimSettings& sett
 
 Status simulate_grid(const SimConfig& base, const SimSettings& settings, const Scenario& sc,
                      const std::vector<const ServingEngine*>& engines, const std::vector<Mapping>& layouts,
-                     const std::vector<double>& rates, std::pair<std::size_t, std::size_t> shard,
+                     const std::vector<RequestsPerSecond>& rates, std::pair<std::size_t, std::size_t> shard,
                      const std::function<void(const ServingGridPoint&)>& each,
                      const std::function<void(double)>& progress) {
   const auto [shard_k, shard_n] = shard;
@@ -162,7 +162,7 @@ Status simulate_grid(const SimConfig& base, const SimSettings& settings, const S
   std::size_t index = 0;
   for (const ServingEngine* engine : engines) {
     for (const Mapping& m : layouts) {
-      for (const double rate : rates) {
+      for (const RequestsPerSecond rate : rates) {
         const std::size_t i = index++;
         if (i % shard_n != shard_k - 1) continue;
         SimConfig g = base;
@@ -171,7 +171,7 @@ Status simulate_grid(const SimConfig& base, const SimSettings& settings, const S
         apply_scheduler(g.scheduler, engine, settings.scheduler, context);
         scale_caps_to_ranks(g.scheduler, *engine, m.dp_attn);
         g.workload.arrivals.kind = ArrivalKind::kPoisson;
-        g.workload.arrivals.rate = units::requests_per_s(rate);
+        g.workload.arrivals.rate = rate;
         g.progress = nullptr;
         TRY(r, simulate(g));
         each(ServingGridPoint{i, engine, m, rate, &r});

@@ -37,7 +37,7 @@ struct ServingGridPoint {
   std::size_t index = 0;  ///< in the grid's order: engines, then layouts, then rates
   const ServingEngine* engine = nullptr;
   Mapping map;
-  double rate = 0;  ///< Poisson arrivals, requests per second
+  RequestsPerSecond rate{};  ///< Poisson arrivals
   const SimResult* result = nullptr;
 };
 
@@ -47,7 +47,7 @@ struct ServingGridPoint {
 /// (its result lives for the call), with the share of the grid done to `progress`.
 Status simulate_grid(const SimConfig& base, const SimSettings& settings, const Scenario& sc,
                      const std::vector<const ServingEngine*>& engines, const std::vector<Mapping>& layouts,
-                     const std::vector<double>& rates, std::pair<std::size_t, std::size_t> shard,
+                     const std::vector<RequestsPerSecond>& rates, std::pair<std::size_t, std::size_t> shard,
                      const std::function<void(const ServingGridPoint&)>& each,
                      const std::function<void(double)>& progress);
 

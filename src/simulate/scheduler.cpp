@@ -105,6 +105,16 @@ bool Sim::continue_window(Replica& rep) {
   return true;
 }
 
+bool Sim::make_room(Replica& rep, int r, Request& q, Forming& f) {
+  do {
+    const int victim = rep.running.back();
+    preempt(rep, victim);
+    f.preempted = true;
+    if (victim == r) return false;
+  } while (!grow(rep, q, q.done + 1));
+  return true;
+}
+
 void Sim::plan_decodes(Replica& rep, Forming& f) {
   // The plan holds no decode yet (decodes come first, or only when nothing else runs), and its
   // decode sums are whole numbers, so they are kept in integer locals and added once, exactly (and
@@ -112,7 +122,8 @@ void Sim::plan_decodes(Replica& rep, Forming& f) {
   long seen = 0, rows = 0;
   std::int64_t ctx = 0;
   std::size_t i = 0;
-  for (; i < rep.running.size() && f.budget - static_cast<double>(rows) >= 1;) {
+  const double budget = f.budget;  // a local: the loop's calls cannot change it
+  for (; i < rep.running.size() && budget - static_cast<double>(rows) >= 1;) {
     const int r = rep.running[i];
     Request& q = reqs_[static_cast<std::size_t>(r)];
     if (q.done < q.prompt) {
@@ -120,24 +131,14 @@ void Sim::plan_decodes(Replica& rep, Forming& f) {
       ++i;
       continue;
     }
-    bool self = false;
-    while (!grow(rep, q, q.done + 1)) {
-      const int victim = rep.running.back();
-      preempt(rep, victim);
-      f.preempted = true;
-      if (victim == r) {
-        self = true;
-        break;
-      }
-    }
-    if (self) break;
+    if (!grow(rep, q, q.done + 1) && !make_room(rep, r, q, f)) break;
     rep.plan.items.emplace_back(r, 1);
     ctx += q.done;
     ++rows;
     ++i;
   }
   if (i == rep.running.size()) f.partials = seen;
-  f.budget -= static_cast<double>(rows);
+  f.budget = budget - static_cast<double>(rows);
   rep.plan.dseq += static_cast<double>(rows);
   rep.plan.dctx += static_cast<double>(ctx);
   f.decoded = f.decoded || rows > 0;

@@ -268,6 +268,10 @@ class Sim {
     long partials = -1;      // running requests with prompt left, once plan_decodes saw them all
   };
   void plan_decodes(Replica& rep, Forming& f);
+  /// A decode of request r (q) found no free block: the newest running requests are preempted
+  /// until its next token fits; false when q itself was (kept out of line: the decode loop's
+  /// common path stays small).
+  [[gnu::noinline]] bool make_room(Replica& rep, int r, Request& q, Forming& f);
   void plan_prefills(Replica& rep, Forming& f);
   bool admit(Replica& rep, int r, double& budget);
   /// What an admission policy sees of a replica and may do to it, and what a schedule may do

@@ -44,8 +44,11 @@ Result<Json> run_grid(const Engine& e, const Args& a, const SimSettings& setting
       layouts.push_back(m);
     }
   }
-  std::vector<double> rates{c.workload.arrivals.rate.si()};
-  if (a.has("grid_rates")) rates = a.numbers("grid_rates");
+  std::vector<RequestsPerSecond> rates{c.workload.arrivals.rate};
+  if (a.has("grid_rates")) {
+    rates.clear();
+    for (const double r : a.numbers("grid_rates")) rates.push_back(units::requests_per_s(r));
+  }
   const std::size_t total = engines.size() * layouts.size() * rates.size();
   if (total * static_cast<std::size_t>(c.workload.requests) > 100'000'000) {
     return Error{"--grid-rates", "", "the grid simulates more than 10^8 requests", "fewer points or --requests"};

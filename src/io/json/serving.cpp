@@ -130,11 +130,12 @@ Json chrome_trace_json(const SimResult& r) {
   return Json{{"traceEvents", ev}, {"displayTimeUnit", "ms"}};
 }
 
-Json grid_row_json(std::size_t index, const std::string& engine, const Mapping& m, double rate, const SimResult& r) {
+Json grid_row_json(std::size_t index, const std::string& engine, const Mapping& m, RequestsPerSecond rate,
+                   const SimResult& r) {
   return Json{{"index", index},
               {"engine", engine},
               {"mapping", m.str()},
-              {"rate", rate},
+              {"rate", rate.si()},
               {"requests_per_s", r.requests_per_s.si()},
               {"output_tokens_per_s", r.output_throughput.si()},
               {"ttft_s_p50", r.ttft.p50.si()},
