@@ -43,7 +43,7 @@ Result<ScaleInputs> scale_reference(TrainSetup s, int chips, const std::function
   ri.step.batch = std::max(1.0, std::min(kPracticalBatchFactor * bstar, max_fitting_batch(ri)));
   const RooflineResult rr = roofline_unchecked(ri);
   const double n_active = model.params_active_matmul();
-  in.serve_usd_per_flop = rr.usd_per_token / FlopsPerToken(units::flops(2.0 * n_active) / units::tokens(1));
+  in.serve_usd_per_flop = rr.usd_per_token / (units::flops(2.0 * n_active) / units::tokens(1));
   in.serve_mfu = rr.mfu;
   in.reference_params = n_active;
   in.serve_basis = fmt::format("{} decode on {} x {} at batch {} and 4096 tokens of context, {}/Mtok, MFU {:.1f}%",

@@ -91,7 +91,8 @@ class IterationBuilder {
   virtual ~IterationBuilder() = default;
   /// Plans one token for each running request that decodes, in admission order, while the
   /// token budget lasts; a decode whose next block does not fit preempts the newest running
-  /// request (itself, when it is the newest).
+  /// request (itself, when it is the newest). At most once per form(): a second call would plan
+  /// the same decodes again.
   virtual void decodes() = 0;
   /// Plans the next chunk of each running request with prompt left, then admits waiting requests
   /// (through the admission policy) while the budget, the sequence cap and the KV allow; none when

@@ -23,6 +23,22 @@ SimConfig base() {
   return testing_catalogs::sim_base();
 }
 
+// The least engine profile with `line` added to its [batching] table.
+std::string profile_with(const std::string& line) {
+  std::string profile = testing_catalogs::minimal_engine_profile();
+  const std::string chunked = "chunked_prefill = true\n";
+  profile.insert(profile.find(chunked) + chunked.size(), line + "\n");
+  return profile;
+}
+
+// A simulation of `c` is refused naming `flag`, with `listed` among the names its hint offers.
+void expect_refused(const SimConfig& c, const std::string& flag, const std::string& listed) {
+  const auto refused = simulate(c);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().where, flag);
+  EXPECT_NE(refused.error().hint.find(listed), std::string::npos) << refused.error().hint;
+}
+
 // A replica with little KV room and long outputs (model.md §23.4): admitting on demand preempts
 // (the newest request, recomputed); reserving the whole output never does; SGLang's token-ratio
 // estimate admits fewer at once and so retracts less than on-demand admission. Every rule
@@ -66,10 +82,7 @@ TEST(SimulatePolicies, AToyAdmissionPolicyRunsFromAnEngineProfile) {
   EXPECT_EQ(names[0], "on-demand");
   EXPECT_NE(std::find(names.begin(), names.end(), "one-at-a-time"), names.end());
   // The least profile, with the toy policy named in its [batching] table.
-  std::string profile = testing_catalogs::minimal_engine_profile();
-  const std::string chunked = "chunked_prefill = true\n";
-  profile.insert(profile.find(chunked) + chunked.size(), "kv_admission = \"one-at-a-time\"\n");
-  const auto toy = parse_engine_toml(profile, "toy.toml");
+  const auto toy = parse_engine_toml(profile_with("kv_admission = \"one-at-a-time\""), "toy.toml");
   ASSERT_TRUE(toy) << toy.error().message();
   EXPECT_EQ(toy->admission, "one-at-a-time");
   SimConfig c = base();
@@ -85,10 +98,7 @@ TEST(SimulatePolicies, AToyAdmissionPolicyRunsFromAnEngineProfile) {
   EXPECT_GT(many.batch.max, 1);
   EXPECT_GT(one.queue.mean.si(), many.queue.mean.si());
   c.scheduler.admission = "no-such-policy";
-  const auto refused = simulate(c);
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().where, "--admission");
-  EXPECT_NE(refused.error().hint.find("one-at-a-time"), std::string::npos);
+  expect_refused(c, "--admission", "one-at-a-time");
 }
 
 // A schedule added through the registry alone (policy.hpp), and named by an engine profile's
@@ -112,10 +122,7 @@ TEST(SimulatePolicies, AToyScheduleRunsFromAnEngineProfile) {
   EXPECT_EQ(names[0], "decode-first");
   EXPECT_EQ(names[1], "prefill-first");
   EXPECT_NE(std::find(names.begin(), names.end(), "exclusive-256"), names.end());
-  std::string profile = testing_catalogs::minimal_engine_profile();
-  const std::string chunked = "chunked_prefill = true\n";
-  profile.insert(profile.find(chunked) + chunked.size(), "schedule = \"exclusive-256\"\n");
-  const auto toy = parse_engine_toml(profile, "toy.toml");
+  const auto toy = parse_engine_toml(profile_with("schedule = \"exclusive-256\""), "toy.toml");
   ASSERT_TRUE(toy) << toy.error().message();
   EXPECT_EQ(toy->schedule, "exclusive-256");
   SimConfig c = base();
@@ -141,10 +148,7 @@ TEST(SimulatePolicies, AToyScheduleRunsFromAnEngineProfile) {
   EXPECT_EQ(toy_run.kv_blocks_end, 0);
   EXPECT_GT(toy_run.ttft.mean.si(), mixed.ttft.mean.si());
   c.scheduler.schedule = "no-such-schedule";
-  const auto refused = simulate(c);
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().where, "--priority");
-  EXPECT_NE(refused.error().hint.find("exclusive-256"), std::string::npos);
+  expect_refused(c, "--priority", "exclusive-256");
 }
 
 // A preemption policy added through the registry alone: every victim swapped. With a host tier
@@ -173,9 +177,7 @@ TEST(SimulatePolicies, AToyPreemptionPolicySwapsThroughTheHostTier) {
   EXPECT_EQ(swapped.output_tokens, 120L * 2000);
   EXPECT_EQ(swapped.prefill_tokens, swapped.input_tokens);
   c.scheduler.preemption = "no-such-preemption";
-  const auto refused = simulate(c);
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().where, "--preemption");
+  expect_refused(c, "--preemption", "swap-all");
 }
 
 // With memory to spare the token-ratio rule admits like the others: no retraction, the same

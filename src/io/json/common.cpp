@@ -4,7 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "io/commands/commands.hpp"
 #include "io/encode.hpp"
 #include "io/facade.hpp"
 #include "io/fields.hpp"
